@@ -1,0 +1,155 @@
+//! `feixingqi`: the one binary of the project — scenarios, replays and benchmarks
+//! (the server, the arena and verification join it later).
+
+use std::{path::PathBuf, process::ExitCode, time::Instant};
+
+use anyhow::{bail, Context, Result};
+use feixingqi_rules::{
+    playout::{playouts, FastRng},
+    scenario::run_paths,
+    Position, Record, RuleSet, Rules, SeatSet,
+};
+
+const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
+
+USAGE:
+    feixingqi scenario FILE_OR_DIR...
+        Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
+    feixingqi replay RECORD.json
+        Validate a game record and print the final position and ranking.
+    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]
+        Random playouts (4 players, uniform among distinct options, to the first finisher):
+        prints ns per roll, games/s and rolls per game.
+    feixingqi help
+        This text.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode> {
+    match args.first().map(String::as_str) {
+        None | Some("help" | "--help" | "-h") => {
+            print!("{HELP}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("scenario") => scenario(&args[1..]),
+        Some("replay") => replay(&args[1..]),
+        Some("bench") => bench(&args[1..]),
+        Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
+    }
+}
+
+fn scenario(args: &[String]) -> Result<ExitCode> {
+    if args.is_empty() {
+        bail!("usage: feixingqi scenario FILE_OR_DIR...");
+    }
+    let paths: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
+    let results = run_paths(&paths);
+    let mut failed = 0;
+    for r in &results {
+        match &r.result {
+            Ok(()) => println!("ok {}", r.name),
+            Err(why) => {
+                failed += 1;
+                println!("FAIL {}: {why}", r.name);
+            }
+        }
+    }
+    println!("{} passed, {} failed", results.len() - failed, failed);
+    Ok(if failed == 0 && !results.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn replay(args: &[String]) -> Result<ExitCode> {
+    let [path] = args else {
+        bail!("usage: feixingqi replay RECORD.json")
+    };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{path}: not JSON"))?;
+    let record = Record::from_json(&json).with_context(|| path.clone())?;
+    let game = match record.replay() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("INVALID {path}: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let pos = game.position();
+    println!("valid: {} plies", record.plies.len());
+    println!("position: {pos}");
+    let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
+    println!(
+        "ranking: [{}]{}",
+        ranking.join(", "),
+        if pos.is_over() {
+            " (game over)"
+        } else {
+            " (in progress)"
+        }
+    );
+    if let Some(sc) = feixingqi_rules::scores(pos) {
+        let v: Vec<String> = pos
+            .seats()
+            .iter()
+            .map(|s| format!("{s}: {:+}", sc[s]))
+            .collect();
+        println!("scores: {}", v.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn bench(args: &[String]) -> Result<ExitCode> {
+    if args.first().map(String::as_str) != Some("playout") {
+        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]");
+    }
+    let rules_name = flag(args, "--rules").unwrap_or("ludo");
+    let rule_set = RuleSet::from_name(rules_name)
+        .with_context(|| format!("unknown rule set {rules_name:?}"))?;
+    let games: u64 = flag(args, "--games")
+        .map(str::parse)
+        .transpose()
+        .context("--games must be a number")?
+        .unwrap_or(1_000_000);
+    let seed: u64 = flag(args, "--seed")
+        .map(str::parse)
+        .transpose()
+        .context("--seed must be a number")?
+        .unwrap_or(0x1234_5678_9abc_def0);
+    let start = Position::new(Rules::new(rule_set), SeatSet::ALL).context("start position")?;
+    let mut rng = FastRng(seed);
+    playouts(&start, (games / 100).clamp(1, 10_000), &mut rng);
+    let t0 = Instant::now();
+    let st = playouts(&start, games, &mut rng);
+    let dt = t0.elapsed().as_secs_f64();
+    println!(
+        "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
+        rule_set.name(),
+        st.games,
+        dt,
+        st.games as f64 / dt,
+        st.rolls as f64 / st.games as f64,
+        st.moves as f64 / st.games as f64,
+        dt * 1e9 / st.rolls as f64
+    );
+    Ok(ExitCode::SUCCESS)
+}

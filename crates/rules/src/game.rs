@@ -1,0 +1,617 @@
+//! The game session: a position, the seeded dice stream, every roll and choice, undo, records.
+//!
+//! The session adds to [`Position`] what the match flow of RULES.md §6 needs beyond a single
+//! roll: the dice counter (roll `k` of the game = `f(seed, k)`), auto-move when a roll has one
+//! distinct option (§6.2 step 5), undo (§6.3) and the game record (a list of plies that replays
+//! bit for bit).
+
+use core::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::{
+    dice::{DiceStream, Seed},
+    event::{Event, EventSink},
+    json::{rules_from_json, rules_to_json, seats_from_json, seats_to_json, FormatError},
+    notation::{parse_setup, write_setup},
+    position::{Die, Move, Phase, PlayError, Position, RollError, Rolled, Setup, SetupError},
+    rules::Rules,
+    seat::{BySeat, Seat, SeatSet},
+};
+
+/// One entry of a game record: a chance outcome or a choice (OpenSpiel's explicit chance).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ply {
+    /// The die showed this value.
+    Roll(Die),
+    /// The mover moved this piece.
+    Move(Move),
+}
+
+/// Who decides for a seat. Undo goes back to local human decisions only.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Controller {
+    /// A person at this screen.
+    #[default]
+    Human,
+    /// A computer player (or the server playing for someone).
+    Computer,
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    ply: Ply,
+    /// The position before the ply.
+    before: Position,
+    /// The dice counter before the ply.
+    rolls_before: u64,
+    /// For a move: how many distinct options the roll had.
+    options: u8,
+}
+
+/// What a roll did, as the session saw it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RollReport {
+    /// The value.
+    pub die: Die,
+    /// The seat that rolled.
+    pub seat: Seat,
+    /// What the roll led to.
+    pub outcome: RollOutcome,
+    /// Bit per piece index that could legally move (0 when nothing could).
+    pub legal: u8,
+}
+
+/// The result of a roll in the session.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RollOutcome {
+    /// An opening roll (option firstPlayer = roll).
+    Opening,
+    /// The mover must choose among several distinct options.
+    Choose,
+    /// One distinct option: it was played at once (§6.2 step 5).
+    AutoMoved(Move),
+    /// Nothing could move.
+    Skipped(crate::event::SkipReason),
+}
+
+/// Why the session refused something. The game is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameError {
+    /// The roll was not possible now.
+    Roll(RollError),
+    /// The move was illegal.
+    Play(PlayError),
+    /// The game has no seeded stream: pass the die value explicitly.
+    NoDiceStream,
+    /// Nothing to undo (no earlier local human decision with a choice) or the game is over.
+    NothingToUndo,
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameError::Roll(e) => write!(f, "roll: {e}"),
+            GameError::Play(e) => write!(f, "move: {e}"),
+            GameError::NoDiceStream => f.write_str("this game has no seeded dice stream"),
+            GameError::NothingToUndo => f.write_str("nothing to undo"),
+        }
+    }
+}
+
+impl std::error::Error for GameError {}
+
+/// A game in progress or finished.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    pos: Position,
+    dice: Option<DiceStream>,
+    rolls: u64,
+    history: Vec<Entry>,
+    controllers: BySeat<Controller>,
+}
+
+impl Game {
+    /// A new game with a seeded dice stream. Seat 0 is human, the others computers, until
+    /// [`Game::set_controllers`] says otherwise.
+    ///
+    /// # Errors
+    /// [`SetupError`] for invalid rules or seats.
+    pub fn new(rules: Rules, seats: SeatSet, dice: DiceStream) -> Result<Game, SetupError> {
+        let pos = Position::new(rules, seats)?;
+        Ok(Game::from_position(pos, Some(dice)))
+    }
+
+    /// A session starting from any position, with or without a dice stream.
+    pub fn from_position(pos: Position, dice: Option<DiceStream>) -> Game {
+        Game {
+            start: pos,
+            pos,
+            dice,
+            rolls: 0,
+            history: Vec::new(),
+            controllers: BySeat([
+                Controller::Human,
+                Controller::Computer,
+                Controller::Computer,
+                Controller::Computer,
+            ]),
+        }
+    }
+
+    /// Sets who decides for each seat.
+    pub fn set_controllers(&mut self, c: BySeat<Controller>) {
+        self.controllers = c;
+    }
+
+    /// Who decides for each seat.
+    pub fn controllers(&self) -> BySeat<Controller> {
+        self.controllers
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The starting position.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// How many rolls the game has taken from the dice stream: the index of the next roll.
+    pub fn dice_counter(&self) -> u64 {
+        self.rolls
+    }
+
+    /// The dice stream, if the game has one. Callers that act for a player must not get it.
+    pub fn dice(&self) -> Option<&DiceStream> {
+        self.dice.as_ref()
+    }
+
+    /// Every ply so far.
+    pub fn plies(&self) -> impl Iterator<Item = Ply> + '_ {
+        self.history.iter().map(|e| e.ply)
+    }
+
+    /// Rolls the next die of the seeded stream for the seat to move.
+    ///
+    /// # Errors
+    /// [`GameError::NoDiceStream`] without a stream; [`GameError::Roll`] when no roll is due.
+    pub fn roll<E: EventSink>(&mut self, ev: &mut E) -> Result<RollReport, GameError> {
+        let die = self
+            .dice
+            .as_ref()
+            .ok_or(GameError::NoDiceStream)?
+            .die(self.rolls);
+        self.roll_die(die, ev)
+    }
+
+    /// Applies a given die value as the next roll (scripted dice, scenarios, replays), then
+    /// auto-moves a single distinct option.
+    ///
+    /// # Errors
+    /// [`GameError::Roll`] when no roll is due; nothing changes.
+    pub fn roll_die<E: EventSink>(
+        &mut self,
+        die: Die,
+        ev: &mut E,
+    ) -> Result<RollReport, GameError> {
+        let seat = self.pos.turn();
+        let rolled = self.apply_roll(die, ev)?;
+        let legal = self
+            .pos
+            .legal_moves()
+            .iter()
+            .fold(0u8, |m, mv| m | 1 << mv.piece);
+        let outcome = match rolled {
+            Rolled::Opening => RollOutcome::Opening,
+            Rolled::Skipped(r) => RollOutcome::Skipped(r),
+            Rolled::Move => {
+                let d = self.pos.distinct_moves();
+                if d.len() == 1 {
+                    let mv = d[0];
+                    self.play(mv, ev).map_err(|e| match e {
+                        GameError::Play(p) => GameError::Play(p),
+                        other => other,
+                    })?;
+                    RollOutcome::AutoMoved(mv)
+                } else {
+                    RollOutcome::Choose
+                }
+            }
+        };
+        Ok(RollReport {
+            die,
+            seat,
+            outcome,
+            legal,
+        })
+    }
+
+    fn apply_roll<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Result<Rolled, GameError> {
+        let before = self.pos;
+        let rolled = self.pos.roll(die, ev).map_err(GameError::Roll)?;
+        self.history.push(Entry {
+            ply: Ply::Roll(die),
+            before,
+            rolls_before: self.rolls,
+            options: 0,
+        });
+        self.rolls += 1;
+        Ok(rolled)
+    }
+
+    /// Moves a piece with the pending roll.
+    ///
+    /// # Errors
+    /// [`GameError::Play`] with the reason; nothing changes.
+    pub fn play<E: EventSink>(&mut self, mv: Move, ev: &mut E) -> Result<(), GameError> {
+        let before = self.pos;
+        let options = before.distinct_moves().len() as u8;
+        self.pos.play(mv, ev).map_err(GameError::Play)?;
+        self.history.push(Entry {
+            ply: Ply::Move(mv),
+            before,
+            rolls_before: self.rolls,
+            options,
+        });
+        Ok(())
+    }
+
+    /// Applies one ply as recorded (no auto-move: the record lists every move).
+    ///
+    /// # Errors
+    /// As [`Game::roll_die`] and [`Game::play`].
+    pub fn apply<E: EventSink>(&mut self, ply: Ply, ev: &mut E) -> Result<(), GameError> {
+        match ply {
+            Ply::Roll(d) => self.apply_roll(d, ev).map(|_| ()),
+            Ply::Move(m) => self.play(m, ev),
+        }
+    }
+
+    /// Whether [`Game::undo`] would do something.
+    pub fn can_undo(&self) -> bool {
+        self.undo_target().is_some()
+    }
+
+    fn undo_target(&self) -> Option<usize> {
+        if self.pos.is_over() {
+            return None;
+        }
+        let i = self.history.iter().rposition(|e| {
+            matches!(e.ply, Ply::Move(_))
+                && e.options >= 2
+                && self.controllers[e.before.turn()] == Controller::Human
+        })?;
+        // The roll that this decision answered.
+        self.history[..i]
+            .iter()
+            .rposition(|e| matches!(e.ply, Ply::Roll(_)))
+    }
+
+    /// 悔棋 (RULES.md §6.3): back to just before the roll of the most recent local-human decision
+    /// that had ≥ 2 distinct options, dice counter included, so the same die comes again. Later
+    /// plies, computer moves included, are discarded.
+    ///
+    /// # Errors
+    /// [`GameError::NothingToUndo`] when there is no such decision or the game is over.
+    pub fn undo(&mut self) -> Result<(), GameError> {
+        let i = self.undo_target().ok_or(GameError::NothingToUndo)?;
+        let e = &self.history[i];
+        self.pos = e.before;
+        self.rolls = e.rolls_before;
+        self.history.truncate(i);
+        Ok(())
+    }
+
+    /// Each seat's count of faces 1–6 over the non-undone history, skipped and void rolls
+    /// included, opening rolls excluded (RULES.md §6.3, §14.2).
+    pub fn dice_stats(&self) -> BySeat<[u32; 6]> {
+        let mut out = BySeat([[0u32; 6]; 4]);
+        for e in &self.history {
+            if let Ply::Roll(d) = e.ply {
+                if e.before.phase() != Phase::Opening {
+                    out[e.before.turn()][d.get() as usize - 1] += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// The game record.
+    pub fn record(&self) -> Record {
+        Record {
+            rules: *self.pos.rules(),
+            seats: self.pos.seats(),
+            controllers: self.controllers,
+            start: (self.start
+                != Position::new(*self.start.rules(), self.start.seats()).unwrap_or(self.start))
+            .then(|| self.start.to_setup()),
+            seed: self.dice.as_ref().map(|d| d.seed().clone()),
+            commitment: self.dice.as_ref().map(|d| d.seed().commitment()),
+            client_seeds: self
+                .dice
+                .as_ref()
+                .map(|d| d.client_seeds().to_vec())
+                .unwrap_or_default(),
+            plies: self.plies().collect(),
+        }
+    }
+
+    /// Every event of the game from the start, regenerated by replaying the plies.
+    pub fn events(&self) -> Vec<Event> {
+        let mut g = Game::from_position(self.start, None);
+        let mut ev = Vec::new();
+        for p in self.plies() {
+            if g.apply(p, &mut ev).is_err() {
+                break;
+            }
+        }
+        ev
+    }
+}
+
+/// A game record: rules, seats, dice, and the plies that replay the game bit for bit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Rules and options.
+    pub rules: Rules,
+    /// Seats in play.
+    pub seats: SeatSet,
+    /// Who decided for each seat.
+    pub controllers: BySeat<Controller>,
+    /// A start other than the initial position, if any.
+    pub start: Option<Setup>,
+    /// The server seed, when revealed.
+    pub seed: Option<Seed>,
+    /// SHA-256 of the server seed.
+    pub commitment: Option<String>,
+    /// Client seeds mixed into the stream.
+    pub client_seeds: Vec<String>,
+    /// The plies.
+    pub plies: Vec<Ply>,
+}
+
+/// Why a record does not replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecordError {
+    /// The JSON does not have the record's shape.
+    Format(FormatError),
+    /// The start position is impossible.
+    Setup(SetupError),
+    /// The revealed seed does not match the commitment.
+    Commitment,
+    /// Ply `index` is a roll that differs from the seeded stream's roll `k`.
+    RollMismatch {
+        /// Index of the ply.
+        index: usize,
+        /// Dice counter.
+        k: u64,
+        /// Recorded value.
+        recorded: u8,
+        /// The stream's value.
+        expected: u8,
+    },
+    /// Ply `index` cannot be applied.
+    Ply {
+        /// Index of the ply.
+        index: usize,
+        /// Why.
+        error: GameError,
+    },
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::Format(e) => write!(f, "record: {e}"),
+            RecordError::Setup(e) => write!(f, "record start: {e}"),
+            RecordError::Commitment => {
+                f.write_str("record: the seed does not match the commitment")
+            }
+            RecordError::RollMismatch {
+                index,
+                k,
+                recorded,
+                expected,
+            } => {
+                write!(f, "plies[{index}]: roll #{k} is recorded as {recorded} but the seed gives {expected}")
+            }
+            RecordError::Ply { index, error } => write!(f, "plies[{index}]: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// Version of the record format written by [`Record::to_json`].
+pub const RECORD_VERSION: u64 = 1;
+
+impl Record {
+    /// Replays the record, checking every ply, and every roll against the seed when it is revealed.
+    ///
+    /// # Errors
+    /// [`RecordError`] for the first thing that does not hold.
+    pub fn replay(&self) -> Result<Game, RecordError> {
+        let pos = match &self.start {
+            Some(s) => Position::from_setup(s),
+            None => Position::new(self.rules, self.seats),
+        }
+        .map_err(RecordError::Setup)?;
+        let dice = self
+            .seed
+            .as_ref()
+            .map(|s| DiceStream::with_client_seeds(s.clone(), self.client_seeds.clone()));
+        if let (Some(seed), Some(c)) = (&self.seed, &self.commitment) {
+            if &seed.commitment() != c {
+                return Err(RecordError::Commitment);
+            }
+        }
+        let mut g = Game::from_position(pos, dice);
+        g.controllers = self.controllers;
+        for (index, &ply) in self.plies.iter().enumerate() {
+            if let (Ply::Roll(d), Some(stream)) = (ply, &g.dice) {
+                let expected = stream.die(g.rolls);
+                if expected != d {
+                    return Err(RecordError::RollMismatch {
+                        index,
+                        k: g.rolls,
+                        recorded: d.get(),
+                        expected: expected.get(),
+                    });
+                }
+            }
+            g.apply(ply, &mut crate::event::NoEvents)
+                .map_err(|error| RecordError::Ply { index, error })?;
+        }
+        Ok(g)
+    }
+
+    /// The record as versioned JSON.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("format".into(), "feixingqi-record".into());
+        m.insert("version".into(), RECORD_VERSION.into());
+        rules_to_json(&self.rules, &mut m);
+        m.insert("seats".into(), seats_to_json(self.seats));
+        m.insert(
+            "controllers".into(),
+            Value::Array(
+                self.seats
+                    .iter()
+                    .map(|s| match self.controllers[s] {
+                        Controller::Human => "human".into(),
+                        Controller::Computer => "computer".into(),
+                    })
+                    .collect(),
+            ),
+        );
+        if let Some(s) = &self.start {
+            m.insert("start".into(), write_setup(s).into());
+        }
+        let mut dice = Map::new();
+        if let Some(c) = &self.commitment {
+            dice.insert("commitment".into(), c.clone().into());
+        }
+        if let Some(s) = &self.seed {
+            dice.insert("seed".into(), s.to_hex().into());
+        }
+        dice.insert("clientSeeds".into(), self.client_seeds.clone().into());
+        m.insert("dice".into(), Value::Object(dice));
+        let plies = self
+            .plies
+            .iter()
+            .map(|p| match p {
+                Ply::Roll(d) => serde_json::json!({ "roll": d.get() }),
+                Ply::Move(mv) => serde_json::json!({ "piece": mv.piece }),
+            })
+            .collect();
+        m.insert("plies".into(), Value::Array(plies));
+        Value::Object(m)
+    }
+
+    /// Reads a record written by [`Record::to_json`].
+    ///
+    /// # Errors
+    /// [`RecordError::Format`] names the field that is wrong.
+    pub fn from_json(v: &Value) -> Result<Record, RecordError> {
+        let f = |field: &str, problem: &str| RecordError::Format(FormatError::new(field, problem));
+        let m = v
+            .as_object()
+            .ok_or_else(|| f("", "a record is a JSON object"))?;
+        if m.get("format").and_then(Value::as_str) != Some("feixingqi-record") {
+            return Err(f("format", "must be \"feixingqi-record\""));
+        }
+        match m.get("version").and_then(Value::as_u64) {
+            Some(RECORD_VERSION) => {}
+            _ => {
+                return Err(f(
+                    "version",
+                    "unsupported record version (this program reads version 1)",
+                ))
+            }
+        }
+        let rules = rules_from_json(m).map_err(RecordError::Format)?;
+        let seats = seats_from_json(m).map_err(RecordError::Format)?;
+        let mut controllers = BySeat([Controller::Computer; 4]);
+        if let Some(c) = m.get("controllers") {
+            let arr = c
+                .as_array()
+                .ok_or_else(|| f("controllers", "must be a list"))?;
+            if arr.len() != seats.len() as usize {
+                return Err(f("controllers", "one entry per seat in play"));
+            }
+            for (s, x) in seats.iter().zip(arr) {
+                controllers[s] = match x.as_str() {
+                    Some("human") => Controller::Human,
+                    Some("computer") => Controller::Computer,
+                    _ => return Err(f("controllers", "entries are \"human\" or \"computer\"")),
+                };
+            }
+        }
+        let start = match m.get("start") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(parse_setup(s).map_err(RecordError::Format)?),
+            Some(_) => return Err(f("start", "must be a position in the notation")),
+        };
+        let dice = m
+            .get("dice")
+            .and_then(Value::as_object)
+            .ok_or_else(|| f("dice", "missing"))?;
+        let seed = match dice.get("seed") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => {
+                Some(Seed::from_hex(s).map_err(|e| f("dice.seed", &e.to_string()))?)
+            }
+            Some(_) => return Err(f("dice.seed", "must be 64 hex digits")),
+        };
+        let commitment = dice
+            .get("commitment")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let client_seeds = match dice.get("clientSeeds") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| f("dice.clientSeeds", "entries are strings"))
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(f("dice.clientSeeds", "must be a list of strings")),
+        };
+        let arr = m
+            .get("plies")
+            .and_then(Value::as_array)
+            .ok_or_else(|| f("plies", "missing list"))?;
+        let mut plies = Vec::with_capacity(arr.len());
+        for (i, p) in arr.iter().enumerate() {
+            let field = format!("plies[{i}]");
+            let roll = p.get("roll").and_then(Value::as_u64);
+            let piece = p.get("piece").and_then(Value::as_u64);
+            plies.push(match (roll, piece) {
+                (Some(r), None) => Ply::Roll(
+                    u8::try_from(r)
+                        .ok()
+                        .and_then(Die::new)
+                        .ok_or_else(|| f(&field, "roll must be 1..=6"))?,
+                ),
+                (None, Some(k)) if k < 4 => Ply::Move(Move { piece: k as u8 }),
+                _ => return Err(f(&field, "a ply is {\"roll\": 1..6} or {\"piece\": 0..3}")),
+            });
+        }
+        Ok(Record {
+            rules,
+            seats,
+            controllers,
+            start,
+            seed,
+            commitment,
+            client_seeds,
+            plies,
+        })
+    }
+}

@@ -1,0 +1,1463 @@
+//! The validated game state [`Position`], its unvalidated twin [`Setup`], rolls and moves.
+//!
+//! A position is a small `Copy` value (≤ 64 bytes). The die is an explicit input
+//! ([`Position::roll`]); nothing here owns a random number generator. Every rule of RULES.md
+//! §3, §5, §6 and §9 is implemented once, in this file, and reports what happens to an
+//! [`EventSink`]; the fast path passes [`NoEvents`] and pays nothing for it.
+
+use core::fmt;
+
+use crate::{
+    event::{Blocked, BonusCause, BounceCause, Event, EventSink, PieceRef, SkipReason},
+    geometry::{ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP},
+    rules::{FirstPlayer, Rules, RulesError, Scoring},
+    seat::{BySeat, Seat, SeatSet},
+};
+
+/// Raw progress byte of a piece in its hangar / yard.
+pub(crate) const HANGAR: u8 = 57;
+/// Raw progress byte of a piece slot that is not in the game (fewer pieces, empty seat).
+pub(crate) const ABSENT: u8 = 58;
+const NO_PIECE: u8 = 0xFF;
+
+/// Where a piece is, on its own route (RULES.md §1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Progress {
+    /// In the hangar (飞行棋 停机坪) or the yard (Ludo).
+    Hangar,
+    /// At progress `0..=56`: 0 = takeoff point / start square, 1..=50 loop, 51..=55 lane, 56 = finished.
+    At(u8),
+}
+
+impl Progress {
+    /// Finished: at the centre.
+    pub const FINISHED: Progress = Progress::At(CENTRE);
+
+    /// Whether the piece has reached the centre.
+    pub const fn is_finished(self) -> bool {
+        matches!(self, Progress::At(CENTRE))
+    }
+
+    /// The progress value for ranking tie-breaks: hangar 0, otherwise `p` (RULES.md §6.4).
+    pub const fn value(self) -> u8 {
+        match self {
+            Progress::Hangar => 0,
+            Progress::At(p) => p,
+        }
+    }
+
+    pub(crate) const fn raw(self) -> u8 {
+        match self {
+            Progress::Hangar => HANGAR,
+            Progress::At(p) => p,
+        }
+    }
+
+    pub(crate) const fn from_raw(b: u8) -> Progress {
+        if b == HANGAR || b == ABSENT {
+            Progress::Hangar
+        } else {
+            Progress::At(b)
+        }
+    }
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Progress::Hangar => f.write_str("H"),
+            Progress::At(CENTRE) => f.write_str("F"),
+            Progress::At(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+/// A die value 1..=6: an explicit chance outcome.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Die(Face);
+
+/// The faces as an enum, so that a [`Phase`] holding a die fits in one byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+enum Face {
+    One = 1,
+    Two,
+    Three,
+    Four,
+    Five,
+    Six,
+}
+
+impl Die {
+    /// Every face, each with probability 1/6.
+    pub const ALL: [Die; 6] = [
+        Die(Face::One),
+        Die(Face::Two),
+        Die(Face::Three),
+        Die(Face::Four),
+        Die(Face::Five),
+        Die(Face::Six),
+    ];
+
+    /// The die showing `v`, if `v` is 1..=6.
+    pub const fn new(v: u8) -> Option<Die> {
+        if v >= 1 && v <= 6 {
+            Some(Die::ALL[v as usize - 1])
+        } else {
+            None
+        }
+    }
+
+    /// The face value.
+    #[inline(always)]
+    pub const fn get(self) -> u8 {
+        self.0 as u8
+    }
+}
+
+/// What the position waits for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Option `firstPlayer = roll`: [`Position::turn`] rolls to decide who starts.
+    Opening,
+    /// [`Position::turn`] must roll.
+    Roll,
+    /// [`Position::turn`] must move a piece with this die.
+    Move(Die),
+    /// The game is over.
+    Over,
+}
+
+/// A player's choice: which of the mover's pieces moves with the rolled die.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// Index of the piece within the seat, `0..pieces`.
+    pub piece: u8,
+}
+
+/// The legal or distinct moves of a roll. Never allocates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MoveList {
+    moves: [Move; 4],
+    len: u8,
+}
+
+impl MoveList {
+    fn from_mask(mask: u8) -> MoveList {
+        let mut l = MoveList {
+            moves: [Move { piece: 0 }; 4],
+            len: 0,
+        };
+        let mut m = mask;
+        while m != 0 {
+            l.moves[l.len as usize] = Move {
+                piece: m.trailing_zeros() as u8,
+            };
+            l.len += 1;
+            m &= m - 1;
+        }
+        l
+    }
+}
+
+impl core::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        &self.moves[..self.len as usize]
+    }
+}
+
+/// What a roll led to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rolled {
+    /// An opening roll to decide who starts.
+    Opening,
+    /// The mover must now choose among [`Position::distinct_moves`] (there is at least one).
+    Move,
+    /// Nothing could move; the turn went on as the rules say.
+    Skipped(SkipReason),
+}
+
+/// Why a roll was refused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RollError {
+    /// The game is over.
+    GameOver,
+    /// A piece must be moved with the previous roll first.
+    MustMove,
+}
+
+impl fmt::Display for RollError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RollError::GameOver => f.write_str("the game is over"),
+            RollError::MustMove => f.write_str("a piece must be moved with the current roll first"),
+        }
+    }
+}
+
+impl std::error::Error for RollError {}
+
+/// Why a move is illegal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IllegalReason {
+    /// The game is over.
+    GameOver,
+    /// The die has not been rolled.
+    MustRollFirst,
+    /// The seat has no piece with this index.
+    NoSuchPiece,
+    /// The piece is finished.
+    Finished,
+    /// The piece is in the hangar / yard and the roll cannot bring it out.
+    NeedsTakeoffRoll,
+    /// Ludo: the piece would overshoot the centre.
+    Overshoot,
+    /// 飞行棋 sixStopsOnStack: this roll must move the parked piece.
+    Forced {
+        /// The piece that must move.
+        piece: u8,
+    },
+}
+
+/// An illegal move, handed back with the reason. The position is unchanged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PlayError {
+    /// The move that was not played.
+    pub mv: Move,
+    /// Why.
+    pub reason: IllegalReason,
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.mv.piece;
+        match self.reason {
+            IllegalReason::GameOver => write!(f, "piece {p}: the game is over"),
+            IllegalReason::MustRollFirst => write!(f, "piece {p}: roll the die first"),
+            IllegalReason::NoSuchPiece => write!(f, "piece {p}: no such piece"),
+            IllegalReason::Finished => write!(f, "piece {p}: already finished"),
+            IllegalReason::NeedsTakeoffRoll => {
+                write!(f, "piece {p}: this roll cannot bring it out of the hangar")
+            }
+            IllegalReason::Overshoot => write!(f, "piece {p}: would overshoot the centre"),
+            IllegalReason::Forced { piece } => {
+                write!(f, "piece {p}: this roll must move the parked piece {piece}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// A not necessarily legal position: plain fields, checked by [`Position::from_setup`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Rules and options.
+    pub rules: Rules,
+    /// Seats in play.
+    pub seats: SeatSet,
+    /// Each seat's pieces, in index order (exactly `rules.options.pieces` for seats in play, none otherwise).
+    pub pieces: BySeat<Vec<Progress>>,
+    /// The seat about to roll.
+    pub turn: Seat,
+    /// Consecutive sixes already rolled in this turn.
+    pub sixes: u8,
+    /// 飞行棋 sixStopsOnStack: the parked piece of `turn` that the next roll must move.
+    pub forced: Option<u8>,
+    /// Seats that already finished, in finishing order; seats whose pieces are all finished and are
+    /// not listed are appended in seat order.
+    pub ranking: Vec<Seat>,
+}
+
+impl Setup {
+    /// The start of a game: every piece in its hangar, seat 0 to roll.
+    pub fn start(rules: Rules, seats: SeatSet) -> Setup {
+        let n = rules.options.pieces as usize;
+        Setup {
+            rules,
+            seats,
+            pieces: BySeat::new_with(|s| {
+                if seats.contains(s) {
+                    vec![Progress::Hangar; n]
+                } else {
+                    Vec::new()
+                }
+            }),
+            turn: seats.first().unwrap_or(Seat::S0),
+            sixes: 0,
+            forced: None,
+            ranking: Vec::new(),
+        }
+    }
+}
+
+/// Why a setup is not a position that can occur.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// The options are inconsistent.
+    Rules(RulesError),
+    /// Fewer than two seats in play.
+    TooFewSeats,
+    /// A seat not in play has pieces.
+    PiecesForEmptySeat(Seat),
+    /// A seat in play has the wrong number of pieces.
+    PieceCount {
+        /// The seat.
+        seat: Seat,
+        /// Pieces per player in the options.
+        expected: u8,
+        /// Pieces given.
+        got: usize,
+    },
+    /// A progress value outside 0..=56.
+    ProgressOutOfRange {
+        /// The seat.
+        seat: Seat,
+        /// The piece index.
+        piece: u8,
+        /// The value.
+        value: u8,
+    },
+    /// Pieces of two sides on one loop square where the rules never let them meet.
+    TwoSidesOnSquare {
+        /// Absolute loop square.
+        square: u8,
+        /// One side.
+        a: Seat,
+        /// The other side.
+        b: Seat,
+    },
+    /// The seat to roll is not in play or has finished.
+    BadTurn(Seat),
+    /// More consecutive sixes than the rules allow to be pending.
+    Sixes(u8),
+    /// The forced piece is not a piece of the seat to roll standing on the loop.
+    BadForced(u8),
+    /// The ranking lists a seat that is not in play, twice, or with unfinished pieces.
+    BadRanking(Seat),
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Rules(e) => write!(f, "options: {e}"),
+            SetupError::TooFewSeats => f.write_str("seats: at least two seats must be in play"),
+            SetupError::PiecesForEmptySeat(s) => write!(f, "pieces.{s}: seat {s} is not in play"),
+            SetupError::PieceCount {
+                seat,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "pieces.{seat}: {got} pieces given, the options say {expected}"
+                )
+            }
+            SetupError::ProgressOutOfRange { seat, piece, value } => {
+                write!(
+                    f,
+                    "pieces.{seat}[{piece}]: progress {value} is outside 0..=56"
+                )
+            }
+            SetupError::TwoSidesOnSquare { square, a, b } => {
+                write!(f, "pieces: seats {a} and {b} share loop square {square}, which the rules never allow")
+            }
+            SetupError::BadTurn(s) => write!(f, "turn: seat {s} is not in play or has finished"),
+            SetupError::Sixes(n) => write!(f, "sixes: {n} consecutive sixes cannot be pending"),
+            SetupError::BadForced(p) => write!(f, "forced: piece {p} cannot be a parked piece"),
+            SetupError::BadRanking(s) => write!(f, "ranking: seat {s} cannot be ranked"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Enemy piece masks: `ENEMY[team][seat]`, bit `4·s + i` for piece `i` of seat `s`.
+const ENEMY: [[u16; 4]; 2] = [
+    [0xFFF0, 0xFF0F, 0xF0FF, 0x0FFF],
+    [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
+];
+
+/// A legal game state: pieces, whose turn, what is awaited. Small and `Copy`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Raw progress of piece `4·seat + i` (0..=56, [`HANGAR`], [`ABSENT`]).
+    prog: [u8; 16],
+    /// Absolute loop square of each piece, or [`OFF_LOOP`]: a cache of `prog` for collision tests.
+    abs: [u8; 16],
+    rules: Rules,
+    seats: SeatSet,
+    done: SeatSet,
+    turn: Seat,
+    sixes: u8,
+    phase: Phase,
+    /// Legal pieces of the pending roll (bit per piece index), valid in [`Phase::Move`].
+    legal: u8,
+    forced: u8,
+    /// Finishing order; during [`Phase::Opening`] (when nobody can have finished) the slots hold
+    /// the opening state instead: `[best roll, leaders bits, seats still to roll bits, 0]`.
+    ranking: [u8; 4],
+    ranked: u8,
+}
+
+const _: () = assert!(core::mem::size_of::<Position>() <= 64);
+
+impl Position {
+    /// A new game: every piece in its hangar; seat 0 to roll, or the opening rolls when
+    /// `firstPlayer = roll`.
+    ///
+    /// # Errors
+    /// [`SetupError`] when the rules or seats are not valid.
+    pub fn new(rules: Rules, seats: SeatSet) -> Result<Position, SetupError> {
+        let mut pos = Position::from_setup(&Setup::start(rules, seats))?;
+        if rules.options.first_player == FirstPlayer::Roll {
+            pos.phase = Phase::Opening;
+            pos.ranking = [0, 0, seats.bits(), 0];
+        }
+        Ok(pos)
+    }
+
+    /// Validates a setup (shakmaty's `Setup` → `Position`).
+    ///
+    /// # Errors
+    /// [`SetupError`] says what is impossible and where.
+    pub fn from_setup(setup: &Setup) -> Result<Position, SetupError> {
+        let rules = setup.rules;
+        rules.validate().map_err(SetupError::Rules)?;
+        if setup.seats.len() < 2 {
+            return Err(SetupError::TooFewSeats);
+        }
+        if rules.options.team && setup.seats != SeatSet::ALL {
+            return Err(SetupError::Rules(RulesError::TeamNeedsFourSeats));
+        }
+        let n = rules.options.pieces;
+        let ludo = rules.is_ludo() as usize;
+        let mut pos = Position {
+            prog: [ABSENT; 16],
+            abs: [OFF_LOOP; 16],
+            rules,
+            seats: setup.seats,
+            done: SeatSet::EMPTY,
+            turn: setup.turn,
+            sixes: setup.sixes,
+            phase: Phase::Roll,
+            legal: 0,
+            forced: NO_PIECE,
+            ranking: [0; 4],
+            ranked: 0,
+        };
+        for s in Seat::ALL {
+            let given = &setup.pieces[s];
+            if !setup.seats.contains(s) {
+                if !given.is_empty() {
+                    return Err(SetupError::PiecesForEmptySeat(s));
+                }
+                continue;
+            }
+            if given.len() != n as usize {
+                return Err(SetupError::PieceCount {
+                    seat: s,
+                    expected: n,
+                    got: given.len(),
+                });
+            }
+            for (i, p) in given.iter().enumerate() {
+                let raw = p.raw();
+                if let Progress::At(v) = p {
+                    if *v > CENTRE {
+                        return Err(SetupError::ProgressOutOfRange {
+                            seat: s,
+                            piece: i as u8,
+                            value: *v,
+                        });
+                    }
+                }
+                let k = s.index() * 4 + i;
+                pos.prog[k] = raw;
+                pos.abs[k] = ABS[ludo][s.index()][raw as usize];
+            }
+        }
+        if let Some(f) = setup.forced {
+            let k = setup.turn.index() * 4 + f as usize;
+            if rules.is_ludo()
+                || f >= n
+                || !setup.seats.contains(setup.turn)
+                || pos.abs[k] == OFF_LOOP
+            {
+                return Err(SetupError::BadForced(f));
+            }
+            pos.forced = f;
+        }
+        pos.check_squares()?;
+        let cap = if rules.is_ludo() || rules.options.triple_six_penalty {
+            2
+        } else {
+            u8::MAX
+        };
+        if setup.sixes > cap {
+            return Err(SetupError::Sixes(setup.sixes));
+        }
+        for &s in &setup.ranking {
+            if !setup.seats.contains(s) || pos.done.contains(s) || !pos.all_finished(s) {
+                return Err(SetupError::BadRanking(s));
+            }
+            pos.rank(s);
+        }
+        for s in setup.seats.iter() {
+            if !pos.done.contains(s) && pos.all_finished(s) {
+                pos.rank(s);
+            }
+        }
+        if pos.game_should_end() {
+            pos.finish_ranking();
+            pos.phase = Phase::Over;
+            return Ok(pos);
+        }
+        if !setup.seats.contains(setup.turn) || pos.done.contains(setup.turn) {
+            return Err(SetupError::BadTurn(setup.turn));
+        }
+        Ok(pos)
+    }
+
+    /// Checks that no loop square holds sides that the rules never let meet.
+    fn check_squares(&self) -> Result<(), SetupError> {
+        let team = self.rules.options.team as usize;
+        for k in 0..16 {
+            let a = self.abs[k];
+            if a == OFF_LOOP {
+                continue;
+            }
+            let s = k / 4;
+            let occ = self.occupants(a) & ENEMY[team][s];
+            if occ == 0 {
+                continue;
+            }
+            let other = Seat::ALL[occ.trailing_zeros() as usize / 4];
+            let me = Seat::ALL[s];
+            let bad = if self.rules.is_ludo() {
+                // Sides share safe squares, and a lone piece may stand with an enemy pair it could
+                // not capture; two lone enemy pieces on a plain square cannot happen (the later
+                // arrival would have captured the other).
+                let mine = (self.occupants(a) >> (4 * s)) & 0xF;
+                !ludo_safe(a) && mine.count_ones() == 1 && self.singles(occ) != 0
+            } else {
+                // 飞行棋: only a parked plane (sixStopsOnStack) shares a square with enemies.
+                let pk = self.turn.index() * 4 + self.forced as usize;
+                !(self.forced != NO_PIECE && (k == pk || occ & (1 << pk) != 0))
+            };
+            if bad {
+                return Err(SetupError::TwoSidesOnSquare {
+                    square: a,
+                    a: me,
+                    b: other,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The setup this position came from (pieces, turn, sixes, forced, ranking so far).
+    pub fn to_setup(&self) -> Setup {
+        let n = self.rules.options.pieces as usize;
+        Setup {
+            rules: self.rules,
+            seats: self.seats,
+            pieces: BySeat::new_with(|s| {
+                if self.seats.contains(s) {
+                    (0..n)
+                        .map(|i| Progress::from_raw(self.prog[s.index() * 4 + i]))
+                        .collect()
+                } else {
+                    Vec::new()
+                }
+            }),
+            turn: self.turn,
+            sixes: self.sixes,
+            forced: self.forced(),
+            ranking: self.ranking().collect(),
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Queries
+
+    /// Rules and options.
+    #[inline]
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Seats in play.
+    #[inline]
+    pub fn seats(&self) -> SeatSet {
+        self.seats
+    }
+
+    /// Seats that have finished all their pieces.
+    #[inline]
+    pub fn finished_seats(&self) -> SeatSet {
+        self.done
+    }
+
+    /// The seat to roll or move.
+    #[inline]
+    pub fn turn(&self) -> Seat {
+        self.turn
+    }
+
+    /// What the position waits for.
+    #[inline]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Whether the game is over.
+    #[inline]
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// Consecutive sixes rolled in the current turn.
+    #[inline]
+    pub fn sixes(&self) -> u8 {
+        self.sixes
+    }
+
+    /// 飞行棋 sixStopsOnStack: the parked piece that the next roll must move.
+    #[inline]
+    pub fn forced(&self) -> Option<u8> {
+        (self.forced != NO_PIECE).then_some(self.forced)
+    }
+
+    /// Where piece `piece` of `seat` is; `None` for a seat not in play or an index ≥ pieces.
+    #[inline]
+    pub fn piece(&self, seat: Seat, piece: u8) -> Option<Progress> {
+        let b = *self.prog.get(seat.index() * 4 + piece as usize)?;
+        if b == ABSENT || piece >= 4 {
+            None
+        } else {
+            Some(Progress::from_raw(b))
+        }
+    }
+
+    /// The pieces of a seat in index order (empty for a seat not in play).
+    pub fn pieces(&self, seat: Seat) -> impl Iterator<Item = Progress> + '_ {
+        let base = seat.index() * 4;
+        self.prog[base..base + 4]
+            .iter()
+            .filter(|&&b| b != ABSENT)
+            .map(|&b| Progress::from_raw(b))
+    }
+
+    /// The absolute loop square of a piece, if it stands on the shared loop.
+    #[inline]
+    pub fn square(&self, seat: Seat, piece: u8) -> Option<u8> {
+        let a = *self.abs.get(seat.index() * 4 + piece as usize)?;
+        (a != OFF_LOOP).then_some(a)
+    }
+
+    /// Number of finished pieces of a seat.
+    pub fn finished_pieces(&self, seat: Seat) -> u8 {
+        let base = seat.index() * 4;
+        self.prog[base..base + 4]
+            .iter()
+            .filter(|&&b| b == CENTRE)
+            .count() as u8
+    }
+
+    /// Sum of progress of a seat's pieces (hangar 0, finished 56), the ranking tie-break of §6.4.
+    pub fn progress_sum(&self, seat: Seat) -> u32 {
+        self.pieces(seat).map(|p| p.value() as u32).sum()
+    }
+
+    /// The ranking so far (complete once the game is over), best first.
+    pub fn ranking(&self) -> impl Iterator<Item = Seat> + '_ {
+        self.ranking[..self.ranked as usize]
+            .iter()
+            .map(|&s| Seat::ALL[s as usize])
+    }
+
+    /// Pieces of every seat standing on absolute loop square `a` (bit `4·seat + i`).
+    #[inline(always)]
+    fn occupants(&self, a: u8) -> u16 {
+        let mut m = 0u16;
+        for k in 0..16 {
+            m |= ((self.abs[k] == a) as u16) << k;
+        }
+        m
+    }
+
+    /// Pieces on absolute loop square `a`, as `(seat, piece)` pairs.
+    pub fn pieces_on(&self, a: u8) -> impl Iterator<Item = PieceRef> {
+        let m = if a == OFF_LOOP { 0 } else { self.occupants(a) };
+        (0..16u8)
+            .filter(move |k| m & (1 << k) != 0)
+            .map(|k| PieceRef {
+                seat: Seat::ALL[k as usize / 4],
+                piece: k % 4,
+            })
+    }
+
+    /// Whether seats `a` and `b` are enemies (different seats, and not partners in team play).
+    #[inline]
+    pub fn enemies(&self, a: Seat, b: Seat) -> bool {
+        a != b && !(self.rules.options.team && a.opposite() == b)
+    }
+
+    /// Whether a set of enemy pieces (bit mask) forms a stack: ≥ 2 planes of one enemy colour,
+    /// or, in team play, ≥ 2 planes of the enemy team (RULES.md §3.5, §9).
+    #[inline(always)]
+    fn is_stack(&self, enemies: u16) -> bool {
+        if self.rules.options.team {
+            enemies.count_ones() >= 2
+        } else {
+            let t = (enemies & 0x5555) + ((enemies >> 1) & 0x5555);
+            let c = (t & 0x3333) + ((t >> 2) & 0x3333);
+            c & 0x6666 != 0
+        }
+    }
+
+    /// The pieces of `mask` whose seat has exactly one piece in `mask`.
+    #[inline(always)]
+    fn singles(&self, mask: u16) -> u16 {
+        let mut out = 0;
+        for s in 0..4 {
+            let n = (mask >> (4 * s)) & 0xF;
+            if n != 0 && n & (n - 1) == 0 {
+                out |= n << (4 * s);
+            }
+        }
+        out
+    }
+
+    fn all_finished(&self, s: Seat) -> bool {
+        let base = s.index() * 4;
+        (0..self.rules.options.pieces as usize).all(|i| self.prog[base + i] == CENTRE)
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Legal moves (RULES.md §3.10, §5 "Legal moves")
+
+    /// Bit per piece index of the seat to move that may legally move `d`.
+    #[inline(always)]
+    fn legal_mask(&self, d: u8) -> u8 {
+        if self.forced != NO_PIECE {
+            return 1 << self.forced;
+        }
+        let base = self.turn.index() * 4;
+        let takeoff = self.rules.is_takeoff_roll(d);
+        let ludo = self.rules.is_ludo();
+        let mut m = 0u8;
+        for i in 0..4 {
+            let p = self.prog[base + i];
+            let ok = if p == HANGAR {
+                takeoff
+            } else if ludo {
+                p + d <= CENTRE
+            } else {
+                p < CENTRE
+            };
+            m |= (ok as u8) << i;
+        }
+        m
+    }
+
+    /// Every piece the mover may legally move with the pending roll (empty unless [`Phase::Move`]).
+    pub fn legal_moves(&self) -> MoveList {
+        match self.phase {
+            Phase::Move(_) => MoveList::from_mask(self.legal),
+            _ => MoveList::from_mask(0),
+        }
+    }
+
+    /// The distinct options of the pending roll (RULES.md §6.2 step 5): legal moves that give
+    /// different positions. A seat's pieces are interchangeable, so pieces standing together give
+    /// the same position; the lowest-index piece represents them.
+    #[inline]
+    pub fn distinct_moves(&self) -> MoveList {
+        match self.phase {
+            Phase::Move(_) => MoveList::from_mask(self.distinct_mask()),
+            _ => MoveList::from_mask(0),
+        }
+    }
+
+    #[inline(always)]
+    fn distinct_mask(&self) -> u8 {
+        let base = self.turn.index() * 4;
+        let mut out = 0u8;
+        let mut m = self.legal;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let p = self.prog[base + i];
+            let mut dup = false;
+            let mut k = out;
+            while k != 0 {
+                let j = k.trailing_zeros() as usize;
+                k &= k - 1;
+                dup |= self.prog[base + j] == p;
+            }
+            if !dup {
+                out |= 1 << i;
+            }
+        }
+        out
+    }
+
+    /// Whether `mv` is legal now.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        matches!(self.phase, Phase::Move(_)) && mv.piece < 4 && self.legal & (1 << mv.piece) != 0
+    }
+
+    /// Why `mv` is not legal now (`None` when it is).
+    pub fn illegal_reason(&self, mv: Move) -> Option<IllegalReason> {
+        let d = match self.phase {
+            Phase::Over => return Some(IllegalReason::GameOver),
+            Phase::Move(d) => d.get(),
+            _ => return Some(IllegalReason::MustRollFirst),
+        };
+        if mv.piece >= self.rules.options.pieces {
+            return Some(IllegalReason::NoSuchPiece);
+        }
+        if self.is_legal(mv) {
+            return None;
+        }
+        if self.forced != NO_PIECE {
+            return Some(IllegalReason::Forced { piece: self.forced });
+        }
+        let p = self.prog[self.turn.index() * 4 + mv.piece as usize];
+        Some(if p == CENTRE {
+            IllegalReason::Finished
+        } else if p == HANGAR {
+            IllegalReason::NeedsTakeoffRoll
+        } else {
+            let _ = d;
+            IllegalReason::Overshoot
+        })
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Rolling (RULES.md §6.2)
+
+    /// Applies a roll of the seat to move.
+    ///
+    /// # Errors
+    /// [`RollError`] when the game is over or a move is pending; the position is unchanged.
+    pub fn roll<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Result<Rolled, RollError> {
+        match self.phase {
+            Phase::Over => Err(RollError::GameOver),
+            Phase::Move(_) => Err(RollError::MustMove),
+            _ => Ok(self.roll_unchecked(die, ev)),
+        }
+    }
+
+    /// [`Position::roll`] without the phase check.
+    ///
+    /// # Panics
+    /// Never, but rolling in [`Phase::Move`] or [`Phase::Over`] corrupts the game's flow.
+    #[inline]
+    pub fn roll_unchecked<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
+        let d = die.get();
+        let s = self.turn;
+        if self.phase == Phase::Opening {
+            self.opening_roll(d, ev);
+            return Rolled::Opening;
+        }
+        if E::ENABLED {
+            ev.event(Event::Rolled { seat: s, die: d });
+        }
+        // Void checks: Ludo's third six (§5), 飞行棋 tripleSixPenalty (§3.9).
+        if d == 6 && self.sixes >= 2 {
+            if self.rules.is_ludo() {
+                return self.skip_and_pass(SkipReason::VoidThirdSix, ev);
+            }
+            if self.rules.options.triple_six_penalty {
+                let base = s.index() * 4;
+                for i in 0..self.rules.options.pieces as usize {
+                    self.prog[base + i] = HANGAR;
+                    self.abs[base + i] = OFF_LOOP;
+                }
+                self.forced = NO_PIECE;
+                if E::ENABLED {
+                    ev.event(Event::Penalty { seat: s });
+                }
+                return self.skip_and_pass(SkipReason::TripleSixPenalty, ev);
+            }
+        }
+        self.sixes = if d == 6 {
+            self.sixes.saturating_add(1)
+        } else {
+            0
+        };
+        let legal = self.legal_mask(d);
+        if legal == 0 {
+            let reason = self.no_move_reason(d);
+            if E::ENABLED {
+                ev.event(Event::Skipped { seat: s, reason });
+            }
+            if d == 6 {
+                if E::ENABLED {
+                    ev.event(Event::BonusRoll {
+                        seat: s,
+                        cause: BonusCause::Six,
+                    });
+                }
+            } else {
+                self.pass_turn(ev);
+            }
+            return Rolled::Skipped(reason);
+        }
+        self.legal = legal;
+        self.phase = Phase::Move(die);
+        Rolled::Move
+    }
+
+    fn skip_and_pass<E: EventSink>(&mut self, reason: SkipReason, ev: &mut E) -> Rolled {
+        if E::ENABLED {
+            ev.event(Event::Skipped {
+                seat: self.turn,
+                reason,
+            });
+        }
+        self.pass_turn(ev);
+        Rolled::Skipped(reason)
+    }
+
+    fn no_move_reason(&self, _d: u8) -> SkipReason {
+        if !self.rules.is_ludo() {
+            return SkipReason::NeedTakeoffRoll {
+                five_too: self.rules.options.takeoff_on_five,
+            };
+        }
+        let (mut yard, mut board) = (false, false);
+        for p in self.pieces(self.turn) {
+            match p {
+                Progress::Hangar => yard = true,
+                Progress::At(CENTRE) => {}
+                Progress::At(_) => board = true,
+            }
+        }
+        match (yard, board) {
+            (true, true) => SkipReason::YardAndOvershoot,
+            (true, false) => SkipReason::AllInYard,
+            _ => SkipReason::Overshoot,
+        }
+    }
+
+    fn opening_roll<E: EventSink>(&mut self, d: u8, ev: &mut E) {
+        let s = self.turn;
+        if E::ENABLED {
+            ev.event(Event::OpeningRoll { seat: s, die: d });
+        }
+        let [mut best, leaders, left, _] = self.ranking;
+        let mut leaders = SeatSet::from_bits(leaders);
+        if d > best {
+            best = d;
+            leaders = SeatSet::EMPTY.with(s);
+        } else if d == best {
+            leaders = leaders.with(s);
+        }
+        let left = SeatSet::from_bits(left).without(s);
+        self.ranking = [best, leaders.bits(), left.bits(), 0];
+        if let Some(next) = left.next_after(s) {
+            self.turn = next;
+            return;
+        }
+        match leaders.first() {
+            Some(first) if leaders.len() == 1 => {
+                self.turn = first;
+                self.phase = Phase::Roll;
+                self.ranking = [0; 4];
+                if E::ENABLED {
+                    ev.event(Event::Starts { seat: first });
+                }
+            }
+            _ => {
+                // Ties re-roll among the tied seats (RULES.md §14.2).
+                self.ranking = [0, 0, leaders.bits(), 0];
+                self.turn = leaders.first().unwrap_or(self.turn);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Moving
+
+    /// Moves a piece with the pending roll.
+    ///
+    /// # Errors
+    /// [`PlayError`] hands the move back with the reason; the position is unchanged.
+    pub fn play<E: EventSink>(&mut self, mv: Move, ev: &mut E) -> Result<(), PlayError> {
+        if let Some(reason) = self.illegal_reason(mv) {
+            return Err(PlayError { mv, reason });
+        }
+        self.play_unchecked(mv, ev);
+        Ok(())
+    }
+
+    /// [`Position::play`] without the legality check: the fast path of playouts and search.
+    ///
+    /// # Panics
+    /// May panic or corrupt the game when the move is not legal.
+    #[inline]
+    pub fn play_unchecked<E: EventSink>(&mut self, mv: Move, ev: &mut E) {
+        let d = match self.phase {
+            Phase::Move(d) => d.get(),
+            _ => return,
+        };
+        let s = self.turn;
+        let k = s.index() * 4 + mv.piece as usize;
+        self.forced = NO_PIECE;
+        let me = PieceRef {
+            seat: s,
+            piece: mv.piece,
+        };
+        let (bonus, finished) = if self.rules.is_ludo() {
+            self.ludo_move(k, me, d, ev)
+        } else {
+            (
+                (d == 6).then_some(BonusCause::Six),
+                self.fxq_move(k, me, d, ev),
+            )
+        };
+        if finished && self.all_finished(s) {
+            self.rank(s);
+            if E::ENABLED {
+                ev.event(Event::SeatFinished {
+                    seat: s,
+                    place: self.ranked,
+                });
+            }
+            if self.game_should_end() {
+                self.finish_ranking();
+                self.phase = Phase::Over;
+                if E::ENABLED {
+                    ev.event(Event::GameOver);
+                }
+                return;
+            }
+            self.pass_turn(ev);
+            return;
+        }
+        if let Some(cause) = bonus {
+            self.phase = Phase::Roll;
+            if E::ENABLED {
+                ev.event(Event::BonusRoll { seat: s, cause });
+            }
+        } else {
+            self.pass_turn(ev);
+        }
+    }
+
+    fn pass_turn<E: EventSink>(&mut self, ev: &mut E) {
+        let from = self.turn;
+        self.sixes = 0;
+        self.forced = NO_PIECE;
+        self.phase = Phase::Roll;
+        if let Some(to) = self.seats.minus(self.done).next_after(from) {
+            self.turn = to;
+        }
+        if E::ENABLED {
+            ev.event(Event::TurnPassed {
+                from,
+                to: self.turn,
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn send_home<E: EventSink>(
+        &mut self,
+        victims: u16,
+        by: PieceRef,
+        at: Option<u8>,
+        crossing: bool,
+        ev: &mut E,
+    ) {
+        let mut v = victims;
+        while v != 0 {
+            let k = v.trailing_zeros() as usize;
+            v &= v - 1;
+            self.prog[k] = HANGAR;
+            self.abs[k] = OFF_LOOP;
+            if E::ENABLED {
+                let victim = PieceRef {
+                    seat: Seat::ALL[k / 4],
+                    piece: (k % 4) as u8,
+                };
+                ev.event(Event::Captured {
+                    by,
+                    victim,
+                    at,
+                    crossing,
+                });
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn steps<E: EventSink>(&self, me: PieceRef, from: u8, to: u8, ev: &mut E) {
+        if E::ENABLED {
+            if to >= from {
+                for x in from + 1..=to {
+                    ev.event(Event::Step { piece: me, to: x });
+                }
+            } else {
+                for x in (to..from).rev() {
+                    ev.event(Event::Step { piece: me, to: x });
+                }
+            }
+        }
+    }
+
+    /// Ludo (RULES.md §5): leave the yard on a 6; walk; capture lone enemy pieces on plain squares.
+    /// Returns the bonus cause (6, capture or arrival; at most one) and whether the piece finished.
+    #[inline(always)]
+    fn ludo_move<E: EventSink>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        d: u8,
+        ev: &mut E,
+    ) -> (Option<BonusCause>, bool) {
+        let s = me.seat.index();
+        let p = self.prog[k];
+        let six = (d == 6).then_some(BonusCause::Six);
+        if p == HANGAR {
+            // "Only a 6 lets a yard piece out. It is placed on its start square p0" — start squares are
+            // safe, so entering never captures.
+            self.prog[k] = 0;
+            self.abs[k] = ABS[1][s][0];
+            if E::ENABLED {
+                ev.event(Event::TakeOff { piece: me });
+            }
+            return (six, false);
+        }
+        let np = p + d;
+        self.steps(me, p, np, ev);
+        self.prog[k] = np;
+        let a = ABS[1][s][np as usize];
+        self.abs[k] = a;
+        if np == CENTRE {
+            if E::ENABLED {
+                ev.event(Event::Finished { piece: me });
+            }
+            return (Some(six.unwrap_or(BonusCause::Finish)), true);
+        }
+        // "every opponent colour that has exactly one piece there loses that piece to its yard";
+        // safe squares and ≥ 2 pieces of one colour protect.
+        if a != OFF_LOOP && !ludo_safe(a) {
+            let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
+            if occ != 0 {
+                let victims = self.singles(occ);
+                if victims != 0 {
+                    self.send_home(victims, me, Some(a), false, ev);
+                    return (Some(six.unwrap_or(BonusCause::Capture)), false);
+                }
+            }
+        }
+        (six, false)
+    }
+
+    /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
+    #[inline(always)]
+    fn fxq_move<E: EventSink>(&mut self, k: usize, me: PieceRef, d: u8, ev: &mut E) -> bool {
+        let s = me.seat.index();
+        let p = self.prog[k];
+        if p == HANGAR {
+            // §3.2: "Takeoff places the plane on its takeoff point p0 and uses up the roll."
+            self.prog[k] = 0;
+            self.abs[k] = OFF_LOOP;
+            if E::ENABLED {
+                ev.event(Event::TakeOff { piece: me });
+            }
+            return false;
+        }
+        let end = p + d;
+        if end > CENTRE {
+            // §3.8: "the plane goes to 56 and walks back the excess: f = 112 − p − d".
+            let f = 2 * CENTRE - end;
+            if E::ENABLED {
+                self.steps(me, p, CENTRE, ev);
+                ev.event(Event::Bounce {
+                    piece: me,
+                    at: CENTRE,
+                    cause: BounceCause::Centre,
+                });
+                self.steps(me, CENTRE, f, ev);
+            }
+            self.prog[k] = f;
+            return false;
+        }
+        let enemy = ENEMY[self.rules.options.team as usize][s];
+        let mut f = end;
+        if p < ENTRY {
+            // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
+            let lim = end.min(ENTRY);
+            let mut q = p + 1;
+            while q <= lim {
+                if self.is_stack(self.occupants(ABS[0][s][q as usize]) & enemy) {
+                    break;
+                }
+                q += 1;
+            }
+            if q <= lim && q < end {
+                if d == 6 && self.rules.options.six_stops_on_stack {
+                    // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
+                    // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
+                    self.steps(me, p, q, ev);
+                    self.prog[k] = q;
+                    self.abs[k] = ABS[0][s][q as usize];
+                    self.forced = me.piece;
+                    if E::ENABLED {
+                        ev.event(Event::Parked { piece: me, at: q });
+                    }
+                    return false;
+                }
+                // "f = 2q − p − d", clamped at the takeoff point [DECISION].
+                f = (2 * q).saturating_sub(end);
+                if E::ENABLED {
+                    self.steps(me, p, q, ev);
+                    ev.event(Event::Bounce {
+                        piece: me,
+                        at: q,
+                        cause: BounceCause::Stack,
+                    });
+                    self.steps(me, q, f, ev);
+                }
+            } else {
+                self.steps(me, p, f, ev);
+            }
+        } else {
+            self.steps(me, p, f, ev);
+        }
+        self.prog[k] = f;
+        self.abs[k] = ABS[0][s][f as usize];
+        if f == CENTRE {
+            if E::ENABLED {
+                ev.event(Event::Finished { piece: me });
+            }
+            return true;
+        }
+        if f == 0 || f > ENTRY {
+            return false;
+        }
+        if !self.land(k, me, f, enemy, ev) {
+            return false;
+        }
+        // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
+        // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
+        if f % 4 == 2 && f != ENTRY {
+            if f == FLY_FROM {
+                if self.fly(k, me, enemy, ev) {
+                    self.jump(k, me, FLY_TO, enemy, ev);
+                }
+            } else if self.jump(k, me, f, enemy, ev) == FLY_FROM {
+                self.fly(k, me, enemy, ev);
+            }
+        }
+        false
+    }
+
+    /// §3.4: a landing on loop progress `x`. An enemy stack there sends it and the arriving plane
+    /// home ("同归于尽"); enemy singles go home. Returns whether the plane survived.
+    #[inline(always)]
+    fn land<E: EventSink>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        x: u8,
+        enemy: u16,
+        ev: &mut E,
+    ) -> bool {
+        let a = ABS[0][me.seat.index()][x as usize];
+        let occ = self.occupants(a) & enemy;
+        if occ == 0 {
+            return true;
+        }
+        if self.is_stack(occ) {
+            if E::ENABLED {
+                ev.event(Event::Collision { piece: me, at: a });
+            }
+            self.send_home(occ | (1 << k), me, Some(a), false, ev);
+            return false;
+        }
+        self.send_home(occ, me, Some(a), false, ev);
+        true
+    }
+
+    /// §3.6: jump from own-colour `x` to `x + 4` unless an enemy stack is on `x+1 ..= x+4`.
+    /// Returns the progress the plane ends on.
+    #[inline(always)]
+    fn jump<E: EventSink>(&mut self, k: usize, me: PieceRef, x: u8, enemy: u16, ev: &mut E) -> u8 {
+        let s = me.seat.index();
+        for y in x + 1..=x + 4 {
+            if self.is_stack(self.occupants(ABS[0][s][y as usize]) & enemy) {
+                if E::ENABLED {
+                    ev.event(Event::Blocked {
+                        piece: me,
+                        at: x,
+                        what: Blocked::Jump,
+                    });
+                }
+                return x;
+            }
+        }
+        let to = x + 4;
+        self.prog[k] = to;
+        self.abs[k] = ABS[0][s][to as usize];
+        if E::ENABLED {
+            ev.event(Event::Jump {
+                piece: me,
+                from: x,
+                to,
+            });
+        }
+        self.land(k, me, to, enemy, ev);
+        to
+    }
+
+    /// §3.7: fly `p18 → p30` across the opposite colour's L3. A lone enemy plane on that L3 is
+    /// captured; an enemy stack there, or on `p30`, stops the fly. Returns whether it flew.
+    #[inline(always)]
+    fn fly<E: EventSink>(&mut self, k: usize, me: PieceRef, enemy: u16, ev: &mut E) -> bool {
+        let s = me.seat.index();
+        let o = (s + 2) & 3;
+        let mut crossing = 0u16;
+        if !self.rules.options.team {
+            for i in 0..4 {
+                if self.prog[o * 4 + i] == LANE_CROSSED {
+                    crossing |= 1 << (o * 4 + i);
+                }
+            }
+            if crossing.count_ones() >= 2 {
+                if E::ENABLED {
+                    ev.event(Event::Blocked {
+                        piece: me,
+                        at: FLY_FROM,
+                        what: Blocked::FlyCrossing,
+                    });
+                }
+                return false;
+            }
+        }
+        if self.is_stack(self.occupants(ABS[0][s][FLY_TO as usize]) & enemy) {
+            if E::ENABLED {
+                ev.event(Event::Blocked {
+                    piece: me,
+                    at: FLY_FROM,
+                    what: Blocked::FlyLanding,
+                });
+            }
+            return false;
+        }
+        self.prog[k] = FLY_TO;
+        self.abs[k] = ABS[0][s][FLY_TO as usize];
+        if E::ENABLED {
+            ev.event(Event::Fly {
+                piece: me,
+                from: FLY_FROM,
+                to: FLY_TO,
+            });
+        }
+        if crossing != 0 {
+            self.send_home(crossing, me, None, true, ev);
+        }
+        self.land(k, me, FLY_TO, enemy, ev);
+        true
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Ranking and the end (RULES.md §6.4, §8, §9)
+
+    fn rank(&mut self, s: Seat) {
+        self.done = self.done.with(s);
+        self.ranking[self.ranked as usize] = s.get();
+        self.ranked += 1;
+    }
+
+    fn game_should_end(&self) -> bool {
+        let o = &self.rules.options;
+        if o.team {
+            (self.done.contains(Seat::S0) && self.done.contains(Seat::S2))
+                || (self.done.contains(Seat::S1) && self.done.contains(Seat::S3))
+        } else if o.scoring != Scoring::None {
+            !self.done.is_empty()
+        } else {
+            self.seats.minus(self.done).len() <= 1
+        }
+    }
+
+    /// Completes the ranking at game over: the unranked seats by finished pieces, then progress
+    /// sum, then seat order; in team play the winning team's seats come first.
+    fn finish_ranking(&mut self) {
+        let mut rest: Vec<Seat> = self.seats.minus(self.done).iter().collect();
+        rest.sort_by_key(|&s| {
+            (
+                core::cmp::Reverse(self.finished_pieces(s)),
+                core::cmp::Reverse(self.progress_sum(s)),
+                s,
+            )
+        });
+        let mut order: Vec<Seat> = self.ranking().collect();
+        order.extend(rest);
+        if self.rules.options.team {
+            let winners = if self.done.contains(Seat::S0) && self.done.contains(Seat::S2) {
+                [0u8, 2]
+            } else {
+                [1, 3]
+            };
+            let (w, mut l): (Vec<Seat>, Vec<Seat>) =
+                order.into_iter().partition(|s| winners.contains(&s.get()));
+            l.sort_by_key(|&s| {
+                (
+                    core::cmp::Reverse(self.finished_pieces(s)),
+                    core::cmp::Reverse(self.progress_sum(s)),
+                    s,
+                )
+            });
+            order = w.into_iter().chain(l).collect();
+        }
+        for (i, s) in order.iter().enumerate() {
+            self.ranking[i] = s.get();
+        }
+        self.ranked = order.len() as u8;
+    }
+
+    /// Seats in the order of the ranking that is final at game over; for the team winners' split.
+    pub(crate) fn winners(&self) -> SeatSet {
+        if !self.is_over() {
+            return SeatSet::EMPTY;
+        }
+        let first = Seat::ALL[self.ranking[0] as usize];
+        if self.rules.options.team {
+            SeatSet::EMPTY.with(first).with(first.opposite())
+        } else {
+            SeatSet::EMPTY.with(first)
+        }
+    }
+
+    /// The same position with each seat's pieces sorted, so that positions that differ only by
+    /// which interchangeable piece is where compare equal (used to check distinct options).
+    pub fn canonical(&self) -> Position {
+        let mut c = *self;
+        for s in 0..4 {
+            let base = s * 4;
+            let mut idx = [0usize, 1, 2, 3];
+            idx.sort_by_key(|&i| self.prog[base + i]);
+            for (j, &i) in idx.iter().enumerate() {
+                c.prog[base + j] = self.prog[base + i];
+                c.abs[base + j] = self.abs[base + i];
+            }
+            if s == self.turn.index() && self.forced != NO_PIECE {
+                c.forced = idx
+                    .iter()
+                    .position(|&i| i == self.forced as usize)
+                    .map_or(NO_PIECE, |j| j as u8);
+            }
+        }
+        c.legal = 0;
+        c
+    }
+}
