@@ -234,9 +234,23 @@ pub const fn ludo_abs(seat: u8, p: u8) -> u8 {
 }
 
 /// Whether Ludo track square `b` is safe: the four start squares and the four stars (`b mod 13 ∈ {0, 8}`).
+#[inline(always)]
 pub const fn ludo_safe(b: u8) -> bool {
-    b < 52 && (b % 13 == 0 || b % 13 == 8)
+    b < 64 && LUDO_SAFE_BITS >> b & 1 != 0
 }
+
+/// Bit `b` set for each safe Ludo square (`b mod 13 ∈ {0, 8}`, b < 52).
+const LUDO_SAFE_BITS: u64 = {
+    let mut m = 0u64;
+    let mut b = 0;
+    while b < 52 {
+        if b % 13 == 0 || b % 13 == 8 {
+            m |= 1 << b;
+        }
+        b += 1;
+    }
+    m
+};
 
 // ----------------------------------------------------------------------------------------------
 // Lookup tables used by the rules (built at compile time)

@@ -37,6 +37,7 @@ pub mod rules;
 pub mod scenario;
 pub mod score;
 pub mod seat;
+mod swar;
 
 pub use dice::{DiceStream, Seed};
 pub use event::{Event, EventSink, NoEvents, PieceRef, SkipReason};

@@ -5,7 +5,7 @@
 
 use crate::{
     event::NoEvents,
-    position::{Die, Position, Rolled},
+    position::{Die, Move, Position, Rolled},
 };
 
 /// wyrand: a tiny, fast, statistically good generator (benchmarks and playouts only).
@@ -54,14 +54,19 @@ pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u
     loop {
         rolls += 1;
         if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-            let options = pos.distinct_moves();
-            let n = options.len();
-            let mv = options[if n > 1 {
-                rng.below(n as u32) as usize
-            } else {
-                0
-            }];
-            pos.play_unchecked(mv, &mut NoEvents);
+            let mut options = pos.distinct_pieces();
+            let n = options.count_ones();
+            if n > 1 {
+                for _ in 0..rng.below(n) {
+                    options &= options - 1;
+                }
+            }
+            pos.play_unchecked(
+                Move {
+                    piece: options.trailing_zeros() as u8,
+                },
+                &mut NoEvents,
+            );
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 return (rolls, moves);

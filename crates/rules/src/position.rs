@@ -8,10 +8,11 @@
 use core::fmt;
 
 use crate::{
-    event::{Blocked, BonusCause, BounceCause, Event, EventSink, PieceRef, SkipReason},
+    event::{Blocked, BonusCause, BounceCause, Event, EventSink, NoEvents, PieceRef, SkipReason},
     geometry::{ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
+    swar::{dup_mask4, eq_mask16, eq_mask4, le_mask4},
 };
 
 /// Raw progress byte of a piece in its hangar / yard.
@@ -379,6 +380,37 @@ const ENEMY: [[u16; 4]; 2] = [
     [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
 ];
 
+/// Enemy stacks and enemy planes along a mover's route (see [`Position::enemy_bits`]).
+struct EnemyBits {
+    stacks: u64,
+    occupied: u64,
+}
+
+/// `NEXT[set][seat]`: the first seat of `set` clockwise after `seat` (`seat` itself when alone or
+/// when the set is empty).
+const NEXT: [[u8; 4]; 16] = {
+    let mut t = [[0u8; 4]; 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut s = 0;
+        while s < 4 {
+            t[set][s] = s as u8;
+            let mut k = 1;
+            while k <= 4 {
+                let c = (s + k) & 3;
+                if set & (1 << c) != 0 {
+                    t[set][s] = c as u8;
+                    break;
+                }
+                k += 1;
+            }
+            s += 1;
+        }
+        set += 1;
+    }
+    t
+};
+
 /// A legal game state: pieces, whose turn, what is awaited. Small and `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
@@ -535,17 +567,11 @@ impl Position {
             }
             let other = Seat::ALL[occ.trailing_zeros() as usize / 4];
             let me = Seat::ALL[s];
-            let bad = if self.rules.is_ludo() {
-                // Sides share safe squares, and a lone piece may stand with an enemy pair it could
-                // not capture; two lone enemy pieces on a plain square cannot happen (the later
-                // arrival would have captured the other).
-                let mine = (self.occupants(a) >> (4 * s)) & 0xF;
-                !ludo_safe(a) && mine.count_ones() == 1 && self.singles(occ) != 0
-            } else {
-                // 飞行棋: only a parked plane (sixStopsOnStack) shares a square with enemies.
-                let pk = self.turn.index() * 4 + self.forced as usize;
-                !(self.forced != NO_PIECE && (k == pk || occ & (1 << pk) != 0))
-            };
+            // Ludo: any mixture can occur (a pair shares with an arrival, then one of the pair
+            // leaves). 飞行棋: only a parked plane (sixStopsOnStack) shares a square with enemies.
+            let pk = self.turn.index() * 4 + self.forced as usize;
+            let parked = self.forced != NO_PIECE && (k == pk || occ & (1 << pk) != 0);
+            let bad = !self.rules.is_ludo() && !parked;
             if bad {
                 return Err(SetupError::TwoSidesOnSquare {
                     square: a,
@@ -681,11 +707,7 @@ impl Position {
     /// Pieces of every seat standing on absolute loop square `a` (bit `4·seat + i`).
     #[inline(always)]
     fn occupants(&self, a: u8) -> u16 {
-        let mut m = 0u16;
-        for k in 0..16 {
-            m |= ((self.abs[k] == a) as u16) << k;
-        }
-        m
+        eq_mask16(&self.abs, a)
     }
 
     /// Pieces on absolute loop square `a`, as `(seat, piece)` pairs.
@@ -707,6 +729,7 @@ impl Position {
 
     /// Whether a set of enemy pieces (bit mask) forms a stack: ≥ 2 planes of one enemy colour,
     /// or, in team play, ≥ 2 planes of the enemy team (RULES.md §3.5, §9).
+    #[cfg(test)]
     #[inline(always)]
     fn is_stack(&self, enemies: u16) -> bool {
         if self.rules.options.team {
@@ -745,22 +768,30 @@ impl Position {
         if self.forced != NO_PIECE {
             return 1 << self.forced;
         }
-        let base = self.turn.index() * 4;
-        let takeoff = self.rules.is_takeoff_roll(d);
-        let ludo = self.rules.is_ludo();
-        let mut m = 0u8;
-        for i in 0..4 {
-            let p = self.prog[base + i];
-            let ok = if p == HANGAR {
-                takeoff
-            } else if ludo {
-                p + d <= CENTRE
-            } else {
-                p < CENTRE
-            };
-            m |= (ok as u8) << i;
-        }
-        m
+        let w = self.seat_word(self.turn);
+        // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
+        // centre (stacks bounce, the centre bounces). Hangar pieces need a takeoff roll.
+        let limit = if self.rules.is_ludo() {
+            CENTRE - d
+        } else {
+            CENTRE - 1
+        };
+        let board = le_mask4(w, limit);
+        let hangar = if self.rules.is_takeoff_roll(d) {
+            eq_mask4(w, HANGAR)
+        } else {
+            0
+        };
+        board | hangar
+    }
+
+    /// The 4 progress bytes of a seat as one word (byte `i` = piece `i`).
+    #[inline(always)]
+    fn seat_word(&self, s: Seat) -> u32 {
+        let b = (s.index() & 3) * 4;
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&self.prog[b..b + 4]);
+        u32::from_le_bytes(w)
     }
 
     /// Every piece the mover may legally move with the pending roll (empty unless [`Phase::Move`]).
@@ -782,27 +813,67 @@ impl Position {
         }
     }
 
+    /// Legal pieces minus those standing with a lower-index legal piece (interchangeable), and
+    /// minus every move that leaves the position as it was but the lowest such (in 飞行棋 a bounce
+    /// can bring a plane back to its own square: all such moves give the same position).
     #[inline(always)]
-    fn distinct_mask(&self) -> u8 {
-        let base = self.turn.index() * 4;
-        let mut out = 0u8;
-        let mut m = self.legal;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let p = self.prog[base + i];
-            let mut dup = false;
-            let mut k = out;
-            while k != 0 {
-                let j = k.trailing_zeros() as usize;
-                k &= k - 1;
-                dup |= self.prog[base + j] == p;
-            }
-            if !dup {
-                out |= 1 << i;
+    pub(crate) fn distinct_mask(&self) -> u8 {
+        let legal = self.legal;
+        if legal & legal.wrapping_sub(1) == 0 {
+            return legal;
+        }
+        let m = legal & !dup_mask4(self.seat_word(self.turn));
+        if m & m.wrapping_sub(1) == 0 || self.rules.is_ludo() {
+            return m;
+        }
+        self.merge_no_ops(m)
+    }
+
+    /// Merges the moves of `m` that change nothing (RULES.md §6.2 step 5: "two actions are the same
+    /// option when they produce an identical resulting position"). Only 飞行棋 bounces can do that:
+    /// back from the centre (`112 − p − d = p`), back from a stack at `p + d/2`, or clamped at `p0`.
+    #[inline(never)]
+    fn merge_no_ops(&self, m: u8) -> u8 {
+        let Phase::Move(die) = self.phase else {
+            return m;
+        };
+        let d = die.get();
+        if d % 2 == 1 {
+            return m;
+        }
+        let s = self.turn.index();
+        let stacks = self.enemy_bits(s).stacks;
+        let stack_at = |q: u8| (1..=ENTRY).contains(&q) && stacks >> q & 1 != 0;
+        let mut no_ops = 0u8;
+        let mut bits = m;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as u8;
+            bits &= bits - 1;
+            let p = self.prog[s * 4 + i as usize];
+            let maybe = p != HANGAR
+                && ((p + d > CENTRE && 2 * CENTRE - p - d == p)
+                    || stack_at(p + d / 2)
+                    || (p == 0 && (1..=d / 2).any(stack_at)));
+            if maybe {
+                let mut after = *self;
+                after.play_unchecked(Move { piece: i }, &mut NoEvents);
+                if after.prog == self.prog {
+                    no_ops |= 1 << i;
+                }
             }
         }
-        out
+        // Keep the lowest no-op, drop the others.
+        m & !(no_ops & no_ops.wrapping_sub(1))
+    }
+
+    /// [`Position::distinct_moves`] as a bit per piece index (0 unless [`Phase::Move`]); the
+    /// allocation-free form for search and playouts.
+    #[inline(always)]
+    pub fn distinct_pieces(&self) -> u8 {
+        match self.phase {
+            Phase::Move(_) => self.distinct_mask(),
+            _ => 0,
+        }
     }
 
     /// Whether `mv` is legal now.
@@ -856,7 +927,7 @@ impl Position {
     ///
     /// # Panics
     /// Never, but rolling in [`Phase::Move`] or [`Phase::Over`] corrupts the game's flow.
-    #[inline]
+    #[inline(always)]
     pub fn roll_unchecked<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
         let d = die.get();
         let s = self.turn;
@@ -924,20 +995,16 @@ impl Position {
         Rolled::Skipped(reason)
     }
 
+    #[inline(always)]
     fn no_move_reason(&self, _d: u8) -> SkipReason {
         if !self.rules.is_ludo() {
             return SkipReason::NeedTakeoffRoll {
                 five_too: self.rules.options.takeoff_on_five,
             };
         }
-        let (mut yard, mut board) = (false, false);
-        for p in self.pieces(self.turn) {
-            match p {
-                Progress::Hangar => yard = true,
-                Progress::At(CENTRE) => {}
-                Progress::At(_) => board = true,
-            }
-        }
+        let w = self.seat_word(self.turn);
+        let yard = eq_mask4(w, HANGAR) != 0;
+        let board = le_mask4(w, CENTRE - 1) != 0;
         match (yard, board) {
             (true, true) => SkipReason::YardAndOvershoot,
             (true, false) => SkipReason::AllInYard,
@@ -1000,7 +1067,7 @@ impl Position {
     ///
     /// # Panics
     /// May panic or corrupt the game when the move is not legal.
-    #[inline]
+    #[inline(always)]
     pub fn play_unchecked<E: EventSink>(&mut self, mv: Move, ev: &mut E) {
         let d = match self.phase {
             Phase::Move(d) => d.get(),
@@ -1055,9 +1122,8 @@ impl Position {
         self.sixes = 0;
         self.forced = NO_PIECE;
         self.phase = Phase::Roll;
-        if let Some(to) = self.seats.minus(self.done).next_after(from) {
-            self.turn = to;
-        }
+        self.turn =
+            Seat::ALL[NEXT[self.seats.minus(self.done).bits() as usize][from.index()] as usize];
         if E::ENABLED {
             ev.event(Event::TurnPassed {
                 from,
@@ -1160,6 +1226,40 @@ impl Position {
         (six, false)
     }
 
+    /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.stacks` is set when progress `p`
+    /// holds an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play,
+    /// RULES.md §3.5 and §9), and of `.occupied` when it holds any enemy plane. Built once per move
+    /// so that every route test of §3.5–§3.7 is a bit test.
+    #[inline(always)]
+    fn enemy_bits(&self, s: usize) -> EnemyBits {
+        let team = self.rules.options.team;
+        let (mut stacks, mut occupied) = (0u64, 0u64);
+        for o in 1..4 {
+            let e = (s + o) & 3;
+            if team && o == 2 {
+                continue;
+            }
+            // Squares are < 52; off-loop pieces (0xFF) land on bit 63, which is never read.
+            let mut seen = 0u64;
+            for i in 0..4 {
+                let bit = 1u64 << (self.abs[e * 4 + i] & 63);
+                stacks |= (seen | if team { occupied } else { 0 }) & bit;
+                seen |= bit;
+            }
+            occupied |= seen;
+        }
+        // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
+        let k = ((13 * s + 50) % 52) as u32;
+        let rot = |m: u64| {
+            let m = m & ((1 << 52) - 1);
+            ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1)
+        };
+        EnemyBits {
+            stacks: rot(stacks),
+            occupied: rot(occupied),
+        }
+    }
+
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
     #[inline(always)]
     fn fxq_move<E: EventSink>(&mut self, k: usize, me: PieceRef, d: u8, ev: &mut E) -> bool {
@@ -1190,44 +1290,47 @@ impl Position {
             self.prog[k] = f;
             return false;
         }
-        let enemy = ENEMY[self.rules.options.team as usize][s];
         let mut f = end;
-        if p < ENTRY {
-            // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
-            let lim = end.min(ENTRY);
-            let mut q = p + 1;
-            while q <= lim {
-                if self.is_stack(self.occupants(ABS[0][s][q as usize]) & enemy) {
-                    break;
-                }
-                q += 1;
-            }
-            if q <= lim && q < end {
-                if d == 6 && self.rules.options.six_stops_on_stack {
-                    // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
-                    // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
-                    self.steps(me, p, q, ev);
-                    self.prog[k] = q;
-                    self.abs[k] = ABS[0][s][q as usize];
-                    self.forced = me.piece;
-                    if E::ENABLED {
-                        ev.event(Event::Parked { piece: me, at: q });
-                    }
-                    return false;
-                }
-                // "f = 2q − p − d", clamped at the takeoff point [DECISION].
-                f = (2 * q).saturating_sub(end);
+        if p >= ENTRY {
+            self.steps(me, p, f, ev);
+            self.prog[k] = f;
+            self.abs[k] = OFF_LOOP;
+            if f == CENTRE {
                 if E::ENABLED {
-                    self.steps(me, p, q, ev);
-                    ev.event(Event::Bounce {
-                        piece: me,
-                        at: q,
-                        cause: BounceCause::Stack,
-                    });
-                    self.steps(me, q, f, ev);
+                    ev.event(Event::Finished { piece: me });
                 }
-            } else {
-                self.steps(me, p, f, ev);
+                return true;
+            }
+            return false;
+        }
+        let bits = self.enemy_bits(s);
+        // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
+        let lim = end.min(ENTRY);
+        let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
+        if window != 0 && p + 1 + (window.trailing_zeros() as u8) < end {
+            let q = p + 1 + window.trailing_zeros() as u8;
+            if d == 6 && self.rules.options.six_stops_on_stack {
+                // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
+                // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
+                self.steps(me, p, q, ev);
+                self.prog[k] = q;
+                self.abs[k] = ABS[0][s][q as usize];
+                self.forced = me.piece;
+                if E::ENABLED {
+                    ev.event(Event::Parked { piece: me, at: q });
+                }
+                return false;
+            }
+            // "f = 2q − p − d", clamped at the takeoff point [DECISION].
+            f = (2 * q).saturating_sub(end);
+            if E::ENABLED {
+                self.steps(me, p, q, ev);
+                ev.event(Event::Bounce {
+                    piece: me,
+                    at: q,
+                    cause: BounceCause::Stack,
+                });
+                self.steps(me, q, f, ev);
             }
         } else {
             self.steps(me, p, f, ev);
@@ -1243,18 +1346,18 @@ impl Position {
         if f == 0 || f > ENTRY {
             return false;
         }
-        if !self.land(k, me, f, enemy, ev) {
+        if !self.land(k, me, f, &bits, ev) {
             return false;
         }
         // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
         // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
         if f % 4 == 2 && f != ENTRY {
             if f == FLY_FROM {
-                if self.fly(k, me, enemy, ev) {
-                    self.jump(k, me, FLY_TO, enemy, ev);
+                if self.fly(k, me, &bits, ev) {
+                    self.jump(k, me, FLY_TO, &bits, ev);
                 }
-            } else if self.jump(k, me, f, enemy, ev) == FLY_FROM {
-                self.fly(k, me, enemy, ev);
+            } else if self.jump(k, me, f, &bits, ev) == FLY_FROM {
+                self.fly(k, me, &bits, ev);
             }
         }
         false
@@ -1268,15 +1371,16 @@ impl Position {
         k: usize,
         me: PieceRef,
         x: u8,
-        enemy: u16,
+        bits: &EnemyBits,
         ev: &mut E,
     ) -> bool {
-        let a = ABS[0][me.seat.index()][x as usize];
-        let occ = self.occupants(a) & enemy;
-        if occ == 0 {
+        if bits.occupied >> x & 1 == 0 {
             return true;
         }
-        if self.is_stack(occ) {
+        let s = me.seat.index();
+        let a = ABS[0][s][x as usize];
+        let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
+        if bits.stacks >> x & 1 != 0 {
             if E::ENABLED {
                 ev.event(Event::Collision { piece: me, at: a });
             }
@@ -1290,23 +1394,27 @@ impl Position {
     /// §3.6: jump from own-colour `x` to `x + 4` unless an enemy stack is on `x+1 ..= x+4`.
     /// Returns the progress the plane ends on.
     #[inline(always)]
-    fn jump<E: EventSink>(&mut self, k: usize, me: PieceRef, x: u8, enemy: u16, ev: &mut E) -> u8 {
-        let s = me.seat.index();
-        for y in x + 1..=x + 4 {
-            if self.is_stack(self.occupants(ABS[0][s][y as usize]) & enemy) {
-                if E::ENABLED {
-                    ev.event(Event::Blocked {
-                        piece: me,
-                        at: x,
-                        what: Blocked::Jump,
-                    });
-                }
-                return x;
+    fn jump<E: EventSink>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        x: u8,
+        bits: &EnemyBits,
+        ev: &mut E,
+    ) -> u8 {
+        if bits.stacks >> (x + 1) & 0xF != 0 {
+            if E::ENABLED {
+                ev.event(Event::Blocked {
+                    piece: me,
+                    at: x,
+                    what: Blocked::Jump,
+                });
             }
+            return x;
         }
         let to = x + 4;
         self.prog[k] = to;
-        self.abs[k] = ABS[0][s][to as usize];
+        self.abs[k] = ABS[0][me.seat.index()][to as usize];
         if E::ENABLED {
             ev.event(Event::Jump {
                 piece: me,
@@ -1314,23 +1422,19 @@ impl Position {
                 to,
             });
         }
-        self.land(k, me, to, enemy, ev);
+        self.land(k, me, to, bits, ev);
         to
     }
 
     /// §3.7: fly `p18 → p30` across the opposite colour's L3. A lone enemy plane on that L3 is
     /// captured; an enemy stack there, or on `p30`, stops the fly. Returns whether it flew.
     #[inline(always)]
-    fn fly<E: EventSink>(&mut self, k: usize, me: PieceRef, enemy: u16, ev: &mut E) -> bool {
+    fn fly<E: EventSink>(&mut self, k: usize, me: PieceRef, bits: &EnemyBits, ev: &mut E) -> bool {
         let s = me.seat.index();
         let o = (s + 2) & 3;
         let mut crossing = 0u16;
         if !self.rules.options.team {
-            for i in 0..4 {
-                if self.prog[o * 4 + i] == LANE_CROSSED {
-                    crossing |= 1 << (o * 4 + i);
-                }
-            }
+            crossing = (eq_mask4(self.seat_word(Seat::ALL[o]), LANE_CROSSED) as u16) << (4 * o);
             if crossing.count_ones() >= 2 {
                 if E::ENABLED {
                     ev.event(Event::Blocked {
@@ -1342,7 +1446,7 @@ impl Position {
                 return false;
             }
         }
-        if self.is_stack(self.occupants(ABS[0][s][FLY_TO as usize]) & enemy) {
+        if bits.stacks >> FLY_TO & 1 != 0 {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -1364,7 +1468,7 @@ impl Position {
         if crossing != 0 {
             self.send_home(crossing, me, None, true, ev);
         }
-        self.land(k, me, FLY_TO, enemy, ev);
+        self.land(k, me, FLY_TO, bits, ev);
         true
     }
 
@@ -1459,5 +1563,59 @@ impl Position {
         }
         c.legal = 0;
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::playout::FastRng;
+
+    /// The per-move bitboards agree with a square-by-square scan over many random positions.
+    #[test]
+    fn enemy_bits_agree_with_scanning() {
+        let mut rng = FastRng(9);
+        for team in [false, true] {
+            let mut rules = Rules::feixingqi();
+            rules.options.team = team;
+            let start = Position::new(rules, SeatSet::ALL).expect("valid");
+            for _ in 0..300 {
+                let mut pos = start;
+                for _ in 0..400 {
+                    if pos.is_over() {
+                        break;
+                    }
+                    if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                        let m = pos.distinct_pieces();
+                        pos.play_unchecked(
+                            Move {
+                                piece: m.trailing_zeros() as u8,
+                            },
+                            &mut NoEvents,
+                        );
+                    }
+                    for k in 0..16 {
+                        assert_eq!(
+                            pos.abs[k],
+                            ABS[0][k / 4][pos.prog[k] as usize],
+                            "{pos} piece {k}"
+                        );
+                    }
+                    for s in 0..4 {
+                        let bits = pos.enemy_bits(s);
+                        let enemy = ENEMY[team as usize][s];
+                        for p in 1..=50u8 {
+                            let occ = pos.occupants(ABS[0][s][p as usize]) & enemy;
+                            assert_eq!(
+                                bits.stacks >> p & 1 != 0,
+                                pos.is_stack(occ),
+                                "{pos} s={s} p={p}"
+                            );
+                            assert_eq!(bits.occupied >> p & 1 != 0, occ != 0, "{pos} s={s} p={p}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,99 @@
+//! Byte-parallel helpers ("SIMD within a register") for the hot path: the 16 pieces' squares fit
+//! in one `u128`, a seat's 4 progress bytes in one `u32`. All values handled here are below 0x80.
+
+const LO7_128: u128 = 0x7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f;
+const ONES_128: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
+const LO7_32: u32 = 0x7f7f_7f7f;
+
+/// High bit of each byte of `x` set exactly where that byte is zero.
+#[inline(always)]
+const fn zero_bytes_128(x: u128) -> u128 {
+    !(((x & LO7_128) + LO7_128) | x | LO7_128)
+}
+
+/// High bit of each byte of `x` set exactly where that byte is zero.
+#[inline(always)]
+pub(crate) const fn zero_bytes_32(x: u32) -> u32 {
+    !(((x & LO7_32) + LO7_32) | x | LO7_32)
+}
+
+/// Gathers the high bits of the 8 bytes of `h` into 8 bits (byte `i` → bit `i`).
+#[inline(always)]
+const fn gather8(h: u64) -> u64 {
+    ((h >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// Gathers the high bits of the 4 bytes of `h` into 4 bits (byte `i` → bit `i`).
+#[inline(always)]
+pub(crate) const fn gather4(h: u32) -> u8 {
+    ((((h >> 7) as u64).wrapping_mul(0x1020_4080)) >> 28) as u8 & 0xF
+}
+
+/// Bit `k` set where byte `k` of `bytes` equals `v` (`bytes` may hold 0xFF; `v` any byte).
+#[inline(always)]
+pub(crate) fn eq_mask16(bytes: &[u8; 16], v: u8) -> u16 {
+    let x = u128::from_le_bytes(*bytes) ^ (v as u128).wrapping_mul(ONES_128);
+    let z = zero_bytes_128(x);
+    (gather8(z as u64) | gather8((z >> 64) as u64) << 8) as u16
+}
+
+/// Bit `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
+#[inline(always)]
+pub(crate) const fn le_mask4(w: u32, t: u8) -> u8 {
+    // Adding 0x7f − t sets the high bit exactly where the byte exceeds t.
+    let over = (w + (0x7f - t as u32) * 0x0101_0101) & 0x8080_8080;
+    gather4(!over & 0x8080_8080)
+}
+
+/// Bit `i` set where byte `i` of `w` equals `v`.
+#[inline(always)]
+pub(crate) const fn eq_mask4(w: u32, v: u8) -> u8 {
+    gather4(zero_bytes_32(w ^ (v as u32 * 0x0101_0101)))
+}
+
+/// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i`.
+#[inline(always)]
+pub(crate) const fn dup_mask4(w: u32) -> u8 {
+    let z1 = zero_bytes_32(w ^ (w << 8)) & 0x8080_8000;
+    let z2 = zero_bytes_32(w ^ (w << 16)) & 0x8080_0000;
+    let z3 = zero_bytes_32(w ^ (w << 24)) & 0x8000_0000;
+    gather4(z1 | z2 | z3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_agree_with_loops() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut b = [0u8; 16];
+            for (i, v) in b.iter_mut().enumerate() {
+                let r = (x >> (i * 4)) as u8 % 8;
+                *v = if r == 7 { 0xFF } else { r * 9 % 60 };
+            }
+            let v = b[(x >> 60) as usize];
+            let want: u16 = (0..16).fold(0, |m, k| m | (((b[k] == v) as u16) << k));
+            assert_eq!(eq_mask16(&b, v), want);
+            let w = u32::from_le_bytes([b[0] & 0x3f, b[1] & 0x3f, b[2] & 0x3f, b[3] & 0x3f]);
+            let bytes = w.to_le_bytes();
+            let t = (x >> 40) as u8 % 64;
+            assert_eq!(
+                le_mask4(w, t),
+                (0..4).fold(0, |m, i| m | (((bytes[i] <= t) as u8) << i))
+            );
+            assert_eq!(
+                eq_mask4(w, bytes[1]),
+                (0..4).fold(0, |m, i| m | (((bytes[i] == bytes[1]) as u8) << i))
+            );
+            let dup = (0..4).fold(0, |m, i| {
+                m | (((0..i).any(|j| bytes[j] == bytes[i]) as u8) << i)
+            });
+            assert_eq!(dup_mask4(w), dup);
+        }
+    }
+}
