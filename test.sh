@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every check of the project: formatting, lints, all Rust tests, the scenario suites, and the
+# browser tests once the web front end exists. Installs what it needs. Usage: ./test.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test (workspace)"
+cargo test --workspace --locked
+
+step "scenario suites through the CLI (tests/scenarios)"
+cargo build --release --locked -p feixingqi
+./target/release/feixingqi scenario tests/scenarios
+
+step "malformed scenarios are reported, never a panic"
+if ./target/release/feixingqi scenario tests/scenarios-invalid >/tmp/feixingqi-invalid.txt 2>&1; then
+  echo "expected failures from tests/scenarios-invalid"; cat /tmp/feixingqi-invalid.txt; exit 1
+fi
+grep -q " failed" /tmp/feixingqi-invalid.txt
+
+step "benchmarks compile"
+cargo bench --workspace --locked --no-run
+
+step "playout benchmark smoke run"
+./target/release/feixingqi bench playout --rules ludo --games 20000
+./target/release/feixingqi bench playout --rules feixingqi --games 20000
+
+if [ -d web/tests ]; then
+  step "browser tests"
+  ./web/run-browser-tests.sh
+else
+  step "browser tests: none yet (the web front end is a later issue)"
+fi
+
+echo
+echo "all checks passed"
