@@ -1,6 +1,8 @@
 //! Random playouts (4 players, uniform among distinct options, to the first finisher), the figure
 //! that is compared with the reference loop. Each case first checks the exact counts it times.
 
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use feixingqi_rules::{
     playout::{playouts, FastRng},

@@ -430,8 +430,8 @@ mod tests {
             let n = (s + 1) % 4;
             assert_eq!(FXQ_TAKEOFF[n], rot(FXQ_TAKEOFF[s], 17));
             assert_eq!(FXQ_GOAL[n], rot(FXQ_GOAL[s], 17));
-            for k in 0..5 {
-                assert_eq!(FXQ_LANE[n][k], rot(FXQ_LANE[s][k], 17));
+            for (a, b) in FXQ_LANE[n].iter().zip(&FXQ_LANE[s]) {
+                assert_eq!(*a, rot(*b, 17));
             }
         }
     }
@@ -476,8 +476,8 @@ mod tests {
         for s in 0..4usize {
             let n = (s + 1) % 4;
             assert_eq!(LUDO_GOAL[n], rot(LUDO_GOAL[s], 15));
-            for k in 0..5 {
-                assert_eq!(LUDO_LANE[n][k], rot(LUDO_LANE[s][k], 15));
+            for (a, b) in LUDO_LANE[n].iter().zip(&LUDO_LANE[s]) {
+                assert_eq!(*a, rot(*b, 15));
             }
             assert_eq!(ludo_abs(s as u8, 0), 13 * s as u8);
             assert!(ludo_safe(ludo_abs(s as u8, 8)));

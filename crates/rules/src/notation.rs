@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_token() {
-        let e = parse_setup("ludo turn=9 0:H").err().expect("error");
+        let e = parse_setup("ludo turn=9 0:H").expect_err("error");
         assert_eq!(e.field, "turn=9");
         assert!(parse_setup("chess").is_err());
         assert!(parse_setup("ludo 0:H,X").is_err());
