@@ -380,6 +380,13 @@ const ENEMY: [[u16; 4]; 2] = [
     [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
 ];
 
+/// The absolute loop square of progress `p` of seat `s` (`ludo` 0 or 1), without bounds checks
+/// in the hot path (the masks keep every index in range).
+#[inline(always)]
+fn abs_of(ludo: usize, s: usize, p: u8) -> u8 {
+    ABS[ludo & 1][s & 3][(p & 63) as usize]
+}
+
 /// Enemy stacks and enemy planes along a mover's route (see [`Position::enemy_bits`]).
 struct EnemyBits {
     stacks: u64,
@@ -507,7 +514,7 @@ impl Position {
                 }
                 let k = s.index() * 4 + i;
                 pos.prog[k] = raw;
-                pos.abs[k] = ABS[ludo][s.index()][raw as usize];
+                pos.abs[k] = abs_of(ludo, s.index(), raw);
             }
         }
         if let Some(f) = setup.forced {
@@ -1203,7 +1210,7 @@ impl Position {
         let np = p + d;
         self.steps(me, p, np, ev);
         self.prog[k] = np;
-        let a = ABS[1][s][np as usize];
+        let a = abs_of(1, s, np);
         self.abs[k] = a;
         if np == CENTRE {
             if E::ENABLED {
@@ -1314,7 +1321,7 @@ impl Position {
                 // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
                 self.steps(me, p, q, ev);
                 self.prog[k] = q;
-                self.abs[k] = ABS[0][s][q as usize];
+                self.abs[k] = abs_of(0, s, q);
                 self.forced = me.piece;
                 if E::ENABLED {
                     ev.event(Event::Parked { piece: me, at: q });
@@ -1336,7 +1343,7 @@ impl Position {
             self.steps(me, p, f, ev);
         }
         self.prog[k] = f;
-        self.abs[k] = ABS[0][s][f as usize];
+        self.abs[k] = abs_of(0, s, f);
         if f == CENTRE {
             if E::ENABLED {
                 ev.event(Event::Finished { piece: me });
@@ -1378,7 +1385,7 @@ impl Position {
             return true;
         }
         let s = me.seat.index();
-        let a = ABS[0][s][x as usize];
+        let a = abs_of(0, s, x);
         let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
         if bits.stacks >> x & 1 != 0 {
             if E::ENABLED {
@@ -1414,7 +1421,7 @@ impl Position {
         }
         let to = x + 4;
         self.prog[k] = to;
-        self.abs[k] = ABS[0][me.seat.index()][to as usize];
+        self.abs[k] = abs_of(0, me.seat.index(), to);
         if E::ENABLED {
             ev.event(Event::Jump {
                 piece: me,
@@ -1457,7 +1464,7 @@ impl Position {
             return false;
         }
         self.prog[k] = FLY_TO;
-        self.abs[k] = ABS[0][s][FLY_TO as usize];
+        self.abs[k] = abs_of(0, s, FLY_TO);
         if E::ENABLED {
             ev.event(Event::Fly {
                 piece: me,
@@ -1605,7 +1612,7 @@ mod tests {
                         let bits = pos.enemy_bits(s);
                         let enemy = ENEMY[team as usize][s];
                         for p in 1..=50u8 {
-                            let occ = pos.occupants(ABS[0][s][p as usize]) & enemy;
+                            let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
                                 bits.stacks >> p & 1 != 0,
                                 pos.is_stack(occ),
