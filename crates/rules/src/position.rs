@@ -686,6 +686,9 @@ impl Position {
     /// The absolute loop square of a piece, if it stands on the shared loop.
     #[inline]
     pub fn square(&self, seat: Seat, piece: u8) -> Option<u8> {
+        if piece >= 4 {
+            return None;
+        }
         let a = *self.abs.get(seat.index() * 4 + piece as usize)?;
         (a != OFF_LOOP).then_some(a)
     }
@@ -1083,6 +1086,8 @@ impl Position {
         let s = self.turn;
         let k = s.index() * 4 + mv.piece as usize;
         self.forced = NO_PIECE;
+        // The legal-move cache belongs to the roll just used; positions compare equal by state.
+        self.legal = 0;
         let me = PieceRef {
             seat: s,
             piece: mv.piece,
@@ -1608,9 +1613,8 @@ mod tests {
                             "{pos} piece {k}"
                         );
                     }
-                    for s in 0..4 {
+                    for (s, &enemy) in ENEMY[team as usize].iter().enumerate() {
                         let bits = pos.enemy_bits(s);
-                        let enemy = ENEMY[team as usize][s];
                         for p in 1..=50u8 {
                             let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
