@@ -1174,6 +1174,28 @@ impl Position {
         }
     }
 
+    /// The events of a walk that turns back at `at` and ends on `to`.
+    #[inline(always)]
+    fn walk_with_bounce<E: EventSink>(
+        &self,
+        me: PieceRef,
+        from: u8,
+        at: u8,
+        to: u8,
+        cause: BounceCause,
+        ev: &mut E,
+    ) {
+        if E::ENABLED {
+            self.steps(me, from, at, ev);
+            ev.event(Event::Bounce {
+                piece: me,
+                at,
+                cause,
+            });
+            self.steps(me, at, to, ev);
+        }
+    }
+
     #[inline(always)]
     fn steps<E: EventSink>(&self, me: PieceRef, from: u8, to: u8, ev: &mut E) {
         if E::ENABLED {
@@ -1290,15 +1312,7 @@ impl Position {
         if end > CENTRE {
             // §3.8: "the plane goes to 56 and walks back the excess: f = 112 − p − d".
             let f = 2 * CENTRE - end;
-            if E::ENABLED {
-                self.steps(me, p, CENTRE, ev);
-                ev.event(Event::Bounce {
-                    piece: me,
-                    at: CENTRE,
-                    cause: BounceCause::Centre,
-                });
-                self.steps(me, CENTRE, f, ev);
-            }
+            self.walk_with_bounce(me, p, CENTRE, f, BounceCause::Centre, ev);
             self.prog[k] = f;
             return false;
         }
@@ -1335,26 +1349,14 @@ impl Position {
             }
             // "f = 2q − p − d", clamped at the takeoff point [DECISION].
             f = (2 * q).saturating_sub(end);
-            if E::ENABLED {
-                self.steps(me, p, q, ev);
-                ev.event(Event::Bounce {
-                    piece: me,
-                    at: q,
-                    cause: BounceCause::Stack,
-                });
-                self.steps(me, q, f, ev);
-            }
+            self.walk_with_bounce(me, p, q, f, BounceCause::Stack, ev);
         } else {
             self.steps(me, p, f, ev);
         }
+        // From p < 50 a walk never reaches the centre; it may end in the lane (no effects there)
+        // or, clamped by a bounce, on the takeoff point.
         self.prog[k] = f;
         self.abs[k] = abs_of(0, s, f);
-        if f == CENTRE {
-            if E::ENABLED {
-                ev.event(Event::Finished { piece: me });
-            }
-            return true;
-        }
         if f == 0 || f > ENTRY {
             return false;
         }
@@ -1386,6 +1388,7 @@ impl Position {
         bits: &EnemyBits,
         ev: &mut E,
     ) -> bool {
+        debug_assert!((1..=ENTRY).contains(&x), "a landing is on the loop");
         if bits.occupied >> x & 1 == 0 {
             return true;
         }
