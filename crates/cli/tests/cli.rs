@@ -1,0 +1,127 @@
+//! The `feixingqi` binary end to end: scenario, replay and bench as a user runs them.
+
+use std::{path::PathBuf, process::Command};
+
+use feixingqi_rules::{DiceStream, Game, NoEvents, RollOutcome, Rules, SeatSet, Seed};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_feixingqi"))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn scenario_prints_one_line_each_and_a_closing_count() {
+    let out = bin()
+        .arg("scenario")
+        .arg(repo().join("tests/scenarios/rules13"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 50, "{text}");
+    assert!(lines[..49].iter().all(|l| l.starts_with("ok ")));
+    assert_eq!(lines[49], "49 passed, 0 failed");
+}
+
+#[test]
+fn malformed_scenarios_fail_with_a_message_and_exit_1() {
+    let out = bin()
+        .arg("scenario")
+        .arg(repo().join("tests/scenarios-invalid"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("FAIL ")));
+    assert!(text.trim_end().ends_with("failed"));
+    assert!(text
+        .lines()
+        .last()
+        .is_some_and(|l| l.starts_with("0 passed, ")));
+}
+
+fn finished_game(seed: u64) -> Game {
+    let mut g = Game::new(
+        Rules::ludo(),
+        SeatSet::ALL,
+        DiceStream::new(Seed::from_u64(seed)),
+    )
+    .expect("valid");
+    while !g.position().is_over() {
+        let r = g.roll(&mut NoEvents).expect("roll");
+        if r.outcome == RollOutcome::Choose {
+            let mv = g.position().distinct_moves()[0];
+            g.play(mv, &mut NoEvents).expect("legal");
+        }
+    }
+    g
+}
+
+#[test]
+fn replay_validates_a_record_and_rejects_a_tampered_one() {
+    let dir = std::env::temp_dir().join(format!("feixingqi-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let game = finished_game(3);
+    let json = game.record().to_json();
+    let good = dir.join("good.json");
+    std::fs::write(&good, serde_json::to_string_pretty(&json).expect("json")).expect("write");
+    let out = bin().arg("replay").arg(&good).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(game over)"), "{text}");
+    let ranking: Vec<String> = game.position().ranking().map(|s| s.to_string()).collect();
+    assert!(
+        text.contains(&format!("ranking: [{}]", ranking.join(", "))),
+        "{text}"
+    );
+
+    // Change the first roll: the seed no longer gives it.
+    let mut bad = json.clone();
+    let first = bad["plies"][0]["roll"]
+        .as_u64()
+        .expect("first ply is a roll");
+    bad["plies"][0]["roll"] = serde_json::json!(if first == 6 { 5 } else { first + 1 });
+    let badf = dir.join("bad.json");
+    std::fs::write(&badf, bad.to_string()).expect("write");
+    let out = bin().arg("replay").arg(&badf).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("plies[0]"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_prints_its_figures() {
+    let out = bin()
+        .args(["bench", "playout", "--rules", "feixingqi", "--games", "200"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(v["games"], 200);
+    assert!(v["ns_per_roll"].as_f64().is_some_and(|x| x > 0.0));
+    assert!(v["rolls_per_game"].as_f64().is_some_and(|x| x > 50.0));
+}
+
+#[test]
+fn unknown_commands_are_errors_and_help_works() {
+    assert_eq!(
+        bin()
+            .arg("frobnicate")
+            .output()
+            .expect("runs")
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = bin().arg("help").output().expect("runs");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("feixingqi scenario"));
+}
