@@ -16,8 +16,8 @@ const EXPECTED: [(RuleSet, u64, u64); 2] = [
 ];
 const LUDO_ROLLS: u64 = 378_265;
 const LUDO_MOVES: u64 = 317_100;
-const FXQ_ROLLS: u64 = 329_285;
-const FXQ_MOVES: u64 = 271_942;
+const FXQ_ROLLS: u64 = 328_839;
+const FXQ_MOVES: u64 = 271_460;
 
 fn bench(c: &mut Criterion) {
     for (rule_set, rolls, moves) in EXPECTED {

@@ -34,6 +34,45 @@ impl FastRng {
     }
 }
 
+/// Plays a uniformly random distinct option of the pending roll (the position must be in
+/// `Phase::Move`) and returns the piece moved.
+///
+/// It draws among [`Position::candidate_pieces`] (pieces on different squares). In 飞行棋 two
+/// moves can both leave the position unchanged (bounces); a draw that duplicates a lower no-op is
+/// rejected and redrawn, which is exactly uniform over [`Position::distinct_moves`] without
+/// computing them.
+#[inline(always)]
+pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
+    let candidates = pos.candidate_pieces();
+    let n = candidates.count_ones();
+    if pos.rules().is_ludo() || n == 1 {
+        let piece = pick(candidates, n, rng);
+        pos.play_unchecked(Move { piece }, &mut NoEvents);
+        return piece;
+    }
+    let before = *pos;
+    loop {
+        let piece = pick(candidates, n, rng);
+        pos.play_unchecked(Move { piece }, &mut NoEvents);
+        if !before.is_merged_no_op(piece, pos) {
+            return piece;
+        }
+        *pos = before;
+    }
+}
+
+/// A uniformly drawn member of `set` (which has `n` members).
+#[inline(always)]
+fn pick(set: u8, n: u32, rng: &mut FastRng) -> u8 {
+    let mut m = set;
+    if n > 1 {
+        for _ in 0..rng.below(n) {
+            m &= m - 1;
+        }
+    }
+    m.trailing_zeros() as u8
+}
+
 /// Totals of a batch of playouts.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlayoutStats {
@@ -54,19 +93,7 @@ pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u
     loop {
         rolls += 1;
         if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-            let mut options = pos.distinct_pieces();
-            let n = options.count_ones();
-            if n > 1 {
-                for _ in 0..rng.below(n) {
-                    options &= options - 1;
-                }
-            }
-            pos.play_unchecked(
-                Move {
-                    piece: options.trailing_zeros() as u8,
-                },
-                &mut NoEvents,
-            );
+            play_random_option(&mut pos, rng);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 return (rolls, moves);
@@ -87,4 +114,32 @@ pub fn playouts(start: &Position, games: u64, rng: &mut FastRng) -> PlayoutStats
         st.moves += m as u64;
     }
     st
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{notation::parse_setup, Die};
+
+    #[test]
+    fn random_options_are_uniform_over_distinct_options() {
+        // Roll 4: piece 0 (L4) bounces from the centre back to L4, piece 1 (p48) bounces off the
+        // yellow stack on p50 back to p48: both leave the position unchanged, one option. Piece 2
+        // is the other option. So pieces 0 and 2 each half the time, piece 1 never.
+        let setup = parse_setup("feixingqi turn=0 0:54,48,10,H 1:37,37,H,H").expect("notation");
+        let mut start = Position::from_setup(&setup).expect("valid");
+        start.roll(Die::ALL[3], &mut NoEvents).expect("roll");
+        let distinct: Vec<u8> = start.distinct_moves().iter().map(|m| m.piece).collect();
+        assert_eq!(distinct, vec![0, 2]);
+        let mut rng = FastRng(5);
+        let mut counts = [0u32; 4];
+        for _ in 0..40_000 {
+            let mut pos = start;
+            counts[play_random_option(&mut pos, &mut rng) as usize] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        assert_eq!(counts[3], 0);
+        // 40,000 fair coin flips: 5 standard deviations is 500.
+        assert!((counts[0] as i64 - 20_000).abs() < 500, "{counts:?}");
+    }
 }

@@ -828,15 +828,52 @@ impl Position {
     /// can bring a plane back to its own square: all such moves give the same position).
     #[inline(always)]
     pub(crate) fn distinct_mask(&self) -> u8 {
-        let legal = self.legal;
-        if legal & legal.wrapping_sub(1) == 0 {
-            return legal;
-        }
-        let m = legal & !dup_mask4(self.seat_word(self.turn));
+        let m = self.candidate_pieces();
         if m & m.wrapping_sub(1) == 0 || self.rules.is_ludo() {
             return m;
         }
         self.merge_no_ops(m)
+    }
+
+    /// The legal pieces of the pending roll minus those standing with a lower-index legal piece:
+    /// [`Position::distinct_pieces`] before moves that leave the position unchanged are merged.
+    /// The two differ only in 飞行棋, when two or more planes would bounce back to their own
+    /// squares; a sampler can draw from this set and reject a draw that [`Position::is_merged_no_op`]
+    /// reports, which is exactly uniform over the distinct options.
+    #[inline(always)]
+    pub fn candidate_pieces(&self) -> u8 {
+        let legal = match self.phase {
+            Phase::Move(_) => self.legal,
+            _ => 0,
+        };
+        if legal & legal.wrapping_sub(1) == 0 {
+            return legal;
+        }
+        legal & !dup_mask4(self.seat_word(self.turn))
+    }
+
+    /// Whether moving `piece` (one of [`Position::candidate_pieces`]) changes nothing and a
+    /// lower-index candidate's move changes nothing too, so that it is not a distinct option of
+    /// its own. `after` is this position after moving `piece`.
+    #[inline(always)]
+    pub fn is_merged_no_op(&self, piece: u8, after: &Position) -> bool {
+        if after.prog != self.prog {
+            return false;
+        }
+        self.lower_no_op(piece)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lower_no_op(&self, piece: u8) -> bool {
+        let lower = self.candidate_pieces() & ((1u8 << piece) - 1);
+        (0..piece).any(|j| {
+            lower & (1 << j) != 0 && {
+                let mut a = *self;
+                a.play_unchecked(Move { piece: j }, &mut NoEvents);
+                a.prog == self.prog
+            }
+        })
     }
 
     /// Merges the moves of `m` that change nothing (RULES.md §6.2 step 5: "two actions are the same
