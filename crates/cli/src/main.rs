@@ -1,5 +1,7 @@
-//! `feixingqi`: the one binary of the project — scenarios, replays and benchmarks
-//! (the server, the arena and verification join it later).
+//! `feixingqi`: the one binary of the project — scenarios, replays, benchmarks and the bot
+//! arena (the server and verification join it later).
+
+mod arena;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -20,6 +22,13 @@ USAGE:
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
         prints ns per roll, games/s and rolls per game.
+    feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
+                    [--players 2|3|4] [--seed S] [--team] [--threads T]
+        Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
+        (first to finish) with 95% CI, mean game length and ms per decision per bot. Bots:
+        random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
+    feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
+        The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi help
         This text.
 ";
@@ -44,6 +53,8 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("scenario") => scenario(&args[1..]),
         Some("replay") => replay(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("arena") => arena::arena(&args[1..]),
+        Some("hint") => arena::hint(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }

@@ -1,0 +1,148 @@
+//! Post-game analysis: every decision graded by the win probability it lost against the hint's
+//! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points).
+
+use feixingqi_rules::{BySeat, Move, NoEvents, Ply, Position, Seat};
+
+use crate::hint::Advisor;
+
+/// The grade of one decision.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Grade {
+    /// Within 2 points of the best option.
+    Good,
+    /// 2 to 4 points lost (欠佳).
+    Doubtful,
+    /// 4 to 8 points lost (失误).
+    Bad,
+    /// 8 or more points lost (大错).
+    Blunder,
+}
+
+impl Grade {
+    /// The grade of a loss in percentage points of win probability.
+    pub fn of_loss(pp: f32) -> Grade {
+        if pp >= 8.0 {
+            Grade::Blunder
+        } else if pp >= 4.0 {
+            Grade::Bad
+        } else if pp >= 2.0 {
+            Grade::Doubtful
+        } else {
+            Grade::Good
+        }
+    }
+}
+
+/// One graded decision.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Index of the move ply in the game's plies.
+    pub ply: usize,
+    /// Who decided.
+    pub seat: Seat,
+    /// What was played.
+    pub played: Move,
+    /// What the hint ranks first.
+    pub best: Move,
+    /// Percentage points of win probability lost (≥ 0).
+    pub loss: f32,
+    /// Its grade.
+    pub grade: Grade,
+}
+
+/// A seat's summary.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SeatSummary {
+    /// Decisions with at least two distinct options.
+    pub decisions: u32,
+    /// Total points lost.
+    pub lost: f32,
+    /// Counts of doubtful, bad and blunder decisions.
+    pub doubtful: u32,
+    /// Bad decisions.
+    pub bad: u32,
+    /// Blunders.
+    pub blunders: u32,
+}
+
+impl SeatSummary {
+    /// Mean points lost per decision (0 without decisions).
+    pub fn error_rate(&self) -> f32 {
+        if self.decisions == 0 {
+            0.0
+        } else {
+            self.lost / self.decisions as f32
+        }
+    }
+}
+
+/// The analysis of a game.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Analysis {
+    /// Every decision that had a choice, in order.
+    pub decisions: Vec<Decision>,
+    /// Per-seat summaries.
+    pub seats: BySeat<SeatSummary>,
+}
+
+/// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves.
+/// `None` when the position had fewer than two distinct options or `played` is not legal.
+pub fn grade(advisor: &Advisor, pos: &Position, played: Move) -> Option<(Move, f32)> {
+    if pos.distinct_moves().len() < 2 || !pos.is_legal(played) {
+        return None;
+    }
+    // Pieces standing together are interchangeable: map the played piece to its representative.
+    let mut after = *pos;
+    after.play_unchecked(played, &mut NoEvents);
+    let canon = after.canonical();
+    let ranked = advisor.hint(pos);
+    let best = ranked.first()?;
+    let mine = ranked.iter().find(|o| {
+        let mut a = *pos;
+        a.play_unchecked(o.mv, &mut NoEvents);
+        a.canonical() == canon
+    })?;
+    Some((best.mv, mine.gap))
+}
+
+/// Replays `plies` from `start` and grades every decision with a choice.
+pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply]) -> Analysis {
+    let mut pos = *start;
+    let mut out = Analysis::default();
+    for (i, ply) in plies.iter().enumerate() {
+        match *ply {
+            Ply::Roll(d) => {
+                if pos.roll(d, &mut NoEvents).is_err() {
+                    break;
+                }
+            }
+            Ply::Move(mv) => {
+                if let Some((best, loss)) = grade(advisor, &pos, mv) {
+                    let seat = pos.turn();
+                    let g = Grade::of_loss(loss);
+                    let s = &mut out.seats[seat];
+                    s.decisions += 1;
+                    s.lost += loss;
+                    match g {
+                        Grade::Good => {}
+                        Grade::Doubtful => s.doubtful += 1,
+                        Grade::Bad => s.bad += 1,
+                        Grade::Blunder => s.blunders += 1,
+                    }
+                    out.decisions.push(Decision {
+                        ply: i,
+                        seat,
+                        played: mv,
+                        best,
+                        loss,
+                        grade: g,
+                    });
+                }
+                if pos.play(mv, &mut NoEvents).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}

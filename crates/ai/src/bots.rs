@@ -1,0 +1,314 @@
+//! The computer players: [`Bot`] and its implementations, the play styles and the user levels.
+
+use core::fmt;
+
+use feixingqi_rules::{playout::FastRng, Move, Position};
+
+use crate::{
+    eval::{Evaluator, Weights},
+    search::Search,
+};
+
+/// A computer player. It sees exactly what a player at the table sees: the position (pieces,
+/// whose turn, the current roll in [`feixingqi_rules::Phase::Move`]) — never the dice stream or
+/// the seed, which live in a `Game` that bots are never given.
+///
+/// Every bot is deterministic given its own seed: the same sequence of positions gives the same
+/// choices.
+pub trait Bot {
+    /// Chooses one of `pos.distinct_moves()`. `pos` must be in
+    /// [`feixingqi_rules::Phase::Move`]; in any other phase the answer is meaningless (piece 0).
+    fn choose(&mut self, pos: &Position) -> Move;
+
+    /// A short name for tables and logs.
+    fn name(&self) -> String;
+}
+
+fn first_option(pos: &Position) -> Move {
+    pos.distinct_moves()
+        .first()
+        .copied()
+        .unwrap_or(Move { piece: 0 })
+}
+
+/// Uniform among the distinct options.
+#[derive(Clone, Debug)]
+pub struct RandomBot {
+    rng: FastRng,
+}
+
+impl RandomBot {
+    /// A random player with this seed.
+    pub fn new(seed: u64) -> RandomBot {
+        RandomBot {
+            rng: FastRng(seed ^ 0x5eed_0000_0000_0001),
+        }
+    }
+}
+
+impl Bot for RandomBot {
+    fn choose(&mut self, pos: &Position) -> Move {
+        let opts = pos.distinct_moves();
+        match opts.len() {
+            0 => Move { piece: 0 },
+            1 => opts[0],
+            n => opts[self.rng.below(n as u32) as usize],
+        }
+    }
+
+    fn name(&self) -> String {
+        "random".into()
+    }
+}
+
+/// The heuristic play styles (1-ply: apply each option, evaluate with the style's weights).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// Captures first, fears little.
+    Aggressive,
+    /// Safety first: safe squares, stacks, away from danger.
+    Defensive,
+    /// The race only.
+    Fast,
+    /// The tuned all-round evaluator.
+    Balanced,
+}
+
+impl Style {
+    /// Every style.
+    pub const ALL: [Style; 4] = [
+        Style::Aggressive,
+        Style::Defensive,
+        Style::Fast,
+        Style::Balanced,
+    ];
+
+    /// The evaluator of the style.
+    pub const fn evaluator(self) -> Evaluator {
+        match self {
+            Style::Aggressive => Evaluator::new(Weights::AGGRESSIVE),
+            Style::Defensive => Evaluator::new(Weights::DEFENSIVE),
+            Style::Fast => Evaluator::new(Weights::FAST),
+            Style::Balanced => Evaluator::BALANCED,
+        }
+    }
+
+    /// The style's name (`aggressive`, `defensive`, `fast`, `balanced`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Style::Aggressive => "aggressive",
+            Style::Defensive => "defensive",
+            Style::Fast => "fast",
+            Style::Balanced => "balanced",
+        }
+    }
+}
+
+/// A search player: [`Search`] of some depth over an evaluator (depth 0 = the 1-ply heuristic).
+#[derive(Clone, Debug)]
+pub struct SearchBot {
+    search: Search,
+    name: String,
+}
+
+impl SearchBot {
+    /// A 1-ply heuristic player of this style.
+    pub fn heuristic(style: Style) -> SearchBot {
+        SearchBot {
+            search: Search::new(style.evaluator(), 0),
+            name: style.name().into(),
+        }
+    }
+
+    /// A player of any search.
+    pub fn new(search: Search, name: impl Into<String>) -> SearchBot {
+        SearchBot {
+            search,
+            name: name.into(),
+        }
+    }
+
+    /// Its search.
+    pub fn search(&self) -> &Search {
+        &self.search
+    }
+}
+
+impl Bot for SearchBot {
+    fn choose(&mut self, pos: &Position) -> Move {
+        self.search.best(pos).unwrap_or_else(|| first_option(pos))
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// Plays a random option with probability `random`, otherwise the inner bot's choice.
+#[derive(Clone, Debug)]
+pub struct Mixed<B> {
+    inner: B,
+    random: f32,
+    rng: FastRng,
+    name: String,
+}
+
+impl<B: Bot> Mixed<B> {
+    /// `inner`, replaced by a uniform choice with probability `random` (0..=1).
+    pub fn new(inner: B, random: f32, seed: u64, name: impl Into<String>) -> Mixed<B> {
+        Mixed {
+            inner,
+            random,
+            rng: FastRng(seed ^ 0x0123_4567_89ab_cdef),
+            name: name.into(),
+        }
+    }
+}
+
+impl<B: Bot> Bot for Mixed<B> {
+    fn choose(&mut self, pos: &Position) -> Move {
+        let opts = pos.distinct_moves();
+        if opts.len() <= 1 {
+            return first_option(pos);
+        }
+        // Draw every time so that the stream does not depend on the inner bot.
+        let r = (self.rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        let pick = self.rng.below(opts.len() as u32) as usize;
+        if r < self.random {
+            opts[pick]
+        } else {
+            self.inner.choose(pos)
+        }
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// The user-facing difficulty levels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// 入门: half random, half the race-only heuristic.
+    Easy,
+    /// 普通: the race-only heuristic.
+    Normal,
+    /// 困难: the tuned 1-ply heuristic.
+    Hard,
+    /// 大师: expectimax over the next roll with the tuned evaluator (the hint's engine).
+    Master,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 4] = [Level::Easy, Level::Normal, Level::Hard, Level::Master];
+
+    /// `easy`, `normal`, `hard`, `master`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Normal => "normal",
+            Level::Hard => "hard",
+            Level::Master => "master",
+        }
+    }
+
+    /// 入门, 普通, 困难, 大师.
+    pub const fn zh(self) -> &'static str {
+        match self {
+            Level::Easy => "入门",
+            Level::Normal => "普通",
+            Level::Hard => "困难",
+            Level::Master => "大师",
+        }
+    }
+
+    /// The player of this level, seeded.
+    pub fn bot(self, seed: u64) -> Box<dyn Bot + Send> {
+        match self {
+            Level::Easy => Box::new(Mixed::new(
+                SearchBot::heuristic(Style::Fast),
+                0.5,
+                seed,
+                "easy",
+            )),
+            Level::Normal => Box::new(SearchBot::new(
+                SearchBot::heuristic(Style::Fast).search,
+                "normal",
+            )),
+            Level::Hard => Box::new(SearchBot::new(
+                SearchBot::heuristic(Style::Balanced).search,
+                "hard",
+            )),
+            Level::Master => Box::new(SearchBot::new(MASTER, "master")),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The Master search: [`Evaluator::MASTER`] with one chance layer (deeper layers measured no
+/// stronger; see the crate documentation).
+pub const MASTER: Search = Search::new(Evaluator::MASTER, 1);
+
+/// A bot by name: `random`, a level (`easy`, `normal`, `hard`, `master`), a style
+/// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
+/// layers) or `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth]]` (custom [`Weights`]).
+pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
+    if name == "random" {
+        return Some(Box::new(RandomBot::new(seed)));
+    }
+    if let Some(l) = Level::ALL.into_iter().find(|l| l.name() == name) {
+        return Some(l.bot(seed));
+    }
+    if let Some(s) = Style::ALL.into_iter().find(|s| s.name() == name) {
+        return Some(Box::new(SearchBot::heuristic(s)));
+    }
+    if let Some(spec) = name.strip_prefix("w:") {
+        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth]]`: custom weights for tuning.
+        let v: Vec<f32> = spec
+            .split('/')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        if v.len() < 7 {
+            return None;
+        }
+        let w = Weights {
+            hangar: v[0],
+            risk: v[1],
+            stack_risk: v[2],
+            lane: v[3],
+            tempo: v[4],
+            temp: v[5],
+            shelter: v[6],
+            idle: v.get(7).copied().unwrap_or(0.0),
+        };
+        let depth = v.get(8).map_or(0, |&d| d as u8).min(3);
+        return Some(Box::new(SearchBot::new(
+            Search::new(Evaluator::new(w), depth),
+            name,
+        )));
+    }
+    let depth: u8 = name.strip_prefix("expectimax-")?.parse().ok()?;
+    (depth <= 3).then(|| {
+        Box::new(SearchBot::new(Search::new(Evaluator::MASTER, depth), name)) as Box<dyn Bot + Send>
+    })
+}
+
+/// Every name [`bot_by_name`] accepts (without the `expectimax-N` family).
+pub const BOT_NAMES: [&str; 9] = [
+    "random",
+    "easy",
+    "normal",
+    "hard",
+    "master",
+    "aggressive",
+    "defensive",
+    "fast",
+    "balanced",
+];

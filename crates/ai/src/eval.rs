@@ -1,0 +1,531 @@
+//! The static evaluator: one value per seat, turned into a win-probability-like share.
+//!
+//! Each seat gets a *distance* `D` in squares: what its pieces still have to walk (a hangar piece
+//! costs the whole route plus [`Weights::hangar`]), plus the expected loss of every exposed piece
+//! (its progress plus the hangar cost, times the chance that an enemy hits it next turn), minus a
+//! small tempo bonus for the seat to move. The shares are a softmax of `−D / T` over the seats still
+//! competing, with a temperature that shrinks as the race gets shorter (`T = temp·√(mean D + 4)`), so a
+//! lead of ten squares matters more near the end than at the start. In team play (RULES.md §9)
+//! partners share one value: the team's distance is the larger of the two (the team finishes when
+//! its slower partner does) plus a quarter of the smaller.
+//!
+//! The danger model reads only the position: for every enemy piece on the loop (or on its 飞行棋
+//! takeoff point) and every die, the squares that move would land on — walk, then 飞行棋 jump
+//! (§3.6) and fly (§3.7, including the crossing of the opposite lane's L3) — and, for a 6, the
+//! landings of the bonus roll after it (weight 1/36). Blocking by stacks is ignored.
+
+use feixingqi_rules::{
+    geometry::{
+        fxq_abs, ludo_abs, ludo_safe, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP,
+    },
+    BySeat, Position, Progress, Seat, SeatSet,
+};
+
+/// Weight of the leading partner's distance in a team's distance.
+const TEAM_MIN: f32 = 0.25;
+
+/// Pseudo-square in the threat tables: "the fly line crosses L3 of the opposite seat".
+const CROSSING: u8 = 52;
+
+/// Tunable weights of [`Evaluator`]; the presets are the play styles.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// Extra squares a hangar / yard piece costs on top of the route (the wait for a takeoff roll).
+    pub hangar: f32,
+    /// Multiplier of the expected loss of exposed pieces (0 ignores danger).
+    pub risk: f32,
+    /// 飞行棋: danger multiplier for pieces in an own stack (hitting a stack costs the attacker too).
+    pub stack_risk: f32,
+    /// Extra squares a piece in the home lane costs (exact finish needed).
+    pub lane: f32,
+    /// Squares of bonus for the seat whose turn it is.
+    pub tempo: f32,
+    /// Softmax temperature factor: `T = temp · √(mean distance)`.
+    pub temp: f32,
+    /// Extra squares when a seat has pieces left but none in play (every roll but a takeoff roll
+    /// is wasted).
+    pub idle: f32,
+    /// Bonus (in squares) per piece on a square no enemy can capture it on (Ludo safe square or
+    /// stack) or in an own 飞行棋 stack (negative: a penalty).
+    pub shelter: f32,
+}
+
+impl Weights {
+    /// The tuned all-round weights for Ludo (Hard and Master; tuned by arena against Hard).
+    pub const BALANCED: Weights = Weights {
+        hangar: 10.0,
+        risk: 0.4,
+        stack_risk: 0.3,
+        lane: 1.0,
+        tempo: 3.0,
+        temp: 1.6,
+        shelter: 0.5,
+        idle: 0.0,
+    };
+    /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
+    /// shelter here — one landing sends a whole stack home).
+    pub const BALANCED_FXQ: Weights = Weights {
+        hangar: 20.0,
+        risk: 1.0,
+        stack_risk: 1.0,
+        lane: 1.0,
+        tempo: 3.0,
+        temp: 1.6,
+        shelter: -2.0,
+        idle: 0.0,
+    };
+    /// The Master's Ludo weights: [`Weights::BALANCED`] (re-tuning under search found no better).
+    pub const MASTER: Weights = Weights::BALANCED;
+    /// The Master's 飞行棋 weights (re-tuned under the Master's search against Hard).
+    pub const MASTER_FXQ: Weights = Weights {
+        hangar: 30.0,
+        risk: 0.8,
+        stack_risk: 0.8,
+        lane: 0.0,
+        tempo: 4.0,
+        temp: 1.6,
+        shelter: -2.0,
+        idle: 0.0,
+    };
+    /// Captures at any cost: little fear of danger, enemy pieces in play count double.
+    pub const AGGRESSIVE: Weights = Weights {
+        hangar: 20.0,
+        risk: 0.4,
+        stack_risk: 0.2,
+        lane: 1.0,
+        tempo: 3.0,
+        temp: 1.6,
+        shelter: 0.0,
+        idle: 0.0,
+    };
+    /// Safety first: danger weighs double, safe squares and stacks are sought.
+    pub const DEFENSIVE: Weights = Weights {
+        hangar: 10.0,
+        risk: 2.2,
+        stack_risk: 0.5,
+        lane: 0.5,
+        tempo: 3.0,
+        temp: 1.6,
+        shelter: 3.0,
+        idle: 0.0,
+    };
+    /// The race only: progress and getting pieces out, no danger (the Normal level).
+    pub const FAST: Weights = Weights {
+        hangar: 10.0,
+        risk: 0.0,
+        stack_risk: 0.0,
+        lane: 0.0,
+        tempo: 0.0,
+        temp: 1.6,
+        shelter: 0.0,
+        idle: 0.0,
+    };
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights::BALANCED
+    }
+}
+
+/// One value per seat (a share of the win probability; the shares of the competing seats sum to 1).
+pub type Shares = BySeat<f32>;
+
+/// One reach entry: up to four loop squares hit (or [`OFF_LOOP`]) and the final progress (or
+/// `0xFF` when the move leaves the loop).
+type Reach = [u8; 5];
+
+/// `REACH[ludo][seat][q][die-1]`: where a piece at progress `q ≤ 50` hits and ends with that die.
+static REACH: [[[[Reach; 6]; 51]; 4]; 2] = [build_reach(false), build_reach(true)];
+
+const fn build_reach(ludo: bool) -> [[[Reach; 6]; 51]; 4] {
+    let mut t = [[[[OFF_LOOP; 5]; 6]; 51]; 4];
+    let mut s = 0;
+    while s < 4 {
+        let mut q = 0;
+        while q <= 50 {
+            let mut k = 1;
+            while k <= 6 {
+                t[s][q][k - 1] = reach_one(ludo, s as u8, q as u8, k as u8);
+                k += 1;
+            }
+            q += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+const fn reach_one(ludo: bool, s: u8, q: u8, k: u8) -> Reach {
+    let f = q + k;
+    let mut r = [OFF_LOOP; 5];
+    if f > ENTRY {
+        return r;
+    }
+    if ludo {
+        r[0] = ludo_abs(s, f);
+        r[4] = f;
+        return r;
+    }
+    r[0] = fxq_abs(s, f);
+    r[4] = f;
+    if f % 4 == 2 && f != ENTRY {
+        if f == FLY_FROM {
+            // Walk onto p18: fly over the opposite L3 to p30, then jump to p34 (§3.7).
+            r[1] = CROSSING;
+            r[2] = fxq_abs(s, FLY_TO);
+            r[3] = fxq_abs(s, FLY_TO + 4);
+            r[4] = FLY_TO + 4;
+        } else {
+            let j = f + 4;
+            r[1] = fxq_abs(s, j);
+            r[4] = j;
+            if j == FLY_FROM {
+                // A jump onto p18 flies and stops on p30.
+                r[2] = CROSSING;
+                r[3] = fxq_abs(s, FLY_TO);
+                r[4] = FLY_TO;
+            }
+        }
+    }
+    r
+}
+
+/// 飞行棋 remaining distance of a lone plane at progress `p` in "equivalent squares": the expected
+/// number of its own rolls to reach the centre (jumps, the fly and the bounce at the centre
+/// included, blocks ignored), scaled so that the takeoff point is 56. A square just before a jump
+/// or the fly is worth more than its raw progress says.
+static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> = std::sync::LazyLock::new(|| {
+    let next = |p: u8, d: u8| -> usize {
+        let f = p + d;
+        let f = if f > CENTRE { 2 * CENTRE - f } else { f };
+        let f = if f <= ENTRY && f % 4 == 2 && f != ENTRY {
+            if f == FLY_FROM {
+                FLY_TO + 4
+            } else if f + 4 == FLY_FROM {
+                FLY_TO
+            } else {
+                f + 4
+            }
+        } else {
+            f
+        };
+        f as usize
+    };
+    let mut t = [0f32; 57];
+    for _ in 0..400 {
+        let mut u = [0f32; 57];
+        for p in 0..CENTRE {
+            u[p as usize] = 1.0 + (1..=6).map(|d| t[next(p, d)]).sum::<f32>() / 6.0;
+        }
+        t = u;
+    }
+    let scale = CENTRE as f32 / t[0];
+    t.map(|x| x * scale)
+});
+
+/// Marks the squares each die of `row` hits with that die's bit.
+fn mark(dst: &mut [u8; 53], row: &[Reach; 6]) {
+    for (k, r) in row.iter().enumerate() {
+        for &h in &r[..4] {
+            if h != OFF_LOOP {
+                dst[h as usize] |= 1 << k;
+            }
+        }
+    }
+}
+
+/// The evaluator of positions: see the module documentation. It holds one set of weights per
+/// rule set, because the games reward danger differently.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Evaluator {
+    /// Weights for Ludo.
+    pub ludo: Weights,
+    /// Weights for 飞行棋.
+    pub feixingqi: Weights,
+}
+
+impl Default for Evaluator {
+    fn default() -> Self {
+        Evaluator::BALANCED
+    }
+}
+
+/// Per enemy seat: dice bitmask that hit each square (53 entries: 52 loop squares + crossing).
+struct Threats {
+    one: [[u8; 53]; 4],
+    two: [[u8; 53]; 4],
+}
+
+impl Evaluator {
+    /// The tuned 1-ply evaluator of Hard (and the `balanced` style).
+    pub const BALANCED: Evaluator = Evaluator::per_rules(Weights::BALANCED, Weights::BALANCED_FXQ);
+
+    /// The Master's leaf evaluator: [`Evaluator::BALANCED`] re-tuned under the Master's
+    /// one-layer search against three Hard players (coordinate descent, 8,000 duplicate-dice
+    /// games per step).
+    pub const MASTER: Evaluator = Evaluator::per_rules(Weights::MASTER, Weights::MASTER_FXQ);
+
+    /// An evaluator with these weights for both rule sets.
+    pub const fn new(weights: Weights) -> Evaluator {
+        Evaluator {
+            ludo: weights,
+            feixingqi: weights,
+        }
+    }
+
+    /// An evaluator with weights per rule set.
+    pub const fn per_rules(ludo: Weights, feixingqi: Weights) -> Evaluator {
+        Evaluator { ludo, feixingqi }
+    }
+
+    /// The weights used for this position's rule set.
+    #[inline]
+    pub fn weights(&self, pos: &Position) -> &Weights {
+        if pos.rules().is_ludo() {
+            &self.ludo
+        } else {
+            &self.feixingqi
+        }
+    }
+
+    fn threats(pos: &Position) -> Threats {
+        let ludo = pos.rules().is_ludo() as usize;
+        let mut t = Threats {
+            one: [[0; 53]; 4],
+            two: [[0; 53]; 4],
+        };
+        let n = pos.rules().options.pieces;
+        for e in pos.seats().minus(pos.finished_seats()).iter() {
+            let ei = e.index();
+            let mut hangar = false;
+            for i in 0..n {
+                let q = match pos.piece(e, i) {
+                    Some(Progress::At(q)) if q <= ENTRY => q,
+                    Some(Progress::Hangar) => {
+                        hangar = true;
+                        continue;
+                    }
+                    _ => continue,
+                };
+                // A Ludo piece on p0 is on its start square; 飞行棋 p0 is the takeoff point.
+                let row = &REACH[ludo][ei][q as usize];
+                mark(&mut t.one[ei], row);
+                let six = row[5][4];
+                if six <= ENTRY {
+                    mark(&mut t.two[ei], &REACH[ludo][ei][six as usize]);
+                }
+            }
+            // A 6 takes a hangar piece off to p0, and the bonus roll walks on from there.
+            if hangar {
+                mark(&mut t.two[ei], &REACH[ludo][ei][0]);
+            }
+        }
+        t
+    }
+
+    /// The distance `D` of every seat (smaller is better; 0 for seats not in play).
+    pub fn distances(&self, pos: &Position) -> [f32; 4] {
+        let w = self.weights(pos);
+        let rules = pos.rules();
+        let ludo = rules.is_ludo();
+        let n = rules.options.pieces;
+        let th = Evaluator::threats(pos);
+        let mut d = [0f32; 4];
+        for s in pos.seats().iter() {
+            let si = s.index();
+            let mut total = 0f32;
+            let mut active = false;
+            let mut waiting = false;
+            for i in 0..n {
+                let p = match pos.piece(s, i) {
+                    Some(Progress::Hangar) => {
+                        total += CENTRE as f32 + w.hangar;
+                        waiting = true;
+                        continue;
+                    }
+                    Some(Progress::At(p)) => p,
+                    None => continue,
+                };
+                if p == CENTRE {
+                    continue;
+                }
+                active = true;
+                total += if ludo {
+                    (CENTRE - p) as f32
+                } else {
+                    FXQ_REMAINING[p as usize]
+                };
+                if p > ENTRY {
+                    total += w.lane;
+                }
+                match exposure(pos, &th, s, i, p) {
+                    Exposure::Out => {}
+                    Exposure::Sheltered => total -= w.shelter,
+                    Exposure::Exposed { stacked, risk } => {
+                        let mult = if stacked {
+                            total -= w.shelter;
+                            w.stack_risk
+                        } else {
+                            1.0
+                        };
+                        total += w.risk * mult * risk * (p as f32 + w.hangar);
+                    }
+                }
+            }
+            if waiting && !active {
+                total += w.idle;
+            }
+            if s == pos.turn() && !pos.is_over() {
+                total -= w.tempo;
+            }
+            d[si] = total.max(0.0);
+        }
+        d
+    }
+
+    /// The win shares of every seat for the place `place` of the ranking (0 = the winner): a seat
+    /// already ranked at that place takes it; otherwise a softmax of the distances over the
+    /// unranked seats. In team play (`place` 0) both partners get their team's share, and only
+    /// the end of the game decides. Seats out of the race get 0.
+    pub fn shares(&self, pos: &Position, place: usize) -> Shares {
+        let mut out = [0f32; 4];
+        let rules = pos.rules();
+        let team = rules.options.team;
+        // In team play a team wins when both partners have finished: only game over decides.
+        let decided = if team {
+            pos.is_over().then(|| pos.ranking().next()).flatten()
+        } else {
+            pos.ranking().nth(place)
+        };
+        if let Some(winner) = decided {
+            out[winner.index()] = 1.0;
+            if team {
+                out[winner.opposite().index()] = 1.0;
+            }
+            return BySeat(out);
+        }
+        let d = self.distances(pos);
+        let racing: SeatSet = if team {
+            pos.seats()
+        } else {
+            pos.seats().minus(pos.finished_seats())
+        };
+        // Team distance: the partner further behind decides (each moves only its own pieces and a
+        // finished partner is skipped), plus a little of the other.
+        let mut dist = [0f32; 4];
+        let mut mean = 0f32;
+        let mut count = 0f32;
+        for s in racing.iter() {
+            let v = if team {
+                let (a, b) = (d[s.index()], d[s.opposite().index()]);
+                a.max(b) + TEAM_MIN * a.min(b)
+            } else {
+                d[s.index()]
+            };
+            dist[s.index()] = v;
+            mean += v;
+            count += 1.0;
+        }
+        if count == 0.0 {
+            return BySeat(out);
+        }
+        mean /= count;
+        let temp = self.weights(pos).temp * (mean + 4.0).sqrt();
+        let lo = racing
+            .iter()
+            .map(|s| dist[s.index()])
+            .fold(f32::MAX, f32::min);
+        let mut sum = 0f32;
+        for s in racing.iter() {
+            let e = (-(dist[s.index()] - lo) / temp).exp();
+            out[s.index()] = e;
+            // In team play each team is counted once (seats 0 and 1 stand for their teams).
+            if !team || s.index() < 2 {
+                sum += e;
+            }
+        }
+        for v in &mut out {
+            *v /= sum;
+        }
+        BySeat(out)
+    }
+
+    /// The share of one seat (see [`Evaluator::shares`]).
+    pub fn share(&self, pos: &Position, seat: Seat, place: usize) -> f32 {
+        self.shares(pos, place)[seat]
+    }
+}
+
+/// How a piece on the board stands against capture.
+enum Exposure {
+    /// Off the loop and out of reach (takeoff point, lane, centre).
+    Out,
+    /// On a square where it cannot be captured (Ludo safe square or own stack).
+    Sheltered,
+    /// Capturable: the chance an enemy hits it before its next turn; `stacked` for a 飞行棋 stack.
+    Exposed {
+        /// Part of an own 飞行棋 stack (a hit costs the attacker its plane too).
+        stacked: bool,
+        /// Chance of a hit, 0..=1.
+        risk: f32,
+    },
+}
+
+/// The exposure of piece `i` of seat `s`, standing at progress `p < 56`.
+fn exposure(pos: &Position, th: &Threats, s: Seat, i: u8, p: u8) -> Exposure {
+    let ludo = pos.rules().is_ludo();
+    let team = pos.rules().options.team;
+    let (sq, only) = if let Some(a) = pos.square(s, i) {
+        (a, None)
+    } else if !ludo && p == LANE_CROSSED && !team {
+        (CROSSING, Some(s.opposite()))
+    } else {
+        return Exposure::Out;
+    };
+    let mut stacked = false;
+    if sq != CROSSING {
+        let own = pos
+            .pieces_on(sq)
+            .filter(|r| r.seat == s || (team && r.seat == s.opposite()))
+            .count();
+        if ludo && (ludo_safe(sq) || own >= 2) {
+            return Exposure::Sheltered;
+        }
+        stacked = own >= 2;
+    } else if pos
+        .pieces(s)
+        .filter(|x| *x == Progress::At(LANE_CROSSED))
+        .count()
+        >= 2
+    {
+        // Two planes on L3 block the fly instead of being captured (§3.7).
+        return Exposure::Out;
+    }
+    let mut survive = 1.0f32;
+    for e in pos.seats().minus(pos.finished_seats()).iter() {
+        if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
+            continue;
+        }
+        let one = th.one[e.index()][sq as usize].count_ones() as f32;
+        let two = th.two[e.index()][sq as usize].count_ones() as f32;
+        survive *= 1.0 - (one / 6.0 + two / 36.0).min(1.0);
+    }
+    Exposure::Exposed {
+        stacked,
+        risk: 1.0 - survive,
+    }
+}
+
+/// The chance (0..=1) that an enemy hits piece `piece` of `seat` before its next turn, as the
+/// evaluator sees it (0 for pieces that cannot be captured where they stand).
+pub fn danger(pos: &Position, seat: Seat, piece: u8) -> f32 {
+    let p = match pos.piece(seat, piece) {
+        Some(Progress::At(p)) if p < CENTRE => p,
+        _ => return 0.0,
+    };
+    match exposure(pos, &Evaluator::threats(pos), seat, piece, p) {
+        Exposure::Exposed { risk, .. } => risk,
+        _ => 0.0,
+    }
+}

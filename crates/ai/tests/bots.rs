@@ -1,0 +1,251 @@
+//! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
+
+use feixingqi_ai::{
+    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, Style, BOT_NAMES,
+};
+use feixingqi_rules::{
+    playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
+    Seat, SeatSet, Setup,
+};
+
+/// The winner, the decisions (position, chosen move), the start and the plies of a game.
+type Played = (Option<Seat>, Vec<(Position, Move)>, Position, Vec<Ply>);
+
+/// Plays one game to the first finisher with one bot per seat; returns the winner, the
+/// decisions (position, chosen move) and the plies.
+fn play(rules: Rules, seats: SeatSet, bots: &mut [Box<dyn Bot + Send>], dice_seed: u64) -> Played {
+    let start = Position::new(rules, seats).expect("start");
+    let mut pos = start;
+    let mut rng = FastRng(dice_seed);
+    let mut decisions = Vec::new();
+    let mut plies = Vec::new();
+    let order: Vec<Seat> = seats.iter().collect();
+    for _ in 0..20_000 {
+        if pos.is_over() || pos.ranking().next().is_some() {
+            break;
+        }
+        let d = rng.die();
+        plies.push(Ply::Roll(d));
+        if let Rolled::Move = pos.roll_unchecked(d, &mut NoEvents) {
+            let i = order.iter().position(|&s| s == pos.turn()).expect("seat");
+            let mv = bots[i].choose(&pos);
+            assert!(pos.is_legal(mv), "{} chose an illegal move", bots[i].name());
+            assert!(
+                pos.distinct_moves().contains(&mv),
+                "{} chose a non-distinct representative",
+                bots[i].name()
+            );
+            decisions.push((pos, mv));
+            plies.push(Ply::Move(mv));
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+    }
+    let winner = pos.ranking().next();
+    (winner, decisions, start, plies)
+}
+
+fn rule_sets() -> Vec<Rules> {
+    let mut team = Rules::feixingqi();
+    team.options.team = true;
+    let mut opts = Rules::feixingqi();
+    opts.options.takeoff_on_five = true;
+    opts.options.six_stops_on_stack = true;
+    opts.options.triple_six_penalty = true;
+    let mut ludo_team = Rules::ludo();
+    ludo_team.options.team = true;
+    let mut two = Rules::ludo();
+    two.options.pieces = 2;
+    vec![
+        Rules::ludo(),
+        Rules::feixingqi(),
+        team,
+        opts,
+        ludo_team,
+        two,
+    ]
+}
+
+#[test]
+fn every_bot_chooses_legal_distinct_moves_in_every_rule_set() {
+    for rules in rule_sets() {
+        for (k, name) in BOT_NAMES.iter().enumerate() {
+            let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+                .map(|i| bot_by_name(name, (k * 4 + i) as u64).expect("bot"))
+                .collect();
+            let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 11 + k as u64);
+            assert!(!decisions.is_empty());
+        }
+    }
+}
+
+#[test]
+fn bots_are_deterministic_for_a_seed() {
+    for name in BOT_NAMES {
+        let run = || {
+            let mut bots: Vec<Box<dyn Bot + Send>> = (0..2)
+                .map(|i| bot_by_name(name, 42 + i).expect("bot"))
+                .collect();
+            let (w, d, _, _) = play(
+                Rules::ludo(),
+                SeatSet::for_players(2).expect("2"),
+                &mut bots,
+                5,
+            );
+            (w, d.into_iter().map(|(_, m)| m).collect::<Vec<_>>())
+        };
+        assert_eq!(run(), run(), "{name}");
+    }
+}
+
+#[test]
+fn bot_names_cover_levels_and_styles() {
+    for l in Level::ALL {
+        assert!(bot_by_name(l.name(), 1).is_some());
+    }
+    for s in Style::ALL {
+        assert!(bot_by_name(s.name(), 1).is_some());
+    }
+    assert!(bot_by_name("expectimax-2", 1).is_some());
+    assert!(bot_by_name("w:10/1/0.3/1/3/1.6/0.5/0/1", 1).is_some());
+    assert!(bot_by_name("nobody", 1).is_none());
+}
+
+fn capture_position() -> Position {
+    // Ludo, red (seat 0) at p10 and p20; yellow (seat 1) alone at p1 = square 14. Red rolls 4:
+    // p10 → p14 captures yellow; p20 → p24 does not.
+    let mut setup = Setup::start(Rules::ludo(), SeatSet::ALL);
+    setup.pieces = BySeat([
+        vec![
+            Progress::At(10),
+            Progress::At(20),
+            Progress::Hangar,
+            Progress::Hangar,
+        ],
+        vec![
+            Progress::At(1),
+            Progress::Hangar,
+            Progress::Hangar,
+            Progress::Hangar,
+        ],
+        vec![Progress::Hangar; 4],
+        vec![Progress::Hangar; 4],
+    ]);
+    let mut pos = Position::from_setup(&setup).expect("setup");
+    assert_eq!(
+        pos.roll_unchecked(Die::new(4).expect("4"), &mut NoEvents),
+        Rolled::Move
+    );
+    pos
+}
+
+#[test]
+fn hint_ranks_every_distinct_option_and_explains_a_capture() {
+    let pos = capture_position();
+    let ranked = hint(&pos);
+    assert_eq!(ranked.len(), pos.distinct_moves().len());
+    assert!(ranked.windows(2).all(|w| w[0].win >= w[1].win));
+    assert_eq!(ranked[0].mv, Move { piece: 0 });
+    assert_eq!(ranked[0].reason, Reason::Capture);
+    assert_eq!(ranked[0].to, Progress::At(14));
+    assert_eq!(ranked[0].square, Some(14));
+    assert_eq!(ranked[0].gap, 0.0);
+    assert!(ranked[1].gap > 0.0);
+    assert!(!ranked[0].reason.zh().is_empty() && !ranked[0].reason.en().is_empty());
+    for mut b in Level::ALL.map(|l| l.bot(3)).into_iter().skip(1) {
+        assert_eq!(
+            b.choose(&pos),
+            Move { piece: 0 },
+            "{} misses the capture",
+            b.name()
+        );
+    }
+}
+
+#[test]
+fn hint_is_empty_outside_the_move_phase_and_covers_sampled_positions() {
+    let pos = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
+    assert!(hint(&pos).is_empty());
+    let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+    let (_, decisions, _, _) = play(Rules::feixingqi(), SeatSet::ALL, &mut bots, 9);
+    for (pos, _) in decisions.iter().step_by(7) {
+        assert!(matches!(pos.phase(), Phase::Move(_)));
+        let ranked = hint(pos);
+        assert_eq!(ranked.len(), pos.distinct_moves().len());
+        assert!(ranked
+            .iter()
+            .all(|o| (0.0..=1.0).contains(&o.win) && o.gap >= 0.0));
+        assert!(ranked.iter().all(|o| o.reasons[0] == o.reason));
+    }
+}
+
+#[test]
+fn analysis_grades_random_play_worse_than_master_play() {
+    let mut bots: Vec<Box<dyn Bot + Send>> = vec![
+        Level::Master.bot(1),
+        bot_by_name("random", 2).expect("random"),
+    ];
+    let seats = SeatSet::for_players(2).expect("2");
+    let (_, _, start, plies) = play(Rules::ludo(), seats, &mut bots, 77);
+    let a = analyse(&Advisor::default(), &start, &plies);
+    let master = a.seats[Seat::S0];
+    let random = a.seats[Seat::S2];
+    assert!(master.decisions > 5 && random.decisions > 5);
+    assert!(
+        master.error_rate() < 0.01,
+        "the advisor agrees with Master: {master:?}"
+    );
+    assert!(random.error_rate() > master.error_rate());
+    assert!(a
+        .decisions
+        .iter()
+        .all(|d| d.grade == Grade::of_loss(d.loss)));
+    assert_eq!(Grade::of_loss(1.9), Grade::Good);
+    assert_eq!(Grade::of_loss(2.0), Grade::Doubtful);
+    assert_eq!(Grade::of_loss(4.0), Grade::Bad);
+    assert_eq!(Grade::of_loss(8.0), Grade::Blunder);
+}
+
+#[test]
+fn master_beats_random_clearly_in_a_small_arena() {
+    // 60 deals × 4 rotations with duplicate dice; the fair share is 25%.
+    let mut wins = 0;
+    let games = 240u64;
+    for g in 0..games {
+        let rot = (g % 4) as usize;
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+            .map(|j| {
+                if j == rot {
+                    Level::Master.bot(g)
+                } else {
+                    bot_by_name("random", g * 4 + j as u64).expect("random")
+                }
+            })
+            .collect();
+        let (w, _, _, _) = play(Rules::ludo(), SeatSet::ALL, &mut bots, 1000 + g / 4);
+        if w.map(|s| s.index()) == Some(rot) {
+            wins += 1;
+        }
+    }
+    let rate = wins as f64 / games as f64;
+    assert!(rate > 0.55, "master won {rate:.3} of {games}");
+}
+
+#[test]
+fn shares_sum_to_one_and_partners_share_in_team_play() {
+    let ev = Evaluator::MASTER;
+    for rules in rule_sets() {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 21);
+        for (pos, _) in decisions.iter().step_by(5) {
+            let sh = ev.shares(pos, 0);
+            assert!(sh.0.iter().all(|v| (0.0..=1.0).contains(v)));
+            if rules.options.team {
+                assert_eq!(sh[Seat::S0], sh[Seat::S2]);
+                assert_eq!(sh[Seat::S1], sh[Seat::S3]);
+                assert!((sh[Seat::S0] + sh[Seat::S1] - 1.0).abs() < 1e-4);
+            } else {
+                assert!((sh.0.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            }
+        }
+    }
+}

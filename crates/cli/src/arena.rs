@@ -1,0 +1,391 @@
+//! `feixingqi arena` (seeded bot-vs-bot matches with duplicate dice) and `feixingqi hint`
+//! (the master hint on sample positions, with its latency).
+
+use std::{
+    process::ExitCode,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Mutex,
+    },
+    time::{Duration, Instant},
+};
+
+use anyhow::{bail, ensure, Context, Result};
+use feixingqi_ai::{bot_by_name, Advisor, Bot, Level, BOT_NAMES};
+use feixingqi_rules::{
+    playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
+};
+
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
+    match flag(args, name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .ok()
+            .with_context(|| format!("{name} must be a number, got {v:?}")),
+    }
+}
+
+fn rules_from(args: &[String]) -> Result<Rules> {
+    let name = flag(args, "--rules").unwrap_or("ludo");
+    let rule_set =
+        RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
+    let mut rules = Rules::new(rule_set);
+    rules.options.team = args.iter().any(|a| a == "--team");
+    rules.options.pieces = num(args, "--pieces", 4u8)?;
+    if !rules.is_ludo() {
+        rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
+        rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
+        rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
+    }
+    Ok(rules)
+}
+
+/// splitmix64: derives independent seeds from the arena seed.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The result of one game.
+#[derive(Clone, Debug, Default)]
+struct GameResult {
+    /// Per entry of the `--seats` list: won (first to finish; its team in team play).
+    won: Vec<bool>,
+    rolls: u64,
+    /// Per entry: decisions with a choice, and time spent on them.
+    decisions: Vec<u64>,
+    time: Vec<Duration>,
+}
+
+/// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where).
+fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+    let n = names.len();
+    let deal = g / n as u64;
+    let rot = (g % n as u64) as usize;
+    let in_play: Vec<Seat> = seats.iter().collect();
+    // Entry of the list that sits on the j-th seat in play.
+    let entry_of = |j: usize| (j + rot) % n;
+    let mut bots: Vec<Box<dyn Bot + Send>> = Vec::new();
+    let mut entry_at = [usize::MAX; 4];
+    for (j, &s) in in_play.iter().enumerate() {
+        let e = entry_of(j);
+        entry_at[s.index()] = e;
+        let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
+        bots.push(bot_by_name(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
+    }
+    let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
+    let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
+    let mut res = GameResult {
+        won: vec![false; n],
+        decisions: vec![0; n],
+        time: vec![Duration::ZERO; n],
+        ..GameResult::default()
+    };
+    let Ok(mut pos) = Position::new(rules, seats) else {
+        return res;
+    };
+    let team = rules.options.team;
+    while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
+        res.rolls += 1;
+        if let Rolled::Move = pos.roll_unchecked(dice.die(), &mut NoEvents) {
+            let opts = pos.distinct_moves();
+            let mv = if opts.len() == 1 {
+                opts[0]
+            } else {
+                let s = pos.turn();
+                let e = entry_at[s.index()];
+                let t0 = Instant::now();
+                let mv = bots[bot_index(s)].choose(&pos);
+                res.time[e] += t0.elapsed();
+                res.decisions[e] += 1;
+                assert!(pos.is_legal(mv), "{} chose an illegal move", names[e]);
+                mv
+            };
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+    }
+    if let Some(w) = pos.ranking().next() {
+        res.won[entry_at[w.index()]] = true;
+        if team && seats.contains(w.opposite()) {
+            res.won[entry_at[w.opposite().index()]] = true;
+        }
+    }
+    res
+}
+
+/// `feixingqi arena`.
+pub fn arena(args: &[String]) -> Result<ExitCode> {
+    let rules = rules_from(args)?;
+    let names: Vec<String> = flag(args, "--seats")
+        .unwrap_or("master,random,random,random")
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect();
+    for nm in &names {
+        ensure!(
+            bot_by_name(nm, 0).is_some(),
+            "unknown bot {nm:?}; known: {}, expectimax-N",
+            BOT_NAMES.join(", ")
+        );
+    }
+    let players: u8 = num(args, "--players", names.len() as u8)?;
+    ensure!(
+        players as usize == names.len(),
+        "--players {players} needs {players} names in --seats"
+    );
+    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
+    let games: u64 = num(args, "--games", 1000)?;
+    let seed: u64 = num(args, "--seed", 1)?;
+    let rotations = names.len() as u64;
+    if games % rotations != 0 {
+        eprintln!(
+            "note: {games} games is not a multiple of the {rotations} seat rotations; the last deal is partial"
+        );
+    }
+    let threads: usize = num(
+        args,
+        "--threads",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )?;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<GameResult>>> = Mutex::new(vec![None; games as usize]);
+    let t0 = Instant::now();
+    std::thread::scope(|sc| {
+        for _ in 0..threads.max(1) {
+            sc.spawn(|| loop {
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g as u64 >= games {
+                    break;
+                }
+                let r = play_game(rules, seats, &names, seed, g as u64);
+                if let Ok(mut v) = results.lock() {
+                    v[g] = Some(r);
+                }
+            });
+        }
+        let mut last = 0;
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let done = next.load(Ordering::Relaxed).min(games as usize);
+            if done != last {
+                last = done;
+                eprint!(
+                    "\r{done}/{games} games, {:.0} s",
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+            if done as u64 >= games {
+                break;
+            }
+        }
+    });
+    eprintln!();
+    let wall = t0.elapsed().as_secs_f64();
+    let results: Vec<GameResult> = results
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a worker panicked"))?
+        .into_iter()
+        .flatten()
+        .collect();
+    ensure!(results.len() as u64 == games, "some games did not finish");
+    let rolls: u64 = results.iter().map(|r| r.rolls).sum();
+    println!(
+        "arena: rules={} team={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
+        rules.rule_set.name(),
+        rules.options.team,
+        players,
+        names.join(","),
+        games,
+        seed,
+        rotations,
+        wall,
+        threads
+    );
+    let fair = if rules.options.team {
+        50.0
+    } else {
+        100.0 / players as f64
+    };
+    println!("fair share {fair:.1}%; a win = first to finish (its team in team play)");
+    println!(
+        "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12}",
+        "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision"
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for nm in &names {
+        if seen.contains(&nm.as_str()) {
+            continue;
+        }
+        seen.push(nm);
+        let idx: Vec<usize> = (0..names.len()).filter(|&i| &names[i] == nm).collect();
+        let n = games as f64 * idx.len() as f64;
+        let wins: u64 = results
+            .iter()
+            .map(|r| idx.iter().filter(|&&i| r.won[i]).count() as u64)
+            .sum();
+        let dec: u64 = results
+            .iter()
+            .map(|r| idx.iter().map(|&i| r.decisions[i]).sum::<u64>())
+            .sum();
+        let time: f64 = results
+            .iter()
+            .map(|r| idx.iter().map(|&i| r.time[i].as_secs_f64()).sum::<f64>())
+            .sum();
+        let p = wins as f64 / n;
+        let half = 1.96 * (p * (1.0 - p) / n).sqrt();
+        println!(
+            "{:<14} {:>5} {:>8} {:>8} {:>7.2}%  [{:>6.2}%, {:>6.2}%] {:>12.4}",
+            nm,
+            idx.len(),
+            games,
+            wins,
+            100.0 * p,
+            100.0 * (p - half),
+            100.0 * (p + half),
+            if dec == 0 {
+                0.0
+            } else {
+                1e3 * time / dec as f64
+            }
+        );
+    }
+    println!(
+        "mean game length: {:.1} rolls (to the first finisher)",
+        rolls as f64 / games as f64
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Mid-game positions in [`Phase::Move`] with at least two distinct options, from seeded games of
+/// the Hard heuristic against itself.
+pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+    let mut out = Vec::with_capacity(count);
+    let mut rng = FastRng(mix(seed));
+    let mut g = 0u64;
+    while out.len() < count {
+        g += 1;
+        let Ok(mut pos) = Position::new(rules, SeatSet::ALL) else {
+            break;
+        };
+        let mut bot = Level::Hard.bot(g);
+        let mut rolls = 0;
+        while !pos.is_over() && pos.ranking().next().is_none() && rolls < 100_000 {
+            rolls += 1;
+            if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                let opts = pos.distinct_moves();
+                if opts.len() >= 2 && rng.below(8) == 0 && out.len() < count {
+                    out.push(pos);
+                }
+                let mv = bot.choose(&pos);
+                pos.play_unchecked(mv, &mut NoEvents);
+            }
+        }
+    }
+    out
+}
+
+/// `feixingqi hint`: the master hint on sample mid-game positions, and its latency.
+pub fn hint(args: &[String]) -> Result<ExitCode> {
+    let rules = rules_from(args)?;
+    let count: usize = num(args, "--positions", 2000)?;
+    let seed: u64 = num(args, "--seed", 1)?;
+    if count == 0 {
+        bail!("--positions must be at least 1");
+    }
+    let mut advisor = Advisor::default();
+    if let Some(d) = flag(args, "--depth") {
+        advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
+        ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
+    }
+    let positions = sample_positions(rules, count, seed);
+    let mut times: Vec<f64> = Vec::with_capacity(positions.len());
+    let mut options = 0usize;
+    for pos in &positions {
+        let t0 = Instant::now();
+        let ranked = advisor.hint(pos);
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+        options += ranked.len();
+    }
+    times.sort_by(f64::total_cmp);
+    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+    if let Some(pos) = positions.first() {
+        let Phase::Move(die) = pos.phase() else {
+            bail!("sample position not awaiting a move");
+        };
+        println!("example: {pos}");
+        println!("seat {} rolled {}:", pos.turn(), die.get());
+        for o in advisor.hint(pos) {
+            println!(
+                "  piece {} {} -> {} (square {}) win {:.1}% gap {:.1} pp  {:?}: {} / {}",
+                o.mv.piece,
+                o.from,
+                o.to,
+                o.square.map_or("-".to_string(), |a| a.to_string()),
+                100.0 * o.win,
+                o.gap,
+                o.reason,
+                o.reason.zh(),
+                o.reason.en()
+            );
+        }
+    }
+    println!(
+        "hint latency over {} positions ({}, {:.2} options each, one thread): p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        times.len(),
+        rules.rule_set.name(),
+        options as f64 / times.len() as f64,
+        q(0.5),
+        q(0.95),
+        q(0.99),
+        q(1.0)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arena_games_are_reproducible_and_share_dice_across_rotations() {
+        let names: Vec<String> = ["master", "random", "random", "random"]
+            .map(String::from)
+            .to_vec();
+        for rules in [Rules::ludo(), Rules::feixingqi()] {
+            for g in 0..8 {
+                let a = play_game(rules, SeatSet::ALL, &names, 3, g);
+                let b = play_game(rules, SeatSet::ALL, &names, 3, g);
+                assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
+                assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
+            }
+        }
+        // Duplicate dice: every rotation of a deal replays the same dice, so a table of identical
+        // deterministic bots plays the same game and only the winning entry rotates.
+        let same: Vec<String> = ["normal"; 4].map(String::from).to_vec();
+        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0);
+        for r in 1..4 {
+            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r);
+            assert_eq!(g.rolls, g0.rolls);
+            let w0 = g0.won.iter().position(|&w| w).expect("a winner");
+            assert!(g.won[(w0 + r as usize) % 4]);
+        }
+    }
+
+    #[test]
+    fn sampled_positions_await_a_choice() {
+        for pos in sample_positions(Rules::feixingqi(), 20, 1) {
+            assert!(matches!(pos.phase(), Phase::Move(_)));
+            assert!(pos.distinct_moves().len() >= 2);
+        }
+    }
+}
