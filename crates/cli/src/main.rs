@@ -1,5 +1,5 @@
-//! `feixingqi`: the one binary of the project — scenarios, replays, benchmarks and the bot
-//! arena (the server and verification join it later).
+//! `feixingqi`: the one binary of the project — the game server (the default with no
+//! arguments), scenarios, replays, benchmarks and the bot arena (verification joins it later).
 
 mod arena;
 
@@ -15,6 +15,10 @@ use feixingqi_rules::{
 const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
 
 USAGE:
+    feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data]
+        Play in the browser: the game server (web front end, WebSocket protocol of
+        docs/PROTOCOL.md, games stored in DATA_DIR/feixingqi.sqlite3). This is also what
+        `feixingqi` with no arguments does.
     feixingqi scenario FILE_OR_DIR...
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
@@ -46,7 +50,9 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<ExitCode> {
     match args.first().map(String::as_str) {
-        None | Some("help" | "--help" | "-h") => {
+        None => serve(&[]),
+        Some("serve") => serve(&args[1..]),
+        Some("help" | "--help" | "-h") => {
             print!("{HELP}");
             Ok(ExitCode::SUCCESS)
         }
@@ -57,6 +63,39 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("hint") => arena::hint(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
+}
+
+/// `feixingqi serve`: the only async part of the command, on its own tokio runtime.
+fn serve(args: &[String]) -> Result<ExitCode> {
+    let mut addr: std::net::SocketAddr = "127.0.0.1:8080".parse().context("default address")?;
+    let mut data_dir = PathBuf::from("./data");
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).map(String::as_str);
+        match (args[i].as_str(), value) {
+            ("--addr", Some(v)) => {
+                addr = v.parse().with_context(|| {
+                    format!("--addr {v:?}: expected HOST:PORT, e.g. 127.0.0.1:8080")
+                })?
+            }
+            ("--data-dir", Some(v)) => data_dir = PathBuf::from(v),
+            (flag, _) => bail!(
+                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] (got {flag:?})"
+            ),
+        }
+        i += 2;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    runtime
+        .block_on(feixingqi_server::serve(
+            addr,
+            feixingqi_server::Config::new(data_dir),
+        ))
+        .context("serve")?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn scenario(args: &[String]) -> Result<ExitCode> {

@@ -1,0 +1,100 @@
+//! HTTP endpoints: health, board geometry, game records, the embedded front end.
+
+use axum::{
+    extract::{Path, State},
+    http::{header, StatusCode, Uri},
+    response::{IntoResponse, Response},
+    Json,
+};
+use feixingqi_rules::RuleSet;
+use serde_json::json;
+
+use crate::{error::Error, view::board_json, AppState, PROTOCOL_VERSION};
+
+mod web {
+    include!(concat!(env!("OUT_DIR"), "/web_files.rs"));
+}
+
+/// `GET /healthz`.
+pub(crate) async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({"ok": true, "protocol": PROTOCOL_VERSION}))
+}
+
+/// `GET /api/board/{rules}`.
+pub(crate) async fn board(Path(rules): Path<String>) -> Result<Json<serde_json::Value>, Error> {
+    match rules.as_str() {
+        "feixingqi" => Ok(Json(board_json(RuleSet::Feixingqi))),
+        "ludo" => Ok(Json(board_json(RuleSet::Ludo))),
+        other => Err(Error::BadRequest(format!(
+            "unknown rule set {other:?}: feixingqi or ludo"
+        ))),
+    }
+}
+
+/// `GET /api/games/{id}/record`.
+pub(crate) async fn record(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, Error> {
+    let room = state.room(&id).await?;
+    Ok(Json(room.record().await?))
+}
+
+fn content_type(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "woff" => "font/woff",
+        "mp3" => "audio/mpeg",
+        "ogg" => "audio/ogg",
+        "wav" => "audio/wav",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        "webmanifest" => "application/manifest+json",
+        _ => "application/octet-stream",
+    }
+}
+
+const PLACEHOLDER: &str = "<!doctype html><meta charset=utf-8><title>feixingqi</title>\
+<p>飞行棋 / Ludo server is running, but the front end (web/index.html) was not built into this binary.\
+<p>Protocol: docs/PROTOCOL.md; board geometry: <a href=/api/board/feixingqi>/api/board/feixingqi</a>.";
+
+/// Every other `GET`: a file embedded from `web/`.
+pub(crate) async fn static_file(uri: Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let path = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_string()
+    };
+    if let Some((_, bytes)) = web::FILES.iter().find(|(p, _)| *p == path) {
+        return (
+            [
+                (header::CONTENT_TYPE, content_type(&path)),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            *bytes,
+        )
+            .into_response();
+    }
+    if path == "index.html" {
+        return (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            PLACEHOLDER,
+        )
+            .into_response();
+    }
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"code": "not_found", "message": format!("no file /{path}")})),
+    )
+        .into_response()
+}

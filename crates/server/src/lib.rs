@@ -1,0 +1,254 @@
+//! # feixingqi-server
+//!
+//! The game server of 飞行棋 and Ludo: the browser plays over a versioned JSON WebSocket protocol
+//! (`docs/PROTOCOL.md` in the repository), the server is authoritative (it alone holds the dice
+//! seed and runs the computer players), games are stored in SQLite and survive restarts, and the
+//! front end of `web/` is embedded in the binary.
+//!
+//! * [`app`] builds the axum [`Router`] from an [`AppState`] (tests call it in-process);
+//! * [`serve`] opens the data folder and serves on an address (the `feixingqi serve` command);
+//! * each game is a tokio task owning its [`session::Session`], fed by an mpsc channel, fanning
+//!   states out to its connections by broadcast.
+
+#![deny(missing_docs)]
+
+pub mod error;
+mod http;
+mod room;
+pub mod session;
+pub mod store;
+pub mod view;
+mod ws;
+
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    path::PathBuf,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+};
+
+use axum::{routing::get, Router};
+use feixingqi_rules::Seed;
+use sha2::{Digest, Sha256};
+
+pub use error::Error;
+use room::RoomHandle;
+use session::{ply_from_text, GameConfig, Session};
+use store::Store;
+
+/// The protocol version of docs/PROTOCOL.md.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// The largest text frame the protocol accepts; longer frames get `frame_too_large`.
+pub const MAX_FRAME: usize = 16 * 1024;
+
+/// Frames above this close the connection (WebSocket close 1009).
+pub const HARD_FRAME_LIMIT: usize = 1024 * 1024;
+
+/// Server configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Folder of the SQLite database (created if missing).
+    pub data_dir: PathBuf,
+    /// Tests only: every new game gets `Seed::from_u64(n)` instead of a fresh OS seed.
+    pub fixed_seed: Option<u64>,
+}
+
+impl Config {
+    /// A configuration with OS seeds.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Config {
+        Config {
+            data_dir: data_dir.into(),
+            fixed_seed: None,
+        }
+    }
+}
+
+/// Shared state of the server: the store and the running games.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    store: Store,
+    rooms: tokio::sync::Mutex<HashMap<String, RoomHandle>>,
+    fixed_seed: Option<u64>,
+    next_conn: AtomicU64,
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], Error> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| Error::Internal(format!("OS random: {e}")))?;
+    Ok(b)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+impl AppState {
+    /// Opens the store in `config.data_dir` and restarts the task of every game not over.
+    ///
+    /// # Errors
+    /// [`Error::Db`] / [`Error::Internal`] when the database cannot be opened.
+    pub async fn open(config: Config) -> Result<AppState, Error> {
+        let store = Store::open(&config.data_dir).await?;
+        let state = AppState {
+            inner: Arc::new(Inner {
+                store,
+                rooms: tokio::sync::Mutex::new(HashMap::new()),
+                fixed_seed: config.fixed_seed,
+                next_conn: AtomicU64::new(1),
+            }),
+        };
+        for id in state.inner.store.running_games().await? {
+            if let Err(e) = state.room(&id).await {
+                eprintln!("feixingqi-server: game {id} not restored: {e}");
+            }
+        }
+        Ok(state)
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// How many games have a running task.
+    pub async fn running(&self) -> usize {
+        let mut rooms = self.inner.rooms.lock().await;
+        rooms.retain(|_, h| !h.is_closed());
+        rooms.len()
+    }
+
+    pub(crate) fn next_conn(&self) -> u64 {
+        self.inner.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Creates and stores a game; returns its id, token and task.
+    pub(crate) async fn create_game(
+        &self,
+        config: GameConfig,
+    ) -> Result<(String, String, RoomHandle), Error> {
+        let seed = match self.inner.fixed_seed {
+            Some(n) => Seed::from_u64(n),
+            None => Seed(random_bytes::<32>()?),
+        };
+        let id = hex(&random_bytes::<8>()?);
+        let token = hex(&random_bytes::<16>()?);
+        let th = token_hash(&token);
+        let session = Session::new(id.clone(), config.clone(), seed.clone())?;
+        self.inner
+            .store
+            .create_game(&id, &th, &seed.to_hex(), &config.to_json().to_string())
+            .await?;
+        let handle = RoomHandle::spawn(session, Vec::new(), self.inner.store.clone(), th);
+        let mut rooms = self.inner.rooms.lock().await;
+        rooms.retain(|_, h| !h.is_closed());
+        rooms.insert(id.clone(), handle.clone());
+        Ok((id, token, handle))
+    }
+
+    /// The task of game `id`, restored from the store if it is not running.
+    pub(crate) async fn room(&self, id: &str) -> Result<RoomHandle, Error> {
+        let mut rooms = self.inner.rooms.lock().await;
+        if let Some(h) = rooms.get(id) {
+            if !h.is_closed() {
+                return Ok(h.clone());
+            }
+        }
+        let Some(stored) = self.inner.store.load(id).await? else {
+            return Err(Error::GameNotFound(id.to_string()));
+        };
+        let config_json: serde_json::Value = serde_json::from_str(&stored.config)
+            .map_err(|e| Error::Internal(format!("game {id}: stored config: {e}")))?;
+        let config = GameConfig::from_json(&config_json)?;
+        let seed = Seed::from_hex(&stored.seed)
+            .map_err(|e| Error::Internal(format!("game {id}: stored seed: {e}")))?;
+        let plies = stored
+            .plies
+            .iter()
+            .map(|p| ply_from_text(p))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Error::Internal(format!("game {id}: a stored ply does not read")))?;
+        let session = Session::restore(id.to_string(), config, seed, &plies)?;
+        let handle = RoomHandle::spawn(session, plies, self.inner.store.clone(), stored.token_hash);
+        rooms.insert(id.to_string(), handle.clone());
+        Ok(handle)
+    }
+
+    /// Opens game `id` with `token`.
+    pub(crate) async fn join(&self, id: &str, token: &str) -> Result<RoomHandle, Error> {
+        let room = self.room(id).await?;
+        if token_hash(token) != room.token_hash {
+            return Err(Error::BadToken);
+        }
+        Ok(room)
+    }
+}
+
+/// The whole HTTP + WebSocket application (docs/PROTOCOL.md §1).
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/ws", get(ws::handler))
+        .route("/healthz", get(http::healthz))
+        .route("/api/board/{rules}", get(http::board))
+        .route("/api/games/{id}/record", get(http::record))
+        .fallback(http::static_file)
+        .with_state(state)
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Opens `config.data_dir`, binds `addr` and serves until Ctrl-C (or SIGTERM).
+///
+/// # Errors
+/// [`Error::Internal`] when the address cannot be bound or serving fails; [`Error::Db`] for the
+/// database.
+pub async fn serve(addr: SocketAddr, config: Config) -> Result<(), Error> {
+    let state = AppState::open(config).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Internal(format!("binding {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::Internal(format!("{e}")))?;
+    println!("feixingqi: serving on http://{local}/  (Ctrl-C stops)");
+    let store = state.store().clone();
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| Error::Internal(format!("serving: {e}")))?;
+    store.close().await;
+    Ok(())
+}

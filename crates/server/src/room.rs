@@ -1,0 +1,201 @@
+//! A game is a tokio task that owns its [`Session`], fed by an mpsc channel; it commits every
+//! change to the store before broadcasting the new state to the game's connections.
+
+use std::sync::Arc;
+
+use feixingqi_rules::Ply;
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::{
+    error::Error,
+    session::{ply_text, Action, Session},
+    store::Store,
+};
+
+/// A state sent to every connection of a game; `origin` is the connection that caused it (it
+/// gets the state as its direct reply instead).
+#[derive(Debug)]
+pub(crate) struct Broadcast {
+    pub(crate) origin: u64,
+    pub(crate) text: String,
+}
+
+enum Cmd {
+    Act {
+        action: Action,
+        version: u64,
+        origin: u64,
+        reply: oneshot::Sender<Result<Value, Error>>,
+    },
+    Hint {
+        version: u64,
+        reply: oneshot::Sender<Result<Value, Error>>,
+    },
+    State {
+        cause: &'static str,
+        reply: oneshot::Sender<Value>,
+    },
+    Record {
+        reply: oneshot::Sender<Value>,
+    },
+}
+
+/// The handle of a running game task.
+#[derive(Clone, Debug)]
+pub(crate) struct RoomHandle {
+    tx: mpsc::Sender<Cmd>,
+    bcast: broadcast::Sender<Arc<Broadcast>>,
+    pub(crate) token_hash: String,
+}
+
+fn gone() -> Error {
+    Error::Internal("the game task stopped".into())
+}
+
+impl RoomHandle {
+    /// Starts the task of `session`, whose first `persisted` plies are already stored.
+    pub(crate) fn spawn(
+        session: Session,
+        persisted: Vec<Ply>,
+        store: Store,
+        token_hash: String,
+    ) -> RoomHandle {
+        let (tx, rx) = mpsc::channel(64);
+        let (bcast, _) = broadcast::channel(64);
+        tokio::spawn(run(session, persisted, store, rx, bcast.clone()));
+        RoomHandle {
+            tx,
+            bcast,
+            token_hash,
+        }
+    }
+
+    /// Whether the task has stopped (idle without connections); the registry then reloads it.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Broadcast>> {
+        self.bcast.subscribe()
+    }
+
+    pub(crate) async fn act(
+        &self,
+        action: Action,
+        version: u64,
+        origin: u64,
+    ) -> Result<Value, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::Act {
+                action,
+                version,
+                origin,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    pub(crate) async fn hint(&self, version: u64) -> Result<Value, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::Hint { version, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    pub(crate) async fn state(&self, cause: &'static str) -> Result<Value, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::State { cause, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+
+    pub(crate) async fn record(&self) -> Result<Value, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::Record { reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+}
+
+/// A game task with no command and no connection for this long stops (it reloads on demand).
+const IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+fn common_prefix(a: &[Ply], b: &[Ply]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+async fn run(
+    mut session: Session,
+    mut persisted: Vec<Ply>,
+    store: Store,
+    mut rx: mpsc::Receiver<Cmd>,
+    bcast: broadcast::Sender<Arc<Broadcast>>,
+) {
+    loop {
+        let cmd = match tokio::time::timeout(IDLE, rx.recv()).await {
+            Ok(Some(cmd)) => cmd,
+            Ok(None) => break,
+            // Idle and nobody watching: stop; the game is in the store and reloads on demand.
+            Err(_) if bcast.receiver_count() == 0 => break,
+            Err(_) => continue,
+        };
+        match cmd {
+            Cmd::Act {
+                action,
+                version,
+                origin,
+                reply,
+            } => {
+                let backup = session.clone();
+                let result = match session.act(action, version) {
+                    Err(e) => Err(e),
+                    Ok(events) => {
+                        let plies = session.plies();
+                        let keep = common_prefix(&persisted, &plies);
+                        let append: Vec<String> =
+                            plies[keep..].iter().map(|p| ply_text(*p)).collect();
+                        match store
+                            .sync_plies(session.id(), keep, &append, session.is_over())
+                            .await
+                        {
+                            Ok(()) => {
+                                persisted = plies;
+                                let state = session.state(action.cause(), events);
+                                // No receiver is fine: nobody else is watching.
+                                let _ = bcast.send(Arc::new(Broadcast {
+                                    origin,
+                                    text: state.to_string(),
+                                }));
+                                Ok(state)
+                            }
+                            Err(e) => {
+                                session = backup;
+                                Err(e)
+                            }
+                        }
+                    }
+                };
+                let _ = reply.send(result);
+            }
+            Cmd::Hint { version, reply } => {
+                let _ = reply.send(session.hint(version));
+            }
+            Cmd::State { cause, reply } => {
+                let _ = reply.send(session.state(cause, Vec::new()));
+            }
+            Cmd::Record { reply } => {
+                let _ = reply.send(session.record_json());
+            }
+        }
+    }
+}

@@ -1,0 +1,936 @@
+//! One game as the server runs it: the engine's [`Game`] with its seeded stream, the seat
+//! controllers, the deterministic computer players, and the JSON state of docs/PROTOCOL.md.
+//!
+//! Pure and synchronous: the room task ([`crate::room`]) owns a `Session` and feeds it actions.
+
+use feixingqi_ai::{analyse, Advisor, Grade, Level};
+use feixingqi_rules::{
+    json::{rules_from_json, rules_to_json, seats_to_json},
+    BySeat, Controller, DiceStream, Event, Game, GameError, IllegalReason, Move, NoEvents, Phase,
+    Ply, Position, Progress, RollError, RollOutcome, Rules, Seat, SeatSet, Seed,
+};
+use serde_json::{json, Map, Value};
+
+use crate::{
+    error::Error,
+    view::{self, event_json, is_trailing},
+    PROTOCOL_VERSION,
+};
+
+/// Who decides for a seat.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SeatControl {
+    /// A person at the screen.
+    Human,
+    /// A computer player of this level.
+    Computer(Level),
+}
+
+/// What a game is created with: rules and options, seats, controllers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameConfig {
+    /// Rules and options.
+    pub rules: Rules,
+    /// Seats in play.
+    pub seats: SeatSet,
+    /// Controller per seat (ignored for seats not in play).
+    pub control: BySeat<SeatControl>,
+}
+
+fn level_from_name(s: &str) -> Option<Level> {
+    Level::ALL.into_iter().find(|l| l.name() == s)
+}
+
+impl GameConfig {
+    /// Reads the fields of a `create` message (docs/PROTOCOL.md §2).
+    ///
+    /// # Errors
+    /// [`Error::BadRequest`] naming the field.
+    pub fn from_create(msg: &Map<String, Value>) -> Result<GameConfig, Error> {
+        let bad = |s: String| Error::BadRequest(s);
+        // Rules and options, read by the engine's own reader (same names as docs/SCENARIOS.md).
+        let mut doc = Map::new();
+        doc.insert(
+            "rules".into(),
+            msg.get("rules").cloned().unwrap_or(Value::Null),
+        );
+        if let Some(o) = msg.get("options") {
+            doc.insert("options".into(), o.clone());
+        }
+        let rules = rules_from_json(&doc).map_err(|e| bad(e.to_string()))?;
+        let players = match msg.get("players") {
+            None => 4,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (2..=4).contains(n))
+                .ok_or_else(|| bad("players: must be 2, 3 or 4".into()))?,
+        };
+        let seats = SeatSet::for_players(players as u8)
+            .ok_or_else(|| bad("players: must be 2, 3 or 4".into()))?;
+        if rules.options.team && seats != SeatSet::ALL {
+            return Err(bad("options.team: team play needs 4 players".into()));
+        }
+        let mut control = BySeat([
+            SeatControl::Human,
+            SeatControl::Computer(Level::Normal),
+            SeatControl::Computer(Level::Normal),
+            SeatControl::Computer(Level::Normal),
+        ]);
+        if let Some(v) = msg.get("seats") {
+            let arr = v
+                .as_array()
+                .ok_or_else(|| bad("seats: must be a list".into()))?;
+            if arr.len() != seats.len() as usize {
+                return Err(bad(format!(
+                    "seats: one entry per seat in play ({} for {players} players)",
+                    seats.len()
+                )));
+            }
+            for (i, (seat, x)) in seats.iter().zip(arr).enumerate() {
+                control[seat] = seat_control(x).map_err(|m| bad(format!("seats[{i}]: {m}")))?;
+            }
+        }
+        Ok(GameConfig {
+            rules,
+            seats,
+            control,
+        })
+    }
+
+    /// The stored form: rules, options, seats, controllers.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        rules_to_json(&self.rules, &mut m);
+        m.insert("seats".into(), seats_to_json(self.seats));
+        m.insert(
+            "controllers".into(),
+            Value::Array(
+                self.seats
+                    .iter()
+                    .map(|s| control_json(self.control[s]))
+                    .collect(),
+            ),
+        );
+        Value::Object(m)
+    }
+
+    /// Reads [`GameConfig::to_json`].
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the stored config does not read.
+    pub fn from_json(v: &Value) -> Result<GameConfig, Error> {
+        let m = v
+            .as_object()
+            .ok_or_else(|| Error::Internal("stored config is not an object".into()))?;
+        let mut create = Map::new();
+        create.insert(
+            "rules".into(),
+            m.get("rules").cloned().unwrap_or(Value::Null),
+        );
+        if let Some(o) = m.get("options") {
+            create.insert("options".into(), o.clone());
+        }
+        let seats = feixingqi_rules::json::seats_from_json(m)
+            .map_err(|e| Error::Internal(format!("stored config: {e}")))?;
+        create.insert("players".into(), seats.len().into());
+        if let Some(c) = m.get("controllers") {
+            create.insert("seats".into(), c.clone());
+        }
+        let cfg = GameConfig::from_create(&create)
+            .map_err(|e| Error::Internal(format!("stored config: {e}")))?;
+        if cfg.seats != seats {
+            return Err(Error::Internal("stored config: unexpected seats".into()));
+        }
+        Ok(cfg)
+    }
+
+    fn controllers(&self) -> BySeat<Controller> {
+        self.control.map(|c| match c {
+            SeatControl::Human => Controller::Human,
+            SeatControl::Computer(_) => Controller::Computer,
+        })
+    }
+}
+
+fn seat_control(x: &Value) -> Result<SeatControl, String> {
+    let m = x.as_object().ok_or("must be an object")?;
+    match m.get("controller").and_then(Value::as_str) {
+        Some("human") => Ok(SeatControl::Human),
+        Some("computer") => match m.get("level") {
+            None | Some(Value::Null) => Ok(SeatControl::Computer(Level::Normal)),
+            Some(l) => l
+                .as_str()
+                .and_then(level_from_name)
+                .map(SeatControl::Computer)
+                .ok_or_else(|| "level: easy, normal, hard or master".to_string()),
+        },
+        _ => Err("controller: \"human\" or \"computer\"".into()),
+    }
+}
+
+fn control_json(c: SeatControl) -> Value {
+    match c {
+        SeatControl::Human => json!({"controller": "human"}),
+        SeatControl::Computer(l) => json!({"controller": "computer", "level": l.name()}),
+    }
+}
+
+/// A game action that changes the game (docs/PROTOCOL.md §2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The human seat to move rolls.
+    Roll,
+    /// The human seat to move moves `piece`; `seat`, when given, must be the seat to move.
+    Move {
+        /// Piece index.
+        piece: u64,
+        /// The seat the client believes is moving.
+        seat: Option<u64>,
+    },
+    /// One computer action.
+    Step,
+    /// Play the computers to the end.
+    FastForward,
+    /// 悔棋.
+    Undo,
+}
+
+impl Action {
+    /// The `cause` written in the resulting state.
+    pub const fn cause(self) -> &'static str {
+        match self {
+            Action::Roll => "roll",
+            Action::Move { .. } => "move",
+            Action::Step => "step",
+            Action::FastForward => "fastForward",
+            Action::Undo => "undo",
+        }
+    }
+}
+
+/// Safety bound on a fast-forward (a game is a few hundred plies).
+const MAX_FAST_FORWARD_PLIES: usize = 200_000;
+
+/// A running or finished game.
+#[derive(Clone, Debug)]
+pub struct Session {
+    id: String,
+    config: GameConfig,
+    game: Game,
+    bots: DiceStream,
+    over: Option<Value>,
+}
+
+fn illegal_reason_code(r: IllegalReason) -> &'static str {
+    match r {
+        IllegalReason::GameOver => "game_over",
+        IllegalReason::MustRollFirst => "must_roll_first",
+        IllegalReason::NoSuchPiece => "no_such_piece",
+        IllegalReason::Finished => "finished",
+        IllegalReason::NeedsTakeoffRoll => "needs_takeoff_roll",
+        IllegalReason::Overshoot => "overshoot",
+        IllegalReason::Forced { .. } => "forced",
+    }
+}
+
+fn game_error(e: GameError) -> Error {
+    match e {
+        GameError::Play(p) if p.reason == IllegalReason::GameOver => Error::GameOver,
+        GameError::Play(p) => Error::IllegalMove {
+            message: p.to_string(),
+            reason: illegal_reason_code(p.reason),
+        },
+        GameError::Roll(RollError::GameOver) => Error::GameOver,
+        GameError::Roll(RollError::MustMove) => Error::IllegalMove {
+            message: "a piece must be moved with the current roll first".into(),
+            reason: "must_move",
+        },
+        GameError::NothingToUndo => Error::NotAllowed("nothing to undo".into()),
+        GameError::NoDiceStream => Error::Internal("the game has no dice stream".into()),
+    }
+}
+
+/// Encodes a ply for storage: `r6` or `m2`.
+pub fn ply_text(p: Ply) -> String {
+    match p {
+        Ply::Roll(d) => format!("r{}", d.get()),
+        Ply::Move(m) => format!("m{}", m.piece),
+    }
+}
+
+/// Decodes [`ply_text`].
+pub fn ply_from_text(s: &str) -> Option<Ply> {
+    let (k, v) = s.split_at_checked(1)?;
+    let n: u8 = v.parse().ok()?;
+    match k {
+        "r" => feixingqi_rules::Die::new(n).map(Ply::Roll),
+        "m" if n < 4 => Some(Ply::Move(Move { piece: n })),
+        _ => None,
+    }
+}
+
+impl Session {
+    /// A new game.
+    ///
+    /// # Errors
+    /// [`Error::BadRequest`] when the engine refuses the rules or seats.
+    pub fn new(id: String, config: GameConfig, seed: Seed) -> Result<Session, Error> {
+        let dice = DiceStream::new(seed);
+        let bots = dice.domain("bots");
+        let mut game = Game::new(config.rules, config.seats, dice)
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+        game.set_controllers(config.controllers());
+        Ok(Session {
+            id,
+            config,
+            game,
+            bots,
+            over: None,
+        })
+    }
+
+    /// A stored game: replays its plies (every roll checked against the seed).
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the plies do not replay.
+    pub fn restore(
+        id: String,
+        config: GameConfig,
+        seed: Seed,
+        plies: &[Ply],
+    ) -> Result<Session, Error> {
+        let mut s = Session::new(id, config, seed).map_err(|e| Error::Internal(e.to_string()))?;
+        for (i, &p) in plies.iter().enumerate() {
+            if let Ply::Roll(d) = p {
+                let expected = s.game.dice().map(|st| st.die(s.game.dice_counter()));
+                if expected != Some(d) {
+                    return Err(Error::Internal(format!("stored ply {i}: roll mismatch")));
+                }
+            }
+            s.game
+                .apply(p, &mut NoEvents)
+                .map_err(|e| Error::Internal(format!("stored ply {i}: {e}")))?;
+        }
+        Ok(s)
+    }
+
+    /// The game id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GameConfig {
+        &self.config
+    }
+
+    /// The engine session.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The version: number of plies.
+    pub fn version(&self) -> u64 {
+        self.game.plies().count() as u64
+    }
+
+    /// The plies so far.
+    pub fn plies(&self) -> Vec<Ply> {
+        self.game.plies().collect()
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.game.position().is_over()
+    }
+
+    fn check_version(&self, version: u64) -> Result<(), Error> {
+        let current = self.version();
+        if version != current {
+            return Err(Error::StaleVersion {
+                got: version,
+                current,
+            });
+        }
+        Ok(())
+    }
+
+    fn is_human(&self, s: Seat) -> bool {
+        self.config.control[s] == SeatControl::Human
+    }
+
+    /// Whether every human seat has finished (or there is none) and the game goes on.
+    pub fn can_fast_forward(&self) -> bool {
+        let pos = self.game.position();
+        !pos.is_over()
+            && self
+                .config
+                .seats
+                .iter()
+                .filter(|&s| self.is_human(s))
+                .all(|s| pos.finished_seats().contains(s))
+    }
+
+    /// Applies an action for `version`. Returns the events as protocol JSON. On error the game is
+    /// unchanged.
+    ///
+    /// # Errors
+    /// `stale_version`, `game_over`, `not_your_turn`, `illegal_move`, `not_allowed`.
+    pub fn act(&mut self, action: Action, version: u64) -> Result<Vec<Value>, Error> {
+        self.check_version(version)?;
+        let pos = *self.game.position();
+        if pos.is_over() {
+            return Err(Error::GameOver);
+        }
+        let turn = pos.turn();
+        let mut out = Vec::new();
+        match action {
+            Action::Roll => {
+                if !self.is_human(turn) {
+                    return Err(Error::NotYourTurn(format!(
+                        "seat {turn} is a computer: send step"
+                    )));
+                }
+                self.roll(&mut out)?;
+            }
+            Action::Move { piece, seat } => {
+                if let Some(s) = seat {
+                    if s != u64::from(turn.get()) {
+                        return Err(Error::NotYourTurn(format!(
+                            "seat {turn} is to move, not seat {s}"
+                        )));
+                    }
+                }
+                if !self.is_human(turn) {
+                    return Err(Error::NotYourTurn(format!(
+                        "seat {turn} is a computer: send step"
+                    )));
+                }
+                let piece = u8::try_from(piece)
+                    .ok()
+                    .filter(|p| *p < pos.rules().options.pieces)
+                    .ok_or_else(|| Error::IllegalMove {
+                        message: format!("piece {piece}: no such piece"),
+                        reason: "no_such_piece",
+                    })?;
+                self.play(Move { piece }, &mut out)?;
+            }
+            Action::Step => {
+                if self.is_human(turn) {
+                    return Err(Error::NotAllowed(format!(
+                        "seat {turn} is human: roll or move instead of step"
+                    )));
+                }
+                self.step(&mut out)?;
+            }
+            Action::FastForward => {
+                if !self.can_fast_forward() {
+                    return Err(Error::NotAllowed(
+                        "fast-forward needs every human seat to have finished".into(),
+                    ));
+                }
+                let backup = self.game.clone();
+                let mut n = 0;
+                while !self.game.position().is_over() {
+                    n += 1;
+                    if n > MAX_FAST_FORWARD_PLIES {
+                        self.game = backup;
+                        return Err(Error::Internal("fast-forward did not end".into()));
+                    }
+                    if let Err(e) = self.step(&mut out) {
+                        self.game = backup;
+                        return Err(e);
+                    }
+                }
+            }
+            Action::Undo => {
+                self.game.undo().map_err(game_error)?;
+            }
+        }
+        Ok(out)
+    }
+
+    fn step(&mut self, out: &mut Vec<Value>) -> Result<(), Error> {
+        let pos = *self.game.position();
+        match pos.phase() {
+            Phase::Over => Err(Error::GameOver),
+            Phase::Roll | Phase::Opening => self.roll(out),
+            Phase::Move(_) => {
+                let mv = self.bot_choice(&pos);
+                self.play(mv, out)
+            }
+        }
+    }
+
+    /// The computer's choice: a bot of the seat's level, seeded from the game seed and the ply
+    /// index, so that the choice depends only on the game (same after undo, restart, fast-forward).
+    fn bot_choice(&self, pos: &Position) -> Move {
+        let level = match self.config.control[pos.turn()] {
+            SeatControl::Computer(l) => l,
+            SeatControl::Human => Level::Normal,
+        };
+        let k = self.version();
+        let seed = (u64::from(self.bots.below(2 * k, u32::MAX)) << 32)
+            | u64::from(self.bots.below(2 * k + 1, u32::MAX));
+        let mv = level.bot(seed).choose(pos);
+        if pos.is_legal(mv) {
+            mv
+        } else {
+            pos.distinct_moves()
+                .first()
+                .copied()
+                .unwrap_or(Move { piece: 0 })
+        }
+    }
+
+    fn roll(&mut self, out: &mut Vec<Value>) -> Result<(), Error> {
+        let mut ev = Vec::new();
+        let report = self.game.roll(&mut ev).map_err(game_error)?;
+        let moved = match report.outcome {
+            RollOutcome::AutoMoved(mv) => Some((report.seat, mv.piece)),
+            _ => None,
+        };
+        self.push_events(&ev, moved, out);
+        Ok(())
+    }
+
+    fn play(&mut self, mv: Move, out: &mut Vec<Value>) -> Result<(), Error> {
+        let pos = *self.game.position();
+        if !matches!(pos.phase(), Phase::Move(_)) {
+            return Err(Error::IllegalMove {
+                message: "roll the die first".into(),
+                reason: "must_roll_first",
+            });
+        }
+        let seat = pos.turn();
+        let mut ev = Vec::new();
+        self.game.play(mv, &mut ev).map_err(game_error)?;
+        self.push_events(&ev, Some((seat, mv.piece)), out);
+        Ok(())
+    }
+
+    /// Converts engine events, inserting the derived `stack` event after the moved piece's walk.
+    fn push_events(&self, ev: &[Event], moved: Option<(Seat, u8)>, out: &mut Vec<Value>) {
+        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
+        let pos = self.game.position();
+        let stack = moved.and_then(|(seat, piece)| {
+            let a = pos.square(seat, piece)?;
+            let count = pos.pieces_on(a).filter(|r| r.seat == seat).count();
+            (count >= 2).then(|| {
+                json!({"kind": "stack", "seat": seat.get(), "piece": piece, "square": a, "count": count})
+            })
+        });
+        let at = ev.iter().position(is_trailing).unwrap_or(ev.len());
+        for (i, e) in ev.iter().enumerate() {
+            if i == at {
+                if let Some(s) = &stack {
+                    out.push(s.clone());
+                }
+            }
+            out.push(event_json(&board, pos, e));
+        }
+        if at == ev.len() {
+            if let Some(s) = stack {
+                out.push(s);
+            }
+        }
+    }
+
+    /// The 大师提示 for the human seat to choose (docs/PROTOCOL.md §3 `hint`).
+    ///
+    /// # Errors
+    /// `stale_version`, `game_over`, `not_allowed`.
+    pub fn hint(&self, version: u64) -> Result<Value, Error> {
+        self.check_version(version)?;
+        let pos = self.game.position();
+        if pos.is_over() {
+            return Err(Error::GameOver);
+        }
+        let Phase::Move(die) = pos.phase() else {
+            return Err(Error::NotAllowed("no choice is pending: roll first".into()));
+        };
+        if !self.is_human(pos.turn()) {
+            return Err(Error::NotAllowed("a computer seat is choosing".into()));
+        }
+        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
+        let seat = pos.turn();
+        let options: Vec<Value> = feixingqi_ai::hint(pos)
+            .iter()
+            .map(|o| {
+                json!({
+                    "piece": o.mv.piece,
+                    "from": view::progress(o.from),
+                    "to": view::progress(o.to),
+                    "cell": view::piece_cell(&board, seat, o.mv.piece, o.to),
+                    "square": o.square,
+                    "win": round(f64::from(o.win), 4),
+                    "gap": round(f64::from(o.gap), 2),
+                    "reason": reason_code(o.reason),
+                    "reasons": o.reasons.iter().map(|r| reason_code(*r)).collect::<Vec<_>>(),
+                    "zh": o.reason.zh(),
+                    "en": o.reason.en(),
+                })
+            })
+            .collect();
+        Ok(json!({
+            "type": "hint",
+            "version": self.version(),
+            "seat": seat.get(),
+            "die": die.get(),
+            "options": options,
+        }))
+    }
+
+    /// The game record JSON; the seed only once the game is over.
+    pub fn record_json(&self) -> Value {
+        let mut v = self.game.record().to_json();
+        if !self.is_over() {
+            if let Some(d) = v.get_mut("dice").and_then(Value::as_object_mut) {
+                d.remove("seed");
+            }
+        }
+        if let Some(m) = v.as_object_mut() {
+            m.insert("gameId".into(), self.id.clone().into());
+            m.insert(
+                "levels".into(),
+                Value::Array(
+                    self.config
+                        .seats
+                        .iter()
+                        .map(|s| match self.config.control[s] {
+                            SeatControl::Human => Value::Null,
+                            SeatControl::Computer(l) => l.name().into(),
+                        })
+                        .collect(),
+                ),
+            );
+        }
+        v
+    }
+
+    /// The `state` message (docs/PROTOCOL.md §3) with these events.
+    pub fn state(&mut self, cause: &str, events: Vec<Value>) -> Value {
+        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
+        let pos = *self.game.position();
+        let rules = self.config.rules;
+        let ludo = rules.is_ludo();
+        let over = pos.is_over();
+        let ranking: Vec<Seat> = pos.ranking().collect();
+        let stats = self.game.dice_stats();
+        let seats: Vec<Value> = self
+            .config
+            .seats
+            .iter()
+            .map(|s| {
+                let (zh, en) = s.colour_names(ludo);
+                let place = ranking.iter().position(|r| *r == s).map(|i| i + 1);
+                let finished = pos.finished_seats().contains(s);
+                let pieces: Vec<Value> = (0..rules.options.pieces)
+                    .map(|k| {
+                        let p = pos.piece(s, k).unwrap_or(Progress::Hangar);
+                        json!({
+                            "piece": k,
+                            "progress": view::progress(p),
+                            "cell": view::piece_cell(&board, s, k, p),
+                            "square": pos.square(s, k),
+                            "finished": p.is_finished(),
+                        })
+                    })
+                    .collect();
+                let (controller, level) = match self.config.control[s] {
+                    SeatControl::Human => ("human", Value::Null),
+                    SeatControl::Computer(l) => ("computer", l.name().into()),
+                };
+                json!({
+                    "seat": s.get(),
+                    "colour": en,
+                    "colourZh": zh,
+                    "controller": controller,
+                    "level": level,
+                    "finished": finished,
+                    "place": if finished || over { place.map_or(Value::Null, Value::from) } else { Value::Null },
+                    "finishedPieces": pos.finished_pieces(s),
+                    "pieces": pieces,
+                })
+            })
+            .collect();
+        let (phase, die_now) = match pos.phase() {
+            Phase::Opening => ("opening", None),
+            Phase::Roll => ("roll", None),
+            Phase::Move(d) => ("move", Some(d)),
+            Phase::Over => ("over", None),
+        };
+        let last_die = die_now.map(|d| d.get()).or_else(|| {
+            self.game.plies().fold(None, |acc, p| match p {
+                Ply::Roll(d) => Some(d.get()),
+                Ply::Move(_) => acc,
+            })
+        });
+        let to_act = if over {
+            Value::Null
+        } else if self.is_human(pos.turn()) {
+            "human".into()
+        } else {
+            "computer".into()
+        };
+        let (legal, choices) = if let Phase::Move(_) = pos.phase() {
+            choices(&board, &pos)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let stats_json: Vec<Value> = self
+            .config
+            .seats
+            .iter()
+            .map(|s| {
+                let c = stats[s];
+                json!({"seat": s.get(), "counts": c, "rolls": c.iter().sum::<u32>()})
+            })
+            .collect();
+        let scores = scores_json(&pos);
+        let mut options = Map::new();
+        rules_to_json(&rules, &mut options);
+        let over_json = if over {
+            self.over_summary().clone()
+        } else {
+            Value::Null
+        };
+        json!({
+            "type": "state",
+            "protocol": PROTOCOL_VERSION,
+            "gameId": self.id,
+            "version": self.version(),
+            "cause": cause,
+            "rules": rules.rule_set.name(),
+            "options": options.get("options").cloned().unwrap_or(Value::Null),
+            "seats": seats,
+            "turn": pos.turn().get(),
+            "phase": phase,
+            "toAct": to_act,
+            "die": last_die,
+            "sixes": pos.sixes(),
+            "forced": pos.forced(),
+            "legal": legal,
+            "choices": choices,
+            "events": events,
+            "ranking": ranking.iter().map(|s| s.get()).collect::<Vec<_>>(),
+            "scores": scores,
+            "dice": {
+                "commitment": self.game.dice().map(|d| d.seed().commitment()),
+                "rolls": self.game.dice_counter(),
+            },
+            "stats": stats_json,
+            "canUndo": self.game.can_undo(),
+            "canFastForward": self.can_fast_forward(),
+            "over": over_json,
+        })
+    }
+
+    /// The game-over summary (computed once).
+    fn over_summary(&mut self) -> &Value {
+        if self.over.is_none() {
+            let v = self.compute_over();
+            self.over = Some(v);
+        }
+        self.over.as_ref().unwrap_or(&Value::Null)
+    }
+
+    fn compute_over(&self) -> Value {
+        let pos = self.game.position();
+        let stats = self.game.dice_stats();
+        let luck: Vec<Value> = self
+            .config
+            .seats
+            .iter()
+            .map(|s| luck_json(s, &stats[s]))
+            .collect();
+        let humans: Vec<Seat> = self
+            .config
+            .seats
+            .iter()
+            .filter(|&s| self.is_human(s))
+            .collect();
+        let analysis = if humans.is_empty() {
+            feixingqi_ai::Analysis::default()
+        } else {
+            analyse(&Advisor::default(), self.game.start(), &self.plies())
+        };
+        let seat_summaries: Vec<Value> = humans
+            .iter()
+            .map(|&s| {
+                let x = analysis.seats[s];
+                json!({
+                    "seat": s.get(),
+                    "decisions": x.decisions,
+                    "lost": round(f64::from(x.lost), 2),
+                    "errorRate": round(f64::from(x.error_rate()), 3),
+                    "doubtful": x.doubtful,
+                    "bad": x.bad,
+                    "blunders": x.blunders,
+                })
+            })
+            .collect();
+        let decisions: Vec<Value> = analysis
+            .decisions
+            .iter()
+            .filter(|d| humans.contains(&d.seat))
+            .map(|d| {
+                json!({
+                    "ply": d.ply,
+                    "seat": d.seat.get(),
+                    "played": d.played.piece,
+                    "best": d.best.piece,
+                    "loss": round(f64::from(d.loss), 2),
+                    "grade": grade_code(d.grade),
+                })
+            })
+            .collect();
+        json!({
+            "ranking": pos.ranking().map(|s| s.get()).collect::<Vec<_>>(),
+            "scores": scores_json(pos),
+            "luck": luck,
+            "analysis": { "seats": seat_summaries, "decisions": decisions },
+            "recordUrl": format!("/api/games/{}/record", self.id),
+        })
+    }
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (x * m).round() / m
+}
+
+fn scores_json(pos: &Position) -> Value {
+    match feixingqi_rules::scores(pos) {
+        None => Value::Null,
+        Some(sc) => Value::Array(
+            pos.seats()
+                .iter()
+                .map(|s| json!({"seat": s.get(), "score": sc[s]}))
+                .collect(),
+        ),
+    }
+}
+
+/// Per-seat luck: mean, z of the mean against 3.5, Pearson χ² of the counts (docs/PROTOCOL.md §3).
+pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
+    let n: u32 = counts.iter().sum();
+    if n == 0 {
+        return json!({"seat": seat.get(), "counts": counts, "rolls": 0,
+                      "mean": null, "z": null, "chi2": null});
+    }
+    let nf = f64::from(n);
+    let sum: f64 = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as f64 + 1.0) * f64::from(*c))
+        .sum();
+    let mean = sum / nf;
+    let sigma = (35.0f64 / 12.0).sqrt();
+    let z = (mean - 3.5) / (sigma / nf.sqrt());
+    let e = nf / 6.0;
+    let chi2: f64 = counts
+        .iter()
+        .map(|c| {
+            let d = f64::from(*c) - e;
+            d * d / e
+        })
+        .sum();
+    json!({"seat": seat.get(), "counts": counts, "rolls": n,
+           "mean": round(mean, 3), "z": round(z, 3), "chi2": round(chi2, 3)})
+}
+
+/// Legal pieces and the distinct options with where they land.
+fn choices(board: &feixingqi_rules::Board, pos: &Position) -> (Vec<u8>, Vec<Value>) {
+    let seat = pos.turn();
+    let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
+    let mut groups: Vec<(Position, Vec<u8>, Position)> = Vec::new();
+    for &k in &legal {
+        let mut after = *pos;
+        after.play_unchecked(Move { piece: k }, &mut NoEvents);
+        let canon = after.canonical();
+        match groups.iter_mut().find(|g| g.0 == canon) {
+            Some(g) => g.1.push(k),
+            None => groups.push((canon, vec![k], after)),
+        }
+    }
+    let out = groups
+        .into_iter()
+        .filter_map(|(_, pieces, after)| {
+            let k = *pieces.first()?;
+            let from = pos.piece(seat, k).unwrap_or(Progress::Hangar);
+            let to = after.piece(seat, k).unwrap_or(Progress::Hangar);
+            Some(json!({
+                "piece": k,
+                "pieces": pieces,
+                "from": view::progress(from),
+                "to": view::progress(to),
+                "cell": view::piece_cell(board, seat, k, to),
+                "square": after.square(seat, k),
+            }))
+        })
+        .collect();
+    (legal, out)
+}
+
+fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
+    use feixingqi_ai::Reason;
+    match r {
+        Reason::Capture => "capture",
+        Reason::Finish => "finish",
+        Reason::EscapeThreat => "escape_threat",
+        Reason::JumpOrFly => "jump_or_fly",
+        Reason::ReachSafety => "reach_safety",
+        Reason::JoinStack => "join_stack",
+        Reason::TakeOff => "take_off",
+        Reason::Progress => "progress",
+    }
+}
+
+fn grade_code(g: Grade) -> &'static str {
+    match g {
+        Grade::Good => "good",
+        Grade::Doubtful => "doubtful",
+        Grade::Bad => "bad",
+        Grade::Blunder => "blunder",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luck_index_of_fair_and_loaded_counts() {
+        let fair = luck_json(Seat::S0, &[10, 10, 10, 10, 10, 10]);
+        assert_eq!(fair["mean"], 3.5);
+        assert_eq!(fair["z"], 0.0);
+        assert_eq!(fair["chi2"], 0.0);
+        let sixes = luck_json(Seat::S0, &[0, 0, 0, 0, 0, 12]);
+        assert!(sixes["z"].as_f64().unwrap() > 5.0);
+        assert!(sixes["chi2"].as_f64().unwrap() > 11.07);
+        let none = luck_json(Seat::S0, &[0; 6]);
+        assert_eq!(none["mean"], Value::Null);
+    }
+
+    #[test]
+    fn bots_are_deterministic_per_game_and_ply() {
+        let cfg = GameConfig {
+            rules: Rules::ludo(),
+            seats: SeatSet::ALL,
+            control: BySeat([SeatControl::Computer(Level::Easy); 4]),
+        };
+        let play = || {
+            let mut s = Session::new("t".into(), cfg.clone(), Seed::from_u64(5)).unwrap();
+            for _ in 0..300 {
+                let v = s.version();
+                if s.is_over() {
+                    break;
+                }
+                s.act(Action::Step, v).unwrap();
+            }
+            s.plies()
+        };
+        assert_eq!(play(), play());
+    }
+}

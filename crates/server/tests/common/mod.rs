@@ -1,0 +1,203 @@
+//! Test helpers: a real server on 127.0.0.1:0 and a WebSocket client.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::{
+    net::SocketAddr,
+    path::PathBuf,
+    sync::atomic::{AtomicU32, Ordering},
+    time::Duration,
+};
+
+use feixingqi_server::{app, AppState, Config};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    task::JoinHandle,
+};
+use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
+
+static DIRS: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh, empty data folder.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let n = DIRS.fetch_add(1, Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!(
+        "feixingqi-server-test-{}-{name}-{n}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    pub task: JoinHandle<()>,
+}
+
+impl Server {
+    pub async fn start(dir: &std::path::Path, seed: Option<u64>) -> Server {
+        let state = AppState::open(Config {
+            data_dir: dir.to_path_buf(),
+            fixed_seed: seed,
+        })
+        .await
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = app(state.clone());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.unwrap();
+        });
+        Server { addr, state, task }
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::connect(self.addr).await
+    }
+
+    /// A plain HTTP GET: (status, body).
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(self.addr).await.unwrap();
+        s.write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await.unwrap();
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let status: u16 = text[9..12].parse().unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(body)
+        } else {
+            body.to_string()
+        };
+        (status, body)
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        let (s, b) = self.get(path).await;
+        (s, serde_json::from_str(&b).unwrap_or(Value::Null))
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((len, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
+}
+
+/// A WebSocket client of the protocol.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub hello: Value,
+    next_id: u64,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .unwrap();
+        let mut c = Client {
+            ws,
+            hello: Value::Null,
+            next_id: 1,
+        };
+        c.hello = c.recv().await;
+        assert_eq!(c.hello["type"], "hello");
+        c
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) {
+        self.ws.send(Message::Binary(bytes.into())).await.unwrap();
+    }
+
+    /// The next JSON text message (10 s timeout).
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
+                .await
+                .expect("timed out waiting for the server")
+                .expect("connection closed")
+                .expect("websocket error");
+            match msg {
+                Message::Text(t) => return serde_json::from_str(t.as_str()).unwrap(),
+                Message::Close(c) => panic!("server closed the connection: {c:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Sends `msg` with a fresh id and returns the direct replies (up to the one carrying the id
+    /// that ends it: `state`, `hint`, `error`, `pong`).
+    pub async fn request(&mut self, mut msg: Value) -> Vec<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        msg["id"] = id.into();
+        self.send_text(msg.to_string()).await;
+        let mut out = Vec::new();
+        loop {
+            let v = self.recv().await;
+            let done = v["id"] == id
+                && matches!(
+                    v["type"].as_str(),
+                    Some("state" | "hint" | "error" | "pong")
+                );
+            out.push(v);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    /// The last reply of a request.
+    pub async fn ask(&mut self, msg: Value) -> Value {
+        self.request(msg).await.pop().unwrap()
+    }
+
+    pub async fn create(&mut self, msg: Value) -> (String, String, Value) {
+        let r = self.request(msg).await;
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!(r[0]["type"], "created", "{r:?}");
+        let id = r[0]["gameId"].as_str().unwrap().to_string();
+        let token = r[0]["token"].as_str().unwrap().to_string();
+        (id, token, r[1].clone())
+    }
+
+    pub async fn sync(&mut self) -> Value {
+        self.ask(json!({"type": "sync"})).await
+    }
+}
+
+/// Plays whatever is due: human seats roll and take the first choice; computers step.
+pub fn next_action(state: &Value) -> Value {
+    let v = state["version"].clone();
+    match (state["toAct"].as_str(), state["phase"].as_str()) {
+        (Some("human"), Some("move")) => {
+            json!({"type": "move", "version": v, "piece": state["choices"][0]["piece"]})
+        }
+        (Some("human"), _) => json!({"type": "roll", "version": v}),
+        _ => json!({"type": "step", "version": v}),
+    }
+}

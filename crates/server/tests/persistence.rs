@@ -1,0 +1,172 @@
+//! Persistence: the store round trip, a restart restoring a running game, HTTP endpoints.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod common;
+
+use common::{next_action, temp_dir, Server};
+use feixingqi_server::{
+    session::{ply_from_text, ply_text, GameConfig, Session},
+    store::Store,
+};
+use serde_json::json;
+
+#[tokio::test]
+async fn store_round_trip() {
+    let dir = temp_dir("store");
+    let store = Store::open(&dir).await.unwrap();
+    store.create_game("g1", "th", "00ff", "{}").await.unwrap();
+    let plies: Vec<String> = ["r6", "m0", "r3", "m0"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    store.sync_plies("g1", 0, &plies, false).await.unwrap();
+    // An undo: keep 2, append another.
+    store
+        .sync_plies("g1", 2, &["r5".to_string()], false)
+        .await
+        .unwrap();
+    let g = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(g.plies, vec!["r6", "m0", "r5"]);
+    assert_eq!(g.token_hash, "th");
+    assert_eq!(store.running_games().await.unwrap(), vec!["g1".to_string()]);
+    store.sync_plies("g1", 3, &[], true).await.unwrap();
+    assert!(store.running_games().await.unwrap().is_empty());
+    assert!(store.load("nope").await.unwrap().is_none());
+    for p in ["r1", "r6", "m0", "m3"] {
+        assert_eq!(ply_text(ply_from_text(p).unwrap()), p);
+    }
+    assert!(
+        ply_from_text("r7").is_none()
+            && ply_from_text("m4").is_none()
+            && ply_from_text("").is_none()
+    );
+}
+
+#[test]
+fn config_round_trip() {
+    let msg = json!({"type": "create", "rules": "feixingqi", "players": 3,
+        "seats": [{"controller": "human"}, {"controller": "computer", "level": "master"}, {"controller": "human"}],
+        "options": {"takeoff": [5, 6], "tripleSixPenalty": true, "scoring": {"room": 1000}}});
+    let cfg = GameConfig::from_create(msg.as_object().unwrap()).unwrap();
+    assert_eq!(GameConfig::from_json(&cfg.to_json()).unwrap(), cfg);
+    let s = Session::new("x".into(), cfg, feixingqi_rules::Seed::from_u64(1)).unwrap();
+    assert_eq!(s.version(), 0);
+}
+
+#[tokio::test]
+async fn a_restart_restores_a_running_game() {
+    let dir = temp_dir("restart");
+    let first = Server::start(&dir, Some(99)).await;
+    let mut c = first.client().await;
+    let (id, token, mut st) = c
+        .create(json!({"type": "create", "rules": "ludo", "players": 3,
+            "seats": [{"controller": "human"}, {"controller": "computer", "level": "normal"}, {"controller": "human"}],
+            "options": {"pieces": 2}}))
+        .await;
+    for _ in 0..40 {
+        st = c.ask(next_action(&st)).await;
+        assert_eq!(st["type"], "state", "{st}");
+    }
+    let (code, rec) = first.get_json(&format!("/api/games/{id}/record")).await;
+    assert_eq!(code, 200);
+    assert!(
+        rec["dice"].get("seed").is_none(),
+        "no seed while the game runs"
+    );
+    assert!(rec["dice"]["commitment"].is_string());
+    first.task.abort();
+    drop(c);
+
+    // A new AppState on the same folder: the running game is back, with the same token.
+    let second = Server::start(&dir, None).await;
+    assert_eq!(second.state.running().await, 1);
+    let mut c2 = second.client().await;
+    let r = c2
+        .request(json!({"type": "join", "gameId": id, "token": token}))
+        .await;
+    assert_eq!(r[0]["type"], "joined", "{r:?}");
+    let back = &r[1];
+    for key in [
+        "version", "seats", "turn", "phase", "die", "legal", "choices", "stats", "canUndo", "dice",
+        "ranking",
+    ] {
+        assert_eq!(back[key], st[key], "{key}");
+    }
+    // Play on to the end on the new server; the dice continue the same stream.
+    let mut st = back.clone();
+    let mut guard = 0;
+    while st["phase"] != "over" {
+        guard += 1;
+        assert!(guard < 5000);
+        st = c2.ask(next_action(&st)).await;
+        assert_eq!(st["type"], "state", "{st}");
+    }
+    let (_, rec) = second.get_json(&format!("/api/games/{id}/record")).await;
+    let record = feixingqi_rules::Record::from_json(&rec).unwrap();
+    assert!(record.seed.is_some());
+    assert!(record.replay().unwrap().position().is_over());
+}
+
+#[tokio::test]
+async fn http_endpoints() {
+    let dir = temp_dir("http");
+    let server = Server::start(&dir, None).await;
+    let (code, h) = server.get_json("/healthz").await;
+    assert_eq!((code, h["ok"].as_bool()), (200, Some(true)));
+    for (rules, size) in [("feixingqi", 17), ("ludo", 15)] {
+        let (code, b) = server.get_json(&format!("/api/board/{rules}")).await;
+        assert_eq!(code, 200);
+        assert_eq!(b["size"], size);
+        assert_eq!(b["track"].as_array().unwrap().len(), 52);
+        assert_eq!(b["seats"].as_array().unwrap().len(), 4);
+        assert_eq!(b["seats"][0]["route"].as_array().unwrap().len(), 57);
+        assert_eq!(b["seats"][0]["lane"].as_array().unwrap().len(), 5);
+    }
+    let (_, f) = server.get_json("/api/board/feixingqi").await;
+    assert!(f["seats"][0]["fly"]["crossed"].is_array());
+    let (_, l) = server.get_json("/api/board/ludo").await;
+    assert_eq!(l["safeSquares"].as_array().unwrap().len(), 8);
+    assert_eq!(server.get("/api/board/chess").await.0, 400);
+    let (code, e) = server.get_json("/api/games/nope/record").await;
+    assert_eq!((code, e["code"].as_str()), (404, Some("game_not_found")));
+    let (code, page) = server.get("/").await;
+    assert_eq!(code, 200);
+    assert!(page.contains("<"));
+    assert_eq!(server.get("/no/such/file.js").await.0, 404);
+}
+
+#[tokio::test]
+async fn an_undo_is_stored_too() {
+    let dir = temp_dir("undo");
+    let first = Server::start(&dir, Some(4)).await;
+    let mut c = first.client().await;
+    let (id, token, mut st) = c
+        .create(json!({"type": "create", "rules": "ludo", "players": 2}))
+        .await;
+    let mut guard = 0;
+    while st["canUndo"] != true {
+        guard += 1;
+        assert!(guard < 3000, "no undoable decision");
+        st = c.ask(next_action(&st)).await;
+        assert_eq!(st["type"], "state", "{st}");
+    }
+    let undone = c
+        .ask(json!({"type": "undo", "version": st["version"]}))
+        .await;
+    assert_eq!(undone["cause"], "undo", "{undone}");
+    first.task.abort();
+
+    let second = Server::start(&dir, None).await;
+    let mut c2 = second.client().await;
+    let r = c2
+        .request(json!({"type": "join", "gameId": id, "token": token}))
+        .await;
+    assert_eq!(r[1]["version"], undone["version"]);
+    assert_eq!(r[1]["seats"], undone["seats"]);
+    // The same die comes again after the restart.
+    let again = c2
+        .ask(json!({"type": "roll", "version": undone["version"]}))
+        .await;
+    assert_eq!(again["type"], "state", "{again}");
+}
