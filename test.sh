@@ -27,7 +27,7 @@ fi
 grep -q " failed" /tmp/feixingqi-invalid.txt
 
 step "benchmarks compile"
-cargo bench --workspace --locked --no-run
+cargo bench -p feixingqi-rules --locked --no-run
 
 step "playout benchmark smoke run"
 ./target/release/feixingqi bench playout --rules ludo --games 20000
