@@ -1,0 +1,765 @@
+// The front end: set-up screen, the game (driven by the server's `state` messages, docs/PROTOCOL.md),
+// keyboard and screen-reader play, the end screen and the replay viewer.
+
+import { t, setLang, getLang, seatName } from './i18n.js';
+import { createBoard, normalizeGeo, COLOURS, SHAPE_NAMES } from './board.js';
+import { Net } from './net.js';
+import { sfx, isMuted, setMuted } from './sound.js';
+import { renderEnd } from './end.js';
+import { Viewer } from './viewer.js';
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const store = {
+  get(k, d) { try { const v = localStorage.getItem(k); return v === null ? d : JSON.parse(v); } catch { return d; } },
+  set(k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch { /* ignore */ } },
+  del(k) { try { localStorage.removeItem(k); } catch { /* ignore */ } },
+};
+
+// ---------------------------------------------------------------------------------------------
+// geometry
+
+/** @type {Record<string, Promise<any>>} */
+const geoCache = {};
+export function getGeo(rules) {
+  if (!geoCache[rules]) {
+    const early = /** @type {any} */ (window).__geo?.[rules];
+    geoCache[rules] = (early || fetch(`/api/board/${rules}`).then((r) => {
+      if (!r.ok) throw new Error(`board ${r.status}`);
+      return r.json();
+    })).then(normalizeGeo);
+    geoCache[rules].catch(() => delete geoCache[rules]);
+  }
+  return geoCache[rules];
+}
+
+let firstBoardMarked = false;
+function markBoard() {
+  if (firstBoardMarked) return;
+  firstBoardMarked = true;
+  performance.mark('first-board');
+  /** @type {any} */ (window).__firstBoardMs = performance.now();
+}
+
+// ---------------------------------------------------------------------------------------------
+// small UI helpers
+
+export function chipSvg(rules, seat, size = 24) {
+  const c = COLOURS[rules === 'ludo' ? 'ludo' : 'feixingqi'][seat];
+  const shapes = [
+    '<circle cx="12" cy="12" r="9"/>', '<rect x="4" y="4" width="16" height="16"/>',
+    '<path d="M12 2L22 20H2Z"/>', '<path d="M12 1L23 12L12 23L1 12Z"/>',
+  ];
+  return `<svg viewBox="0 0 24 24" width="${size}" height="${size}" aria-hidden="true"><g fill="${c}" stroke="#fff" stroke-width="1.5">${shapes[seat]}</g></svg>`;
+}
+
+let toastTimer = 0;
+export function toast(msg) {
+  const el = $('toast');
+  el.textContent = msg;
+  el.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => el.classList.remove('show'), 2600);
+}
+function banner(msg, ms = 900) {
+  const el = $('banner');
+  if (!el) return;
+  el.textContent = msg;
+  el.classList.add('show');
+  setTimeout(() => el.classList.remove('show'), ms);
+}
+/** Screen-reader announcement (polite live region). */
+export function announce(msg) {
+  const el = $('live');
+  el.textContent = '';
+  requestAnimationFrame(() => { el.textContent = msg; });
+}
+function applyI18n() {
+  document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
+  $('btn-lang').textContent = getLang() === 'zh' ? 'EN' : '中文';
+  $('btn-mute').innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${isMuted() ? '<path d="M17 9l5 6M22 9l-5 6"/>' : '<path d="M17 8.5a5 5 0 0 1 0 7M19.5 6a8.5 8.5 0 0 1 0 12"/>'}</svg>`;
+  $('btn-mute').setAttribute('aria-label', isMuted() ? t('unmute') : t('mute'));
+  $('btn-mute').setAttribute('aria-pressed', String(isMuted()));
+  document.title = `${t('title')} · Ludo`;
+}
+function dieSvg(d) {
+  const P = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[26, 26], [50, 50], [74, 74]], 4: [[28, 28], [72, 28], [28, 72], [72, 72]],
+    5: [[26, 26], [74, 26], [50, 50], [26, 74], [74, 74]], 6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]] };
+  const pips = (P[d] || []).map(([x, y]) => `<circle cx="${x}" cy="${y}" r="9"/>`).join('');
+  return `<rect x="5" y="5" width="90" height="90" rx="18"/>${d ? pips : '<text x="50" y="62" text-anchor="middle" font-size="34" fill="#999">?</text>'}`;
+}
+function showDie(d, rolling = false) {
+  const el = $('die');
+  el.innerHTML = dieSvg(d);
+  el.setAttribute('aria-label', d ? String(d) : '');
+  el.classList.toggle('six', d === 6);
+  if (rolling) { el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling'); }
+}
+function showView(name) {
+  for (const v of ['setup', 'game', 'viewer']) $(`view-${v}`).hidden = v !== name;
+  current.view = name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// set-up screen
+
+const LEVELS = ['easy', 'normal', 'hard', 'master'];
+const defaults = {
+  rules: 'feixingqi', players: 4, seats: { 1: 'normal', 2: 'normal', 3: 'normal' },
+  takeoff: '6', tripleSix: false, sixStops: false, team: false, pieces: 4, firstPlayer: 'seat0', scoring: 'none', room: 1000,
+};
+function loadSetup() { return { ...defaults, ...store.get('fxq.setup', {}), rules: store.get('fxq.rules', 'feixingqi') }; }
+function seatsFor(n) { return n === 2 ? [0, 2] : n === 3 ? [0, 1, 2] : [0, 1, 2, 3]; }
+
+function renderSetup() {
+  const s = loadSetup();
+  const radio = (name, val, label, checked) =>
+    `<label><input type="radio" name="${name}" value="${val}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
+  const check = (name, label, checked) =>
+    `<label><input type="checkbox" name="${name}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
+  const fxq = s.rules === 'feixingqi';
+  const seatRows = seatsFor(s.players).map((seat) => {
+    const name = seatName(s.rules, seat);
+    if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span>${t('you')}</span></div>`;
+    const v = s.seats[seat] || 'normal';
+    const opts = [...LEVELS.map((l) => `<option value="${l}" ${v === l ? 'selected' : ''}>${t(l)}</option>`),
+      `<option value="human" ${v === 'human' ? 'selected' : ''}>${t('human')}</option>`].join('');
+    return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, seat)}</span><label class="name" for="seat-${seat}">${name}</label><select id="seat-${seat}" name="seat-${seat}">${opts}</select></div>`;
+  }).join('');
+  $('view-setup').innerHTML = `
+  <form class="setup" id="setup-form"><div class="setup-col">
+    <div class="card o1"><h2>${t('game')}</h2><div class="seg" role="radiogroup" aria-label="${t('game')}">
+      ${radio('rules', 'feixingqi', t('feixingqi'), fxq)}${radio('rules', 'ludo', t('ludo'), !fxq)}</div>
+      <div class="board-wrap" id="preview"></div>
+    </div>
+    <div class="start-row o4"><button type="submit" class="primary" id="btn-start">${t('start')}</button>${current.st && current.st.phase !== 'over' ? `<button type="button" id="btn-resume">${t('resume')}</button>` : ''}</div>
+    <p class="muted o5" style="text-align:center">${t('verifyNote')}</p>
+    </div><div class="setup-col">
+    <div class="card o2"><h2>${t('players')}</h2>
+      <div class="seg" role="radiogroup" aria-label="${t('players')}">${[2, 3, 4].map((n) => radio('players', n, t('nPlayers', { n }), s.players === n)).join('')}</div>
+      <div class="seats" style="margin-top:.6rem">${seatRows}</div>
+    </div>
+    <div class="card o3"><h2>${t('options')}</h2><div class="opts">
+      ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg">${radio('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radio('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
+      <div class="row seg">${check('tripleSix', t('tripleSix'), s.tripleSix)}${check('sixStops', t('sixStops'), s.sixStops)}</div>` : ''}
+      <div class="row seg">${check('team', t('team'), s.team && s.players === 4).replace('<input', s.players === 4 ? '<input' : '<input disabled')}</div>
+      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg">${[2, 3, 4].map((n) => radio('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
+      <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg">${radio('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radio('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
+      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg">${radio('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radio('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radio('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
+        <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
+      <div class="row"><span class="lab">${t('language')}</span><div class="seg">${radio('lang', 'zh', t('langZh'), getLang() === 'zh')}${radio('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
+    </div></div>
+  </div></form>`;
+  const form = /** @type {HTMLFormElement} */ ($('setup-form'));
+  form.addEventListener('change', (e) => {
+    const tgt = /** @type {HTMLInputElement} */ (e.target);
+    saveSetup(form);
+    if (tgt.name === 'lang') { setLang(tgt.value); applyI18n(); }
+    if (['rules', 'players', 'scoring', 'lang'].includes(tgt.name)) {
+      renderSetup();
+      /** @type {HTMLElement|null} */ (document.querySelector(`[name="${tgt.name}"]:checked`))?.focus();
+    }
+  });
+  form.addEventListener('submit', (e) => { e.preventDefault(); saveSetup(form); startGame(); });
+  document.getElementById('btn-resume')?.addEventListener('click', () => { showView('game'); current.board = null; net.request({ type: 'sync' }).catch(() => {}); });
+  getGeo(s.rules).then((geo) => {
+    const host = document.getElementById('preview');
+    if (!host) return;
+    const b = createBoard(host, geo, {});
+    b.svg.setAttribute('aria-label', t(s.rules));
+    markBoard();
+  }).catch(() => {});
+}
+
+function saveSetup(form) {
+  const f = new FormData(form);
+  const s = loadSetup();
+  const rules = String(f.get('rules') || s.rules);
+  const players = Number(f.get('players') || s.players);
+  const seats = { ...s.seats };
+  for (const seat of [1, 2, 3]) if (f.get(`seat-${seat}`)) seats[seat] = String(f.get(`seat-${seat}`));
+  const next = {
+    players, seats,
+    takeoff: String(f.get('takeoff') ?? s.takeoff),
+    tripleSix: rules === 'feixingqi' ? f.get('tripleSix') === 'on' : s.tripleSix,
+    sixStops: rules === 'feixingqi' ? f.get('sixStops') === 'on' : s.sixStops,
+    team: players === 4 && f.get('team') === 'on',
+    pieces: Number(f.get('pieces') || s.pieces),
+    firstPlayer: String(f.get('firstPlayer') || s.firstPlayer),
+    scoring: String(f.get('scoring') || s.scoring),
+    room: Math.max(1, Number(f.get('room') || s.room) | 0),
+  };
+  store.set('fxq.setup', next);
+  store.set('fxq.rules', rules);
+}
+
+function createMessage() {
+  const s = loadSetup();
+  const fxq = s.rules === 'feixingqi';
+  /** @type {any} */
+  const options = { pieces: s.pieces, firstPlayer: s.firstPlayer, team: s.players === 4 && !!s.team };
+  if (fxq) {
+    options.takeoff = s.takeoff === '56' ? [5, 6] : [6];
+    options.tripleSixPenalty = !!s.tripleSix;
+    options.sixStopsOnStack = !!s.sixStops;
+  }
+  options.scoring = s.scoring === 'room' ? { room: s.room } : s.scoring;
+  const seats = seatsFor(s.players).map((seat) => {
+    if (seat === 0) return { controller: 'human' };
+    const v = s.seats[seat] || 'normal';
+    return v === 'human' ? { controller: 'human' } : { controller: 'computer', level: v };
+  });
+  return { type: 'create', rules: s.rules, players: s.players, seats, options };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the game
+
+const SPEED = { slow: { anim: 1.5, wait: 1300 }, mid: { anim: 1, wait: 650 }, fast: { anim: 0.35, wait: 160 }, instant: { anim: 0, wait: 0 } };
+const current = {
+  view: 'setup',
+  /** @type {any} */ st: null,
+  /** @type {ReturnType<typeof createBoard>|null} */ board: null,
+  rules: '',
+  queue: Promise.resolve(),
+  stepTimer: 0,
+  speed: /** @type {keyof typeof SPEED} */ (store.get('fxq.speed', 'mid')),
+  keyboard: false,
+  /** @type {any} */ ff: null,
+  watching: false,
+  busy: false,
+  hint: null,
+  /** @type {any} */ local: null,
+  paused: false,
+};
+
+// `?speed=instant` (tests, impatient people): no animation, computers at once; not remembered
+/** Animation duration factor: the speed setting, shortened when the system asks for reduced motion. */
+function animFactor() {
+  const a = SPEED[current.speed].anim;
+  return matchMedia('(prefers-reduced-motion: reduce)').matches ? Math.min(a, 0.3) : a;
+}
+const urlSpeed = new URLSearchParams(location.search).get('speed');
+if (urlSpeed && urlSpeed in SPEED) current.speed = /** @type {any} */ (urlSpeed);
+
+const net = new Net({
+  onState: (st) => { current.queue = current.queue.then(() => handleState(st)).catch((e) => console.error(e)); },
+  onStatus: (s) => { if (s === 'closed' && current.view === 'game') toast(t('offline')); },
+});
+
+async function startGame() {
+  const msg = createMessage();
+  current.st = null;
+  current.ff = null;
+  showView('game');
+  $('log').innerHTML = '';
+  $('hint-panel').hidden = true;
+  try {
+    await net.request(msg);
+    if (net.game) store.set('fxq.current', net.game);
+  } catch (e) {
+    toast(t('error', { msg: e.message }));
+    showView('setup');
+    renderSetup();
+  }
+}
+
+async function resumeGame(saved) {
+  net.game = saved;
+  showView('game');
+  try {
+    await net.request({ type: 'join', ...saved });
+    toast(t('reloadResume'));
+    return true;
+  } catch (e) {
+    store.del('fxq.current');
+    net.game = null;
+    return false;
+  }
+}
+
+const progressOf = (st) => {
+  const arr = [[], [], [], []];
+  for (const s of st.seats) arr[s.seat] = s.pieces.map((p) => (p.finished ? 56 : p.progress === null ? -1 : p.progress));
+  return arr;
+};
+const seatsOf = (st) => st.seats.map((s) => s.seat);
+const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
+
+function whereText(rules, p) {
+  if (p === null || p === undefined || p < 0) return t(rules === 'ludo' ? 'yard' : 'hangar');
+  if (p >= 56) return t('centre');
+  if (p >= 51) return t('laneN', { n: p - 50 });
+  if (p === 0) return t(rules === 'ludo' ? 'startSq' : 'takeoffPoint');
+  return t('square', { n: p });
+}
+function pieceLabel(rules, st, seat, piece, p) {
+  const who = seatName(rules, seat);
+  const shape = SHAPE_NAMES[getLang()][seat];
+  return `${who} ${shape} ${t('piece', { n: piece + 1 })}, ${whereText(rules, p)}`;
+}
+function controllerText(info) {
+  if (!info) return '';
+  if (info.controller === 'human') return info.seat === 0 ? t('you') : t('human');
+  return t(info.level || 'normal');
+}
+
+async function ensureBoard(st) {
+  if (current.board && current.rules === st.rules) return;
+  const geo = await getGeo(st.rules);
+  current.rules = st.rules;
+  current.board = createBoard($('board'), geo, {
+    onPick: (k) => pick(k),
+    label: (seat, piece, p) => pieceLabel(st.rules, current.st, seat, piece, p),
+  });
+  current.board.svg.setAttribute('aria-label', t(st.rules));
+  const bn = document.createElement('div'); bn.className = 'banner'; bn.id = 'banner'; bn.setAttribute('aria-hidden', 'true');
+  $('board').appendChild(bn);
+  current.board.setSpeed(animFactor());
+  current.board.setPieces(progressOf(st), seatsOf(st));
+  document.documentElement.classList.toggle('ludo-colours', st.rules === 'ludo');
+  markBoard();
+}
+
+/** One line of the log (and of the announcement being built). */
+function logLine(text, imp = false, list = $('log')) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  if (imp) li.className = 'imp';
+  list.prepend(li);
+  while (list.children.length > 120) list.lastChild?.remove();
+}
+
+/** Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment). */
+function describeEvent(e, rules, said, log = logLine) {
+  const nm = (s) => seatName(rules, s);
+  const pc = (k) => k + 1;
+  const ludo = rules === 'ludo';
+  const anim = SPEED[current.speed].anim;
+  let text = '';
+  let imp = false;
+  switch (e.kind) {
+    case 'openingRoll': case 'rolled':
+      if (current.view === 'game') showDie(e.die, true);
+      sfx.roll(); if (e.die === 6) sfx.six();
+      text = t('rolled', { name: nm(e.seat), d: e.die }) + (e.kind === 'openingRoll' ? ` (${t('firstRoll')})` : '');
+      log(text, false); said.push(text);
+      return new Promise((r) => setTimeout(r, 380 * anim));
+    case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
+    case 'takeOff': sfx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    case 'step': sfx.step(); return null;
+    case 'jump': sfx.jump(); text = t('jumped', { piece: pc(e.piece) }); break;
+    case 'fly': sfx.fly(); text = t('flew', { piece: pc(e.piece) }); banner('✈ ' + t('flyBanner')); break;
+    case 'bounce': text = t('bounced', { piece: pc(e.piece) }); break;
+    case 'blocked': text = e.what === 'jump' ? t('blockedJump') : t('blockedFly'); break;
+    case 'parked': text = t('parked', { piece: pc(e.piece) }); break;
+    case 'captured':
+      sfx.capture();
+      if (e.victimSeat === e.seat) return null; // the collision line says it
+      text = t(ludo ? 'capturedLudo' : 'captured', { by: nm(e.seat), victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
+      imp = true; banner(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
+    case 'collision': sfx.capture(); text = t('collision'); imp = true; banner(t('collision')); break;
+    case 'finished': sfx.finish(); text = t('finishedPiece', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
+    case 'seatFinished': sfx.win(); text = t('seatFinished', { name: nm(e.seat), place: e.place }); imp = true; banner(text, 1500); break;
+    case 'penalty': sfx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; banner(text, 1500); break;
+    case 'skip': {
+      sfx.skip();
+      const five = e.reason === 'need_takeoff_roll' && (current.st?.options?.takeoff || []).includes(5);
+      const key = 'skipReason_' + e.reason + (five ? '5' : '');
+      const own = t(key);
+      text = t('skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });
+      imp = true;
+      banner(t('skipBanner'), 900); break;
+    }
+    case 'stack': if (e.count > 1) text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); break;
+    case 'bonus':
+      text = t(e.cause === 'capture' ? 'bonusCapture' : e.cause === 'finish' ? 'bonusFinish' : 'bonusSix');
+      banner(t('bonus', { name: nm(e.seat) }), 700);
+      break;
+    case 'turnPassed': text = t('passes', { name: nm(e.to) }); break;
+    case 'gameOver': text = t('gameOver'); imp = true; break;
+    default: return null;
+  }
+  if (text) { log(text, imp); said.push(text); }
+  return null;
+}
+
+/** Frames of this game as this browser saw them: the replay viewer's fallback without POST /api/replay. */
+function recordFrame(st) {
+  const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die };
+  if (st.cause === 'create' || !current.local || current.local.gameId !== st.gameId) {
+    current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
+  }
+  if (['roll', 'move', 'step', 'fastForward'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
+  if (st.cause === 'undo') current.local.frames = current.local.frames.filter((f) => f.version <= st.version);
+}
+
+async function handleState(st) {
+  recordFrame(st);
+  if (current.view !== 'game') {
+    // a reply for the game screen while the viewer or set-up is open: keep it for later
+    current.st = st;
+    return;
+  }
+  clearTimeout(current.stepTimer);
+  await ensureBoard(st);
+  const board = /** @type {NonNullable<typeof current.board>} */ (current.board);
+  const prev = current.st;
+  current.st = st;
+  board.setHint(null);
+  $('hint-panel').hidden = true;
+  const said = [];
+  if (st.cause === 'fastForward') {
+    // the result at once; the board stays where it was so 继续观看 can play the same events
+    current.ff = { events: st.events, from: prev ? progressOf(prev) : null };
+    renderSide(st);
+    openEnd(st, true);
+    return;
+  }
+  if (st.events && st.events.length && ['roll', 'move', 'step'].includes(st.cause)) {
+    board.setLegal(-1, []);
+    setButtons(null);
+    /** @type {any} */ let mover = null;
+    let afterRoll = false; // a move right after a roll in the same state is an auto-move (§6.2 step 5)
+    await board.animate(st.events, (e) => {
+      if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
+        mover = e;
+        if (afterRoll) { logLine(t('autoMove')); said.push(t('autoMove')); afterRoll = false; }
+      } else afterRoll = e.kind === 'rolled';
+      return describeEvent(e, st.rules, said);
+    });
+    if (mover) {
+      const info = seatInfo(st, mover.seat);
+      const p = info?.pieces[mover.piece];
+      if (p) said.push(t('moved', { name: seatName(st.rules, mover.seat), piece: mover.piece + 1, where: whereText(st.rules, p.finished ? 56 : p.progress) }));
+    }
+  } else if (st.cause === 'undo') {
+    toast(t('undone')); said.push(t('undone'));
+    logLine(t('undone'), true);
+  }
+  board.setPieces(progressOf(st), seatsOf(st));
+  if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create') showDie(0);
+  renderSide(st);
+  const prompt = turnPrompt(st);
+  if (prompt) said.push(prompt);
+  if (said.length) announce(said.slice(-6).join('。 '));
+  if (st.phase === 'over') {
+    store.del('fxq.current');
+    openEnd(st, false);
+    return;
+  }
+  scheduleNext(st);
+}
+
+function turnPrompt(st) {
+  if (st.phase === 'over') return t('gameOver');
+  const name = seatName(st.rules, st.turn);
+  if (st.toAct === 'computer') return t('computerThinking', { name });
+  if (st.phase === 'move') return t('choosePrompt', { name, d: st.die });
+  return t('rollPrompt', { name });
+}
+
+function setButtons(st) {
+  const human = st && st.toAct === 'human';
+  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening'));
+  /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && st.phase === 'move');
+  /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
+}
+
+function renderSide(st) {
+  const rules = st.rules;
+  const seat = st.turn;
+  const over = st.phase === 'over';
+  const col = COLOURS[rules][seat];
+  const tb = $('turnbar');
+  tb.style.setProperty('--turn', over ? '#888' : col);
+  $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
+  const info = seatInfo(st, seat);
+  $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (st.toAct === 'human' && st.phase === 'move' ? ' — ' + t('legalHelp') : '');
+  const board = current.board;
+  board?.setTurn(over ? -1 : seat);
+  board?.setLegal(st.toAct === 'human' && st.phase === 'move' ? seat : -1, st.toAct === 'human' && st.phase === 'move' ? st.legal : []);
+  board?.relabel();
+  setButtons(st);
+  // with several people at this screen the roll button says whose roll it is
+  const humans = st.seats.filter((s) => s.controller === 'human').length;
+  $('btn-roll').textContent = humans > 1 && st.toAct === 'human' && !over ? `${seatName(rules, seat)} · ${t('roll')}` : t('rollKey');
+  const pieces = st.options?.pieces || 4;
+  $('players').innerHTML = st.seats.map((s) => {
+    const sum = s.pieces.reduce((a, p) => a + (p.finished ? 56 : p.progress ?? 0), 0);
+    const pct = Math.round(100 * sum / (56 * pieces));
+    const place = s.place ? ' · ' + t('place', { n: s.place }) : '';
+    const partner = st.options?.team ? ` · ${t('teamOf')} ${seatName(rules, (s.seat + 2) % 4)}` : '';
+    return `<div class="p ${!over && s.seat === seat ? 'turn' : ''}" style="--c:${COLOURS[rules][s.seat]}"><span class="chip">${chipSvg(rules, s.seat, 18)}</span>
+      <span>${seatName(rules, s.seat)} <small class="muted">${controllerText(s)}${partner}</small></span>
+      <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
+  }).join('');
+  $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment.slice(0, 16) + '…' }) : '';
+  if (st.toAct === 'human' && !over && current.keyboard) {
+    if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);
+    else if (document.activeElement?.closest?.('svg')) $('btn-roll').focus();
+  }
+}
+
+function scheduleNext(st) {
+  clearTimeout(current.stepTimer);
+  if (st.canFastForward) {
+    current.stepTimer = window.setTimeout(() => act({ type: 'fastForward' }), 250);
+    return;
+  }
+  if (st.toAct === 'computer') {
+    if (current.paused) return;
+    current.stepTimer = window.setTimeout(() => act({ type: 'step' }), SPEED[current.speed].wait);
+  } else if (st.toAct === 'human' && (st.phase === 'roll' || st.phase === 'opening')) {
+    const humans = st.seats.filter((s) => s.controller === 'human').length;
+    if (humans > 1) banner(t('turnOf', { name: seatName(st.rules, st.turn) }), 800);
+    sfx.turn();
+  }
+}
+
+async function act(msg) {
+  const st = current.st;
+  if (!st) return;
+  try {
+    return await net.request({ ...msg, version: st.version });
+  } catch (e) {
+    if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
+    if (e.code === 'game_over') return;
+    // a double key press or a click racing a state: quietly resync
+    if (!['not_your_turn', 'illegal_move', 'not_allowed'].includes(e.code)) toast(t('error', { msg: e.message }));
+    net.request({ type: 'sync' }).catch(() => {});
+  }
+}
+
+function roll() {
+  const st = current.st;
+  if (!st || st.toAct !== 'human' || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
+  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true;
+  showDie(0, true);
+  act({ type: 'roll' });
+}
+function pick(piece) {
+  const st = current.st;
+  if (!st || st.toAct !== 'human' || st.phase !== 'move' || !st.legal.includes(piece)) return;
+  current.board?.setLegal(-1, []);
+  act({ type: 'move', piece, seat: st.turn });
+}
+async function hint() {
+  const st = current.st;
+  if (!st || st.phase !== 'move' || st.toAct !== 'human') return;
+  try {
+    const h = await net.request({ type: 'hint', version: st.version });
+    if (current.st !== st) return;
+    const best = h.options[0];
+    if (!best) { toast(t('noHint')); return; }
+    current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
+    const lang = getLang();
+    const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${lang === 'zh' ? o.zh : o.en}</li>`;
+    const panel = $('hint-panel');
+    panel.innerHTML = `<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${lang === 'zh' ? best.zh : best.en}
+      <details ${h.options.length > 1 ? '' : 'hidden'}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol></details>`;
+    panel.hidden = false;
+    announce(`${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${lang === 'zh' ? best.zh : best.en}`);
+  } catch (e) {
+    toast(t('noHint'));
+  }
+}
+function undo() {
+  const st = current.st;
+  if (!st || !st.canUndo) return;
+  clearTimeout(current.stepTimer);
+  act({ type: 'undo' });
+}
+
+/** 继续观看: animate exactly the fast-forwarded events from the board as it was. */
+async function watch() {
+  const ff = current.ff;
+  const st = current.st;
+  if (!ff || !current.board || !st) return;
+  /** @type {HTMLDialogElement} */ ($('end')).close();
+  current.watching = true;
+  current.board.setLegal(-1, []);
+  if (ff.from) current.board.setPieces(ff.from, seatsOf(st));
+  const said = [];
+  current.queue = current.queue.then(async () => {
+    await current.board?.animate(ff.events, (e) => describeEvent(e, st.rules, said));
+    current.board?.setPieces(progressOf(st), seatsOf(st));
+    current.watching = false;
+    current.ff = null;
+    openEnd(st, false);
+  });
+}
+
+function openEnd(st, fromFastForward) {
+  const dlg = /** @type {HTMLDialogElement} */ ($('end'));
+  renderEnd($('end-in'), st, {
+    fastForward: fromFastForward,
+    onWatch: watch,
+    onDownload: downloadRecord,
+    onReplay: () => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null }); },
+    onAgain: () => { dlg.close(); showView('setup'); renderSetup(); },
+    onClose: () => dlg.close(),
+  });
+  if (!dlg.open) dlg.showModal();
+}
+
+async function fetchRecord(gameId) {
+  const r = await fetch(`/api/games/${gameId}/record`);
+  if (!r.ok) throw new Error(`record ${r.status}`);
+  return r.json();
+}
+async function downloadRecord() {
+  const id = current.st?.gameId;
+  if (!id) return;
+  try {
+    const rec = await fetchRecord(id);
+    const blob = new Blob([JSON.stringify(rec, null, 1)], { type: 'application/json' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = `feixingqi-${id}.json`;
+    document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+  } catch (e) { toast(t('error', { msg: e.message })); }
+}
+async function copyLink() {
+  const id = current.st?.gameId;
+  if (!id) return;
+  const url = `${location.origin}${location.pathname}#record=g:${id}`;
+  try { await navigator.clipboard.writeText(url); toast(t('copied')); } catch { toast(url); }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the replay viewer
+
+const viewer = new Viewer({ $, getGeo, describeEvent, showView, toast, markBoard, progressOf, seatsOf });
+async function openViewerFor(src) {
+  clearTimeout(current.stepTimer);
+  showView('viewer');
+  try {
+    const record = src.record ?? await fetchRecord(src.gameId);
+    await viewer.load(record, src.local);
+  } catch (e) {
+    toast(t('recordBad', { msg: e.message }));
+  }
+}
+/** `#record=g:<gameId>` or `#record=<base64url of the record JSON>` */
+function recordFromHash() {
+  const m = /#record=([^&]+)/.exec(location.hash);
+  if (!m) return null;
+  const v = decodeURIComponent(m[1]);
+  if (v.startsWith('g:')) return { gameId: v.slice(2) };
+  try {
+    const json = new TextDecoder().decode(Uint8Array.from(atob(v.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)));
+    return { record: JSON.parse(json) };
+  } catch { return { bad: true }; }
+}
+async function openFile(file) {
+  try {
+    const record = JSON.parse(await file.text());
+    openViewerFor({ record });
+  } catch (e) { toast(t('recordBad', { msg: e.message })); }
+}
+
+// ---------------------------------------------------------------------------------------------
+// wiring
+
+function backToGameOrSetup() {
+  if (current.st && current.st.phase !== 'over') { showView('game'); net.request({ type: 'sync' }).catch(() => {}); }
+  else { showView('setup'); renderSetup(); }
+}
+
+function wire() {
+  $('btn-new').addEventListener('click', () => { clearTimeout(current.stepTimer); showView('setup'); renderSetup(); });
+  $('btn-open').addEventListener('click', () => /** @type {HTMLInputElement} */ ($('open-file')).click());
+  $('open-file').addEventListener('change', (e) => { const f = /** @type {HTMLInputElement} */ (e.target).files?.[0]; if (f) openFile(f); });
+  $('v-file').addEventListener('change', (e) => { const f = /** @type {HTMLInputElement} */ (e.target).files?.[0]; if (f) openFile(f); });
+  $('btn-guides').addEventListener('click', () => { location.href = `guides/${getLang()}.html`; });
+  $('btn-lang').addEventListener('click', () => {
+    setLang(getLang() === 'zh' ? 'en' : 'zh');
+    applyI18n();
+    if (current.view === 'setup') renderSetup();
+    if (current.view === 'game' && current.st) { renderSide(current.st); if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff); }
+  });
+  $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
+  $('btn-roll').addEventListener('click', roll);
+  $('btn-hint').addEventListener('click', hint);
+  $('btn-undo').addEventListener('click', undo);
+  $('btn-download').addEventListener('click', downloadRecord);
+  $('btn-link').addEventListener('click', copyLink);
+  $('btn-pause').addEventListener('click', () => {
+    current.paused = !current.paused;
+    $('btn-pause').textContent = current.paused ? t('resumeAI') : t('pauseAI');
+    $('btn-pause').setAttribute('aria-pressed', String(current.paused));
+    if (!current.paused && current.st && current.st.phase !== 'over') scheduleNext(current.st);
+    else clearTimeout(current.stepTimer);
+  });
+  const sp = /** @type {HTMLSelectElement} */ ($('speed'));
+  sp.value = current.speed === 'instant' ? 'fast' : current.speed;
+  viewer.setSpeed(animFactor());
+  sp.addEventListener('change', () => {
+    current.speed = /** @type {any} */ (sp.value);
+    store.set('fxq.speed', current.speed);
+    current.board?.setSpeed(animFactor());
+    viewer.setSpeed(animFactor());
+  });
+  document.addEventListener('pointerdown', () => { current.keyboard = false; }, true);
+  document.addEventListener('keydown', (e) => {
+    current.keyboard = true;
+    if (/** @type {HTMLDialogElement} */ ($('end')).open) return;
+    const tag = /** @type {HTMLElement} */ (e.target).tagName;
+    if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (current.view === 'viewer') { viewer.key(e); return; }
+    if (current.view !== 'game') return;
+    const st = current.st;
+    if (e.key === ' ' || e.code === 'Space') {
+      if (tag === 'BUTTON' && e.target !== $('btn-roll')) return; // Space presses the focused button
+      e.preventDefault();
+      roll();
+    } else if (/^[1-4]$/.test(e.key)) {
+      pick(Number(e.key) - 1);
+    } else if (e.key === 'h' || e.key === 'H') {
+      hint();
+    } else if (e.key === 'u' || e.key === 'U') {
+      undo();
+    } else if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && st?.phase === 'move') {
+      e.preventDefault();
+      current.board?.focusLegal(e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : -1);
+    }
+  });
+  window.addEventListener('hashchange', () => { const r = recordFromHash(); if (r && !r.bad) openViewerFor(r); });
+  viewer.onBack = backToGameOrSetup;
+}
+
+// the frames survive a reload of the page (sessionStorage), so the replay of this game stays whole
+window.addEventListener('pagehide', () => {
+  try { if (current.local) sessionStorage.setItem('fxq.frames', JSON.stringify(current.local)); } catch { /* too big: skip */ }
+});
+function restoreFrames(gameId) {
+  try {
+    const f = JSON.parse(sessionStorage.getItem('fxq.frames') || 'null');
+    if (f && f.gameId === gameId) current.local = f;
+  } catch { /* ignore */ }
+}
+
+async function boot() {
+  setLang(getLang());
+  applyI18n();
+  wire();
+  const rec = recordFromHash();
+  if (rec) {
+    if (rec.bad) { toast(t('recordBad', { msg: '#record' })); } else { openViewerFor(rec); return; }
+  }
+  const saved = store.get('fxq.current', null);
+  if (saved && saved.gameId && saved.token) {
+    restoreFrames(saved.gameId);
+    // draw the board at once from the cached geometry while the join is under way
+    if (await resumeGame(saved)) return;
+  }
+  showView('setup');
+  renderSetup();
+}
+
+/** For tests and the curious: read-only handles. */
+/** @type {any} */ (window).__fxq = { current, net, t };
+
+boot();

@@ -1,0 +1,466 @@
+// The board: drawn in SVG from the engine's geometry (GET /api/board/{rules}), pieces as focusable
+// SVG groups, every movement animated square by square with requestAnimationFrame.
+//
+// Coordinates: one unit = one grid cell; x = column, y = row (RULES.md §1).
+
+const NS = 'http://www.w3.org/2000/svg';
+
+/** Seat colours per rule set (RULES.md §1): 飞行棋 red yellow blue green; Ludo red green yellow blue. */
+export const COLOURS = {
+  feixingqi: ['#e23b3b', '#f2b705', '#2f7de1', '#2e9e4f'],
+  ludo: ['#e23b3b', '#2e9e4f', '#f2b705', '#2f7de1'],
+};
+const LIGHT = {
+  feixingqi: ['#fbd3d0', '#fdecb4', '#cfe0fa', '#cdebd5'],
+  ludo: ['#fbd3d0', '#cdebd5', '#fdecb4', '#cfe0fa'],
+};
+
+/**
+ * @typedef {[number, number]} Cell  row, col
+ * @typedef {{rules: string, size: number, track: Cell[], lanes: Cell[][], goals: Cell[], bases: Cell[],
+ *   baseSize: number, takeoff: Cell[]|null, fly: {from:number,to:number,crossed:Cell}[]|null, safe: number[]}} Geo
+ */
+
+/**
+ * Accepts the server's board JSON in any of the plausible shapes (arrays of [r,c] or {row,col})
+ * and returns the renderer's form.
+ * @param {any} j
+ * @returns {Geo}
+ */
+export function normalizeGeo(j) {
+  /** @param {any} c @returns {Cell} */
+  const cell = (c) => Array.isArray(c) ? [c[0], c[1]] : [c.row ?? c.r, c.col ?? c.c];
+  const rules = String(j.rules ?? 'feixingqi').toLowerCase().startsWith('l') ? 'ludo' : 'feixingqi';
+  const track = (j.track || []).map((t) => cell(t && !Array.isArray(t) && t.cell ? t.cell : t));
+  if (Array.isArray(j.seats)) {
+    // docs/PROTOCOL.md §5
+    const seats = [...j.seats].sort((a, b) => a.seat - b.seat);
+    const hasFly = seats.every((s) => s.fly);
+    return {
+      rules, size: j.size, track,
+      lanes: seats.map((s) => s.lane.map(cell)),
+      goals: seats.map((s) => cell(s.goal)),
+      bases: seats.map((s) => cell(s.base.cell)),
+      baseSize: seats[0].base.size,
+      takeoff: seats.every((s) => s.takeoff) ? seats.map((s) => cell(s.takeoff)) : null,
+      fly: hasFly ? seats.map((s) => ({ from: s.fly.from, to: s.fly.to, crossed: cell(s.fly.crossed) })) : null,
+      safe: j.safeSquares ?? [],
+    };
+  }
+  // the test fixture's flat form
+  return {
+    rules, size: j.size, track,
+    lanes: j.lanes.map((l) => l.map(cell)), goals: j.goals.map(cell), bases: j.bases.map(cell),
+    baseSize: j.baseSize, takeoff: j.takeoff ? j.takeoff.map(cell) : null,
+    fly: j.fly ? j.fly.map((f) => ({ from: f.from, to: f.to, crossed: cell(f.crossed) })) : null,
+    safe: j.safe ?? [],
+  };
+}
+
+/** Absolute loop square of (seat, progress) or -1 (RULES.md §2.2, §4). */
+export function absOf(geo, seat, p) {
+  if (geo.rules === 'ludo') return p >= 0 && p <= 50 ? (13 * seat + p) % 52 : -1;
+  return p >= 1 && p <= 50 ? (13 * seat + p - 2 + 52) % 52 : -1;
+}
+
+// 飞行棋 footprints of loop squares a = 0..12 (seat 0's quarter) as polygons [x, y]; the rest are
+// these rotated 90° clockwise k times for a + 13k (RULES.md §2.3: cell(a+13) = rot(cell(a))).
+const R = (x0, y0, x1, y1) => [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+const FXQ_QUARTER = [
+  R(4, 14, 6, 15), R(4, 13, 6, 14), [[6, 11], [6, 13], [4, 13]], [[4, 11], [6, 11], [4, 13]],
+  R(3, 11, 4, 13), R(2, 11, 3, 13), [[0, 11], [2, 11], [2, 13]], R(0, 10, 2, 11), R(0, 9, 2, 10),
+  R(0, 8, 2, 9), R(0, 7, 2, 8), R(0, 6, 2, 7), [[2, 4], [2, 6], [0, 6]],
+];
+const FXQ_TAKEOFF0 = [[4, 15], [6, 17], [4, 17]];
+/** @param {number[][]} poly @param {number} k @param {number} n */
+function rotPoly(poly, k, n) {
+  let p = poly;
+  for (let i = 0; i < k; i++) p = p.map(([x, y]) => [n - y, x]);
+  return p;
+}
+const centroid = (poly) => {
+  if (poly.length === 3) return [(poly[0][0] + poly[1][0] + poly[2][0]) / 3, (poly[0][1] + poly[1][1] + poly[2][1]) / 3];
+  let x = 0, y = 0;
+  for (const [a, b] of poly) { x += a; y += b; }
+  return [x / poly.length, y / poly.length];
+};
+
+/** @param {string} tag @param {Record<string, any>} [attrs] @param {Element} [parent] */
+function el(tag, attrs = {}, parent) {
+  const e = document.createElementNS(NS, tag);
+  for (const k in attrs) if (attrs[k] !== undefined && attrs[k] !== null) e.setAttribute(k, String(attrs[k]));
+  if (parent) parent.appendChild(e);
+  return e;
+}
+const pts = (poly) => poly.map(([x, y]) => `${+x.toFixed(3)},${+y.toFixed(3)}`).join(' ');
+
+/** Shape of a seat's pieces (so colour is never the only difference): ● ■ ▲ ◆. */
+function shapePath(seat, r) {
+  switch (seat) {
+    case 0: return `M${-r},0a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`;
+    case 1: { const s = r * 0.88; return `M${-s},${-s}H${s}V${s}H${-s}Z`; }
+    case 2: { const h = r * 1.15; return `M0,${-h}L${h * 0.95},${h * 0.7}H${-h * 0.95}Z`; }
+    default: { const d = r * 1.2; return `M0,${-d}L${d},0L0,${d}L${-d},0Z`; }
+  }
+}
+export const SHAPE_NAMES = { zh: ['圆', '方', '三角', '菱形'], en: ['circle', 'square', 'triangle', 'diamond'] };
+
+/**
+ * @param {HTMLElement} host
+ * @param {Geo} geo
+ * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number)=>string}} [opts]
+ */
+export function createBoard(host, geo, opts = {}) {
+  const n = geo.size;
+  const fxq = geo.rules === 'feixingqi';
+  const col = COLOURS[geo.rules];
+  const light = LIGHT[geo.rules];
+  const svg = el('svg', { viewBox: `-0.15 -0.15 ${n + 0.3} ${n + 0.3}`, class: 'board ' + geo.rules, role: 'group' });
+  const gBoard = el('g', { class: 'squares' }, svg);
+  const gMarks = el('g', { class: 'marks' }, svg);
+  const gPieces = el('g', { class: 'pieces' }, svg);
+  const gOver = el('g', { class: 'over' }, svg);
+
+  /** Centre point of each loop square (footprint centroid for 飞行棋, cell centre for Ludo). */
+  const loopPt = geo.track.map(([r, c]) => [c + 0.5, r + 0.5]);
+  const mid = n / 2;
+
+  // ---- background
+  el('rect', { x: -0.15, y: -0.15, width: n + 0.3, height: n + 0.3, rx: 0.4, class: 'bg' }, gBoard);
+
+  // ---- bases (hangars / yards)
+  const baseEls = [];
+  geo.bases.forEach(([r, c], s) => {
+    const b = geo.baseSize;
+    const g = el('g', { class: 'base', 'data-seat': s }, gBoard);
+    el('rect', { x: c + 0.06, y: r + 0.06, width: b - 0.12, height: b - 0.12, rx: 0.35, fill: col[s], class: 'base-rect' }, g);
+    if (fxq) {
+      el('rect', { x: c + 0.3, y: r + 0.3, width: b - 0.6, height: b - 0.6, rx: 0.25, fill: light[s] }, g);
+    } else {
+      el('rect', { x: c + 0.9, y: r + 0.9, width: b - 1.8, height: b - 1.8, rx: 0.3, fill: '#fff' }, g);
+    }
+    for (let k = 0; k < 4; k++) {
+      const [x, y] = baseSpot(s, k);
+      el('circle', { cx: x, cy: y, r: fxq ? 0.55 : 0.7, fill: fxq ? '#fff' : light[s], stroke: col[s], 'stroke-width': 0.06 }, g);
+    }
+    baseEls.push(g);
+  });
+
+  // ---- loop squares
+  geo.track.forEach(([r, c], a) => {
+    if (fxq) {
+      const poly = rotPoly(FXQ_QUARTER[a % 13], Math.floor(a / 13), n);
+      el('polygon', { points: pts(poly), fill: col[a % 4], class: 'sq', 'data-a': a }, gBoard);
+      loopPt[a] = centroid(poly);
+    } else {
+      let fill = '#fff';
+      const startOf = a % 13 === 0 ? a / 13 : -1;
+      if (startOf >= 0) fill = col[startOf];
+      el('rect', { x: c, y: r, width: 1, height: 1, fill, class: 'sq', 'data-a': a }, gBoard);
+      if (geo.safe.includes(a) && startOf < 0) star(c + 0.5, r + 0.5, 0.36, gBoard);
+      if (startOf >= 0) arrowGlyph(c + 0.5, r + 0.5, startOf, gBoard);
+    }
+  });
+
+  // ---- lanes, centre, takeoff points
+  geo.lanes.forEach((lane, s) => lane.forEach(([r, c], i) => {
+    if (fxq) {
+      el('rect', { x: c + 0.06, y: r + 0.06, width: 0.88, height: 0.88, rx: 0.12, fill: col[s], class: 'lane' }, gBoard);
+      el('text', { x: c + 0.5, y: r + 0.62, class: 'lane-n' }, gBoard).textContent = String(i + 1);
+    } else {
+      el('rect', { x: c, y: r, width: 1, height: 1, fill: col[s], class: 'sq lane' }, gBoard);
+    }
+  }));
+  // centre block: four triangles meeting in the middle, one per seat, on the side of its goal
+  const gr = geo.goals.map(([r]) => r), gc = geo.goals.map(([, c]) => c);
+  const x0 = Math.min(...gc), x1 = Math.max(...gc) + 1, y0 = Math.min(...gr), y1 = Math.max(...gr) + 1;
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  geo.goals.forEach(([r, c], s) => {
+    const dx = c + 0.5 - cx, dy = r + 0.5 - cy;
+    let tri;
+    if (Math.abs(dy) > Math.abs(dx)) tri = dy > 0 ? [[x0, y1], [x1, y1], [cx, cy]] : [[x0, y0], [x1, y0], [cx, cy]];
+    else tri = dx > 0 ? [[x1, y0], [x1, y1], [cx, cy]] : [[x0, y0], [x0, y1], [cx, cy]];
+    el('polygon', { points: pts(tri), fill: col[s], class: 'goal' }, gBoard);
+  });
+  if (fxq && geo.takeoff) {
+    geo.takeoff.forEach(([r, c], s) => {
+      const poly = rotPoly(FXQ_TAKEOFF0, s, n);
+      el('polygon', { points: pts(poly), fill: col[s], class: 'takeoff' }, gBoard);
+      const [x, y] = centroid(poly);
+      planeGlyph(x, y, 0.42, s * 90 - 90, gBoard);
+    });
+    // fly lines: dashed, in the flyer's colour, with the crossed lane square circled
+    (geo.fly || []).forEach((f, s) => {
+      const [ax, ay] = loopPt[f.from], [bx, by] = loopPt[f.to];
+      el('line', { x1: ax, y1: ay, x2: bx, y2: by, stroke: col[s], class: 'flyline' }, gMarks);
+      const [r, c] = f.crossed;
+      el('circle', { cx: c + 0.5, cy: r + 0.5, r: 0.47, stroke: col[s], class: 'crossed' }, gMarks);
+      planeGlyph(ax, ay, 0.3, Math.atan2(by - ay, bx - ax) * 180 / Math.PI, gMarks, 'rgba(255,255,255,.9)');
+    });
+    // entry arrows: from p50 into L1
+    for (let s = 0; s < 4; s++) {
+      const a = absOf(geo, s, 50);
+      const [ex, ey] = loopPt[a];
+      const [lr, lc] = geo.lanes[s][0];
+      const dx = lc + 0.5 - ex, dy = lr + 0.5 - ey, len = Math.hypot(dx, dy);
+      el('line', { x1: ex, y1: ey, x2: ex + dx / len * 0.75, y2: ey + dy / len * 0.75, class: 'entry-arrow' }, gMarks);
+    }
+  }
+
+  function star(x, y, r, parent) {
+    const p = [];
+    for (let i = 0; i < 10; i++) {
+      const a = -Math.PI / 2 + i * Math.PI / 5, rr = i % 2 ? r * 0.45 : r;
+      p.push([x + rr * Math.cos(a), y + rr * Math.sin(a)]);
+    }
+    el('polygon', { points: pts(p), class: 'star' }, parent);
+  }
+  function arrowGlyph(x, y, s, parent) {
+    const g = el('g', { transform: `translate(${x} ${y}) rotate(${[-90, 0, 90, 180][s]})` }, parent);
+    el('path', { d: 'M-0.28,0H0.22M0.05,-0.18L0.25,0L0.05,0.18', class: 'start-arrow' }, g);
+  }
+  function planeGlyph(x, y, s, rot, parent, fill = '#fff') {
+    const g = el('g', { transform: `translate(${x} ${y}) rotate(${rot}) scale(${s})`, class: 'plane-glyph' }, parent);
+    el('path', { d: 'M1,0L0.3,-0.12L-0.1,-0.85H-0.28L-0.08,-0.12H-0.6L-0.8,-0.35H-0.95L-0.85,0L-0.95,0.35H-0.8L-0.6,0.12H-0.08L-0.28,0.85H-0.1L0.3,0.12Z', fill }, g);
+  }
+
+  /** Centre of parking spot k of a seat's base. */
+  function baseSpot(s, k) {
+    const [r, c] = geo.bases[s];
+    const h = geo.baseSize / 2;
+    return [c + (k % 2) * h + h / 2, r + Math.floor(k / 2) * h + h / 2];
+  }
+
+  /** Point of (seat, progress, piece index); progress < 0 = hangar/yard. */
+  function pointOf(s, p, k) {
+    if (p < 0 || p === undefined || p === null) return baseSpot(s, k);
+    if (p >= 56) { const [r, c] = geo.goals[s]; return [c + 0.5, r + 0.5]; }
+    if (p >= 51) { const [r, c] = geo.lanes[s][p - 51]; return [c + 0.5, r + 0.5]; }
+    if (p === 0 && fxq && geo.takeoff) return centroid(rotPoly(FXQ_TAKEOFF0, s, n));
+    const a = absOf(geo, s, p);
+    return loopPt[a];
+  }
+  /** A key that is equal for pieces on the same square. */
+  function keyOf(s, p, k) {
+    if (p < 0) return `h${s}.${k}`;
+    if (p >= 56) return `g${s}`;
+    if (p >= 51) return `l${s}.${p}`;
+    if (p === 0 && fxq) return `t${s}`;
+    return `a${absOf(geo, s, p)}`;
+  }
+
+  // ---- pieces
+  /** @type {{seat:number, piece:number, p:number, g:SVGGElement, inner:SVGGElement, x:number, y:number, badge:SVGGElement}[]} */
+  let pieces = [];
+  let seatsInPlay = [0, 1, 2, 3];
+  const PR = fxq ? 0.36 : 0.36;
+
+  function makePiece(s, k) {
+    const g = /** @type {SVGGElement} */ (el('g', { class: 'piece', 'data-seat': s, 'data-piece': k + 1, role: 'button' }, gPieces));
+    const inner = /** @type {SVGGElement} */ (el('g', { class: 'piece-inner' }, g));
+    el('path', { d: shapePath(s, PR + 0.06), class: 'halo' }, inner);
+    el('ellipse', { cx: 0.04, cy: 0.1, rx: PR * 0.95, ry: PR * 0.55, class: 'shadow' }, inner);
+    el('path', { d: shapePath(s, PR), fill: col[s], class: 'body' }, inner);
+    el('text', { x: 0, y: 0.15, class: 'num' }, inner).textContent = String(k + 1);
+    const badge = /** @type {SVGGElement} */ (el('g', { class: 'badge', transform: `translate(${PR * 0.85} ${-PR * 0.85})` }, g));
+    el('circle', { r: 0.2 }, badge);
+    el('text', { y: 0.08 }, badge);
+    const piece = { seat: s, piece: k, p: -1, g, inner, x: 0, y: 0, badge };
+    g.addEventListener('click', () => { if (g.classList.contains('legal')) opts.onPick?.(k); });
+    g.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
+    });
+    return piece;
+  }
+
+  function place(pc, x, y) {
+    pc.x = x; pc.y = y;
+    pc.g.setAttribute('transform', `translate(${x.toFixed(3)} ${y.toFixed(3)})`);
+  }
+
+  /** Lays out every piece at its square: stacks get a count badge; mixed squares spread out. */
+  function layout() {
+    /** @type {Map<string, typeof pieces>} */
+    const groups = new Map();
+    for (const pc of pieces) {
+      const k = keyOf(pc.seat, pc.p, pc.piece);
+      if (!groups.has(k)) groups.set(k, []);
+      groups.get(k).push(pc);
+    }
+    for (const list of groups.values()) {
+      const seatsHere = [...new Set(list.map((pc) => pc.seat))];
+      list.forEach((pc, i) => {
+        const [x, y] = pointOf(pc.seat, pc.p, pc.piece);
+        let dx = 0, dy = 0;
+        if (seatsHere.length > 1) {
+          const j = seatsHere.indexOf(pc.seat);
+          dx = (j % 2 ? 0.2 : -0.2); dy = (j > 1 ? 0.2 : -0.2) + (seatsHere.length === 2 ? 0.2 : 0);
+        }
+        const same = list.filter((q) => q.seat === pc.seat);
+        const idx = same.indexOf(pc);
+        dx += idx * 0.05; dy -= idx * 0.07;
+        place(pc, x + dx, y + dy);
+        pc.inner.setAttribute('transform', seatsHere.length > 1 ? 'scale(0.72)' : '');
+        const top = idx === same.length - 1;
+        const count = pc.p >= 0 && pc.p < 56 ? same.length : (pc.p >= 56 ? same.length : 1);
+        pc.badge.style.display = top && count > 1 ? '' : 'none';
+        pc.badge.querySelector('text').textContent = '×' + count;
+        pc.g.classList.toggle('finished', pc.p >= 56);
+        pc.g.classList.toggle('stacked', count > 1);
+      });
+    }
+    // draw order: lower y first so the stack's top piece is on top
+    [...pieces].sort((a, b) => a.y - b.y).forEach((pc) => gPieces.appendChild(pc.g));
+    updateLabels();
+  }
+
+  function updateLabels() {
+    for (const pc of pieces) {
+      pc.g.setAttribute('aria-label', opts.label ? opts.label(pc.seat, pc.piece, pc.p) : `${pc.seat} ${pc.piece + 1}`);
+    }
+  }
+
+  /**
+   * Sets every piece: state[seat] = array of progress values (-1 hangar/yard, 56 finished).
+   * @param {number[][]} state @param {number[]} seats
+   */
+  function setPieces(state, seats) {
+    seatsInPlay = seats;
+    const want = seats.reduce((n, s) => n + (state[s]?.length || 0), 0);
+    if (pieces.length !== want || pieces.some((pc) => !seats.includes(pc.seat))) {
+      pieces.forEach((pc) => pc.g.remove());
+      pieces = [];
+      for (const s of seats) (state[s] || []).forEach((_, k) => pieces.push(makePiece(s, k)));
+    }
+    for (const pc of pieces) pc.p = state[pc.seat][pc.piece];
+    layout();
+  }
+  const find = (s, k) => pieces.find((pc) => pc.seat === s && pc.piece === k);
+
+  // ---- animation
+  let speed = 1; // multiplier of durations; 0 = instant
+  let skipAll = false;
+  function tween(ms, f) {
+    if (speed === 0 || skipAll || ms <= 0) { f(1); return Promise.resolve(); }
+    return new Promise((res) => {
+      const t0 = performance.now();
+      const d = ms * speed;
+      const tick = (now) => {
+        const u = Math.min(1, (now - t0) / d);
+        f(u);
+        if (u < 1) requestAnimationFrame(tick); else res();
+      };
+      requestAnimationFrame(tick);
+    });
+  }
+  const ease = (u) => u < 0.5 ? 2 * u * u : 1 - Math.pow(-2 * u + 2, 2) / 2;
+  async function moveTo(pc, x, y, ms, arc = 0) {
+    const sx = pc.x, sy = pc.y;
+    gPieces.appendChild(pc.g);
+    pc.inner.setAttribute('transform', '');
+    pc.badge.style.display = 'none';
+    await tween(ms, (u) => {
+      const e = ease(u);
+      const lift = arc ? Math.sin(Math.PI * u) * arc : 0;
+      place(pc, sx + (x - sx) * e, sy + (y - sy) * e - lift);
+      pc.inner.setAttribute('transform', arc ? `scale(${1 + lift * 0.25})` : '');
+    });
+  }
+  function flash(x, y, colour, cls = 'burst') {
+    const c = el('circle', { cx: x, cy: y, r: 0.2, stroke: colour, class: cls }, gOver);
+    tween(420, (u) => { c.setAttribute('r', String(0.2 + u * 0.8)); c.setAttribute('opacity', String(1 - u)); }).then(() => c.remove());
+  }
+
+  /**
+   * Animates the engine's events (Step, Jump, Fly, Captured, TakeOff, Bounce, Finished, Penalty...).
+   * Each event is a plain object with a `type` and the fields of crates/rules Event.
+   * @param {any[]} events @param {(e:any)=>void} [onEvent]
+   */
+  async function animate(events, onEvent) {
+    skipAll = false;
+    for (const e of events) {
+      await onEvent?.(e);
+      const pc = e.piece !== undefined && e.seat !== undefined ? find(e.seat, e.piece) : null;
+      const go = (p, ms, arc) => { pc.p = p; const [x, y] = pointOf(pc.seat, p, pc.piece); return moveTo(pc, x, y, ms, arc); };
+      switch (e.kind) {
+        case 'takeOff': if (pc) await go(0, 320, 0.3); break;
+        case 'step': if (pc) await go(e.to, 150, 0.12); break;
+        case 'jump': if (pc) await go(e.to, 380, 0.9); break;
+        case 'fly': if (pc) await go(e.to, 700, 0.35); break;
+        case 'bounce': case 'parked': case 'blocked': if (pc) flash(pc.x, pc.y, '#333'); break;
+        case 'captured': {
+          const v = find(e.victimSeat, e.victimPiece);
+          if (v) {
+            flash(v.x, v.y, col[v.seat]);
+            v.p = -1;
+            const [x, y] = pointOf(v.seat, -1, v.piece);
+            await moveTo(v, x, y, 450, 1.2);
+          }
+          break;
+        }
+        case 'collision': if (pc) flash(pc.x, pc.y, '#000'); break;
+        case 'finished': if (pc) { pc.p = 56; flash(pc.x, pc.y, col[pc.seat], 'burst gold'); } break;
+        case 'penalty': {
+          await Promise.all(pieces.filter((q) => q.seat === e.seat).map((q) => {
+            q.p = -1; const [x, y] = pointOf(q.seat, -1, q.piece); return moveTo(q, x, y, 500, 1);
+          }));
+          break;
+        }
+        default: break;
+      }
+    }
+    layout();
+  }
+
+  // ---- highlights
+  function setLegal(seat, list) {
+    for (const pc of pieces) {
+      const legal = pc.seat === seat && list.includes(pc.piece);
+      pc.g.classList.toggle('legal', legal);
+      if (legal) pc.g.setAttribute('tabindex', '0'); else pc.g.removeAttribute('tabindex');
+    }
+  }
+  function setTurn(seat) {
+    baseEls.forEach((g, s) => g.classList.toggle('turn', s === seat));
+    svg.dataset.turn = String(seat);
+  }
+  /** Marks the hint: the piece and its landing square. */
+  function setHint(h) {
+    gOver.querySelectorAll('.hint-mark').forEach((x) => x.remove());
+    pieces.forEach((pc) => pc.g.classList.remove('hinted'));
+    if (!h) return;
+    const pc = find(h.seat, h.piece);
+    if (pc) pc.g.classList.add('hinted');
+    if (h.to !== undefined && h.to !== null) {
+      const [x, y] = pointOf(h.seat, h.to, h.piece);
+      if (pc) {
+        // a dashed arrow from the piece to where it lands
+        const dx = x - pc.x, dy = y - pc.y, len = Math.hypot(dx, dy);
+        if (len > 1.6) {
+          const ux = dx / len, uy = dy / len;
+          el('line', { x1: pc.x + ux * 0.45, y1: pc.y + uy * 0.45, x2: x - ux * 0.55, y2: y - uy * 0.55, class: 'hint-mark hint-arrow' }, gOver);
+        }
+      }
+      const g = el('g', { class: 'hint-mark', transform: `translate(${x} ${y})` }, gOver);
+      el('circle', { r: 0.48 }, g);
+      el('path', { d: 'M-0.22,0L-0.05,0.18L0.25,-0.2' }, g);
+    }
+  }
+  function focusLegal(dir = 1) {
+    const legal = pieces.filter((pc) => pc.g.classList.contains('legal')).sort((a, b) => a.piece - b.piece);
+    if (!legal.length) return;
+    const i = legal.findIndex((pc) => pc.g === document.activeElement);
+    const next = legal[(i + dir + legal.length) % legal.length];
+    /** @type {any} */ (next.g).focus();
+  }
+
+  host.replaceChildren(svg);
+  return {
+    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf,
+    setSpeed(v) { speed = v; },
+    skip() { skipAll = true; },
+    state() { return pieces.map((pc) => ({ seat: pc.seat, piece: pc.piece, p: pc.p })); },
+    relabel: updateLabels,
+    geo,
+  };
+}

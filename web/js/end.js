@@ -1,0 +1,83 @@
+// The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, and the
+// post-game move grades of the human seats.
+
+import { t, seatName } from './i18n.js';
+import { COLOURS } from './board.js';
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
+
+/** SVG bar chart of the faces 1..6, with the expected count n/6 as a dashed line. */
+export function histogramSvg(counts, colour) {
+  const n = counts.reduce((a, b) => a + b, 0);
+  const max = Math.max(1, ...counts, n / 6);
+  const W = 196, H = 100, bw = 22, gap = 8, x0 = 12, base = 82;
+  const bars = counts.map((c, i) => {
+    const h = (c / max) * 66;
+    const x = x0 + i * (bw + gap);
+    return `<rect x="${x}" y="${base - h}" width="${bw}" height="${h}" rx="3" fill="${colour}"><title>${i + 1}: ${c}</title></rect>
+      <text x="${x + bw / 2}" y="${base - h - 3}" font-size="10" text-anchor="middle">${c}</text>
+      <text x="${x + bw / 2}" y="${base + 13}" font-size="11" text-anchor="middle" font-weight="700">${i + 1}</text>`;
+  }).join('');
+  const ey = base - (n / 6 / max) * 66;
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${counts.map((c, i) => `${i + 1}: ${c}`).join(', ')}">
+    <line x1="6" x2="${W - 6}" y1="${base}" y2="${base}" stroke="#999"/>
+    ${bars}
+    ${n ? `<line x1="6" x2="${W - 6}" y1="${ey}" y2="${ey}" stroke="#333" stroke-dasharray="4 3" opacity=".6"/>` : ''}
+  </svg>`;
+}
+
+/**
+ * @param {HTMLElement} host
+ * @param {any} st  the final `state`
+ * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain:()=>void, onClose:()=>void}} h
+ */
+export function renderEnd(host, st, h) {
+  const rules = st.rules;
+  const over = st.over || {};
+  const ranking = over.ranking || st.ranking || [];
+  const scores = over.scores || st.scores;
+  const scoreOf = (seat) => scores?.find((x) => x.seat === seat)?.score;
+  const info = (seat) => st.seats.find((s) => s.seat === seat);
+  const ctl = (s) => !s ? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
+  const rows = ranking.map((seat, i) => {
+    const s = info(seat);
+    const sc = scoreOf(seat);
+    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}</td>
+      <td>${esc(ctl(s))}</td><td>${s ? `${s.finishedPieces}/${st.options?.pieces ?? 4}` : ''}</td>${scores ? `<td>${sc > 0 ? '+' : ''}${sc ?? ''}</td>` : ''}</tr>`;
+  }).join('');
+  const luck = over.luck || st.stats || [];
+  const hist = luck.map((l) => {
+    const z = typeof l.z === 'number' ? l.z : null;
+    const word = z === null ? '' : z > 1 ? t('luckLucky') : z < -1 ? t('luckUnlucky') : t('luckNormal');
+    return `<figure data-seat="${l.seat}"><figcaption style="color:${COLOURS[rules][l.seat]}">${esc(seatName(rules, l.seat))}</figcaption>
+      ${histogramSvg(l.counts, COLOURS[rules][l.seat])}
+      <div class="luck">${z === null ? '' : t('luckZ', { z: (z >= 0 ? '+' : '') + z.toFixed(2) }) + ' · ' + word}<br>
+      ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}</div></figure>`;
+  }).join('');
+  const an = over.analysis;
+  let grades = '';
+  if (an && an.seats?.length) {
+    const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong></li>`).join('');
+    const bad = (an.decisions || []).filter((d) => d.grade !== 'good');
+    const items = bad.slice(0, 12).map((d) => `<li>${esc(seatName(rules, d.seat))} · ${esc(t('gradeLine', { ply: d.ply + 1, played: d.played + 1, best: d.best + 1, loss: Number(d.loss).toFixed(1) }))} — <strong>${esc(t('grade_' + d.grade))}</strong></li>`).join('');
+    grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}</section>`;
+  }
+  host.innerHTML = `
+    <h2 id="end-title">${t('gameOver')} — ${esc(seatName(rules, ranking[0] ?? 0))} ${t('place', { n: 1 })}</h2>
+    ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
+    <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
+    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote')}</p></section>
+    ${grades}
+    <div class="controls">
+      ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}
+      <button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>
+      <button type="button" id="end-replay">${t('replay')}</button>
+      <button type="button" id="end-download">${t('download')}</button>
+      <button type="button" id="end-close">${t('close')}</button>
+    </div>`;
+  host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);
+  host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
+  host.querySelector('#end-replay')?.addEventListener('click', h.onReplay);
+  host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
+  host.querySelector('#end-close')?.addEventListener('click', h.onClose);
+}

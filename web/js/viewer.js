@@ -1,0 +1,143 @@
+// The replay viewer: a game record, replayed by the server into one frame per ply
+// (POST /api/replay, docs/PROTOCOL.md "Front-end requests" 1), stepped, played and scrubbed.
+
+import { t, seatName } from './i18n.js';
+import { createBoard } from './board.js';
+
+export class Viewer {
+  /** @param {any} deps */
+  constructor(deps) {
+    this.d = deps;
+    this.frames = [];
+    this.start = null;
+    this.i = 0;
+    this.board = null;
+    this.playing = false;
+    this.busy = false;
+    this.anim = 1;
+    this.onBack = () => {};
+    const $ = deps.$;
+    $('v-first').addEventListener('click', () => this.seek(0));
+    $('v-prev').addEventListener('click', () => this.seek(this.i - 1));
+    $('v-next').addEventListener('click', () => this.next());
+    $('v-last').addEventListener('click', () => this.seek(this.frames.length));
+    $('v-play').addEventListener('click', () => this.toggle());
+    $('v-range').addEventListener('input', (e) => this.seek(Number(/** @type {HTMLInputElement} */ (e.target).value)));
+  }
+
+  setSpeed(a) { this.anim = a; this.board?.setSpeed(a); }
+
+  /** @param {any} record @param {any} [local] frames this browser saw, if the server cannot replay */
+  async load(record, local) {
+    const $ = this.d.$;
+    this.playing = false;
+    this.frames = [];
+    this.i = 0;
+    $('v-log').innerHTML = '';
+    const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
+    this.rules = rules;
+    const geo = await this.d.getGeo(rules);
+    this.board = createBoard($('viewer-board'), geo, {});
+    this.board.setSpeed(this.anim);
+    this.d.markBoard();
+    const plies = Array.isArray(record.plies) ? record.plies.length : 0;
+    const n = Array.isArray(record.seats) ? record.seats.length : record.players ?? 4;
+    let info = t('recordInfo', { rules: t(rules), n, plies });
+    if (record.dice?.seed) info += ' · ' + t('seedRevealed');
+    $('v-info').textContent = info;
+    let replay;
+    try {
+      const r = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
+      replay = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(replay.message || replay.code || `HTTP ${r.status}`);
+    } catch (e) {
+      if (local && local.frames.length) {
+        // the game this browser played: replay the states and events it received
+        $('v-info').textContent = info + ' · ' + t('localReplay');
+        this.start = local.start;
+        this.frames = local.frames;
+        this.seek(0);
+        return;
+      }
+      $('v-info').textContent = info + ' — ' + t('replayUnavailable', { msg: e.message });
+      const pieces = record.options?.pieces ?? 4;
+      const seats = Array.isArray(record.seats) && typeof record.seats[0] === 'number' ? record.seats : [0, 1, 2, 3].slice(0, n);
+      const st = [[], [], [], []];
+      for (const s of seats) st[s] = Array(pieces).fill(-1);
+      this.board.setPieces(st, seats);
+      this.update();
+      return;
+    }
+    this.start = replay.start;
+    this.frames = replay.frames || [];
+    this.seek(0);
+  }
+
+  stateAt(i) {
+    const f = i === 0 ? this.start : this.frames[i - 1];
+    return f;
+  }
+
+  /** Jump to the position after `i` plies, without animation. */
+  seek(i) {
+    if (!this.board || !this.start) return;
+    this.playing = false;
+    this.i = Math.max(0, Math.min(this.frames.length, i));
+    const f = this.stateAt(this.i);
+    this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
+    this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
+    this.update();
+  }
+
+  async next() {
+    if (!this.board || this.busy || this.i >= this.frames.length) return false;
+    this.busy = true;
+    const f = this.frames[this.i];
+    const said = [];
+    await this.board.animate(f.events || [], (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp)));
+    this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
+    this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
+    this.i++;
+    this.busy = false;
+    this.update();
+    return true;
+  }
+
+  async toggle() {
+    this.playing = !this.playing;
+    this.update();
+    while (this.playing && await this.next()) { /* keep going */ }
+    this.playing = false;
+    this.update();
+  }
+
+  log(text, imp) {
+    const li = document.createElement('li');
+    li.textContent = text;
+    if (imp) li.className = 'imp';
+    const list = this.d.$('v-log');
+    list.prepend(li);
+    while (list.children.length > 200) list.lastChild?.remove();
+  }
+
+  update() {
+    const $ = this.d.$;
+    const n = this.frames.length;
+    const r = /** @type {HTMLInputElement} */ ($('v-range'));
+    r.max = String(n);
+    r.value = String(this.i);
+    $('v-pos').textContent = t('ply', { i: this.i, n });
+    $('v-play').textContent = this.playing ? t('pause') : t('play');
+    const f = this.i > 0 ? this.frames[this.i - 1] : null;
+    if (f?.ply && f.seat !== undefined) r.setAttribute('aria-valuetext', `${t('ply', { i: this.i, n })}, ${seatName(this.rules, f.seat)}`);
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    if (e.key === 'ArrowRight') { e.preventDefault(); this.next(); }
+    else if (e.key === 'ArrowLeft') { e.preventDefault(); this.seek(this.i - 1); }
+    else if (e.key === 'Home') { e.preventDefault(); this.seek(0); }
+    else if (e.key === 'End') { e.preventDefault(); this.seek(this.frames.length); }
+    else if (e.key === ' ') { e.preventDefault(); this.toggle(); }
+  }
+}

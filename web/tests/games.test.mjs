@@ -1,0 +1,91 @@
+// Whole games through the UI against computers: roll, choose, 大师提示, 悔棋, fast-forward,
+// 继续观看, the end screen, the record download and the replay viewer.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launch, open, setupGame, playThrough, shot, state, DESKTOP, PHONE } from './helpers.mjs';
+
+/** The end screen after a fast-forward: 继续观看 plays the same events and ends on the same result. */
+async function watchFastForward(page, rules) {
+  // every human finished before the computers: the result came at once
+  console.log(`${rules}: fast-forward result shown at once; watching it`);
+  await shot(page, `fast-forward-${rules}.png`);
+  const ranking = await page.locator('#end .rank tbody').innerText();
+  const final = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.seats.flatMap((s) => s.pieces.map((p, k) => ({ seat: s.seat, piece: k, p: p.finished ? 56 : p.progress ?? -1 }))));
+  const before = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.board.state());
+  assert.notDeepEqual(before, final, 'the board still shows the position before the fast-forward');
+  await page.click('#end-watch');
+  await page.waitForSelector('#end[open]', { timeout: 60000 });
+  assert.equal(await page.locator('#end-watch').count(), 0);
+  assert.equal(await page.locator('#end .rank tbody').innerText(), ranking, 'same ranking after watching');
+  const after = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.board.state());
+  assert.deepEqual(after, final, 'the watched play ends where the fast-forward did');
+  return true;
+}
+
+for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
+  test(`${rules}: whole games against three computers`, { timeout: 200000 }, async () => {
+    const b = await launch(vp);
+    try {
+      const page = await b.page();
+      await open(page);
+      // Hint and undo need a human choice, fast-forward needs every human to finish while two
+      // computers still play: the dice decide, so play up to four games (following the Master hint).
+      let hinted = false, undone = false, ffSeen = false;
+      for (let game = 1; game <= 4 && !(hinted && undone && ffSeen); game++) {
+        if (game > 1) await page.click(await page.locator('#end[open]').count() ? '#end-again' : '#btn-new');
+        await setupGame(page, { rules, players: 4, pieces: 2, seats: { 1: 'easy', 2: 'easy', 3: 'easy' } });
+        const t0 = Date.now();
+        const log = await playThrough(page, { hint: !hinted, followHint: true, undo: !undone, shotHint: `hint-${rules}.png` });
+        hinted ||= log.hinted;
+        undone ||= log.undone;
+        console.log(`${rules} game ${game}: ${log.actions} human actions, ${log.choices} choices, in ${((Date.now() - t0) / 1000).toFixed(1)} s; undo gave the same die: ${JSON.stringify(log.undoDie)}`);
+        await page.waitForSelector('#end[open]');
+        const st = await state(page);
+        assert.equal(st.phase, 'over');
+        assert.equal(await page.locator('#end .hist figure').count(), 4, 'a histogram per seat');
+        await shot(page, `end-${rules}.png`);
+        if (await page.locator('#end-watch').count()) ffSeen = await watchFastForward(page, rules);
+        if (game === 1) await recordAndReplay(page, b, rules);
+      }
+      assert.ok(hinted, 'the hint was used');
+      assert.ok(undone, 'undo was used');
+      if (!ffSeen) console.log(`${rules}: the human never finished before two computers in four games; fast-forward not exercised`);
+      assert.deepEqual(b.errors.filter((e) => !/api\/replay/.test(e)), []);
+    } finally {
+      await b.close();
+    }
+  });
+}
+
+/** Downloads the record, opens the replay viewer, the record as a file and as a #record= link. */
+async function recordAndReplay(page, b, rules) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#end-download')]);
+  const file = await dl.path();
+  const rec = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(rec.format, 'feixingqi-record');
+  assert.equal(rec.rules, rules);
+  assert.ok(rec.plies.length > 10);
+  assert.ok(rec.dice.seed, 'seed revealed after the game');
+  await page.click('#end-replay');
+  await page.waitForSelector('#view-viewer:not([hidden]) svg.board');
+  await page.waitForTimeout(300);
+  const frames = Number(await page.locator('#v-range').getAttribute('max'));
+  assert.ok(frames > 0, 'the viewer has frames');
+  await page.click('#v-next');
+  await page.click('#v-next');
+  await page.locator('#v-range').fill(String(Math.floor(frames / 2)));
+  await page.waitForTimeout(200);
+  assert.match(await page.locator('#v-pos').innerText(), new RegExp(`${Math.floor(frames / 2)} / ${frames}`));
+  console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
+  await shot(page, `replay-${rules}.png`);
+  await page.setInputFiles('#v-file', file);
+  await page.waitForSelector('#view-viewer:not([hidden]) svg.board');
+  const gameId = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.gameId);
+  const link = await b.context.newPage();
+  await open(link, { hash: `#record=g:${gameId}` });
+  await link.waitForSelector('#view-viewer:not([hidden]) svg.board');
+  await link.waitForFunction(() => (document.getElementById('v-info')?.textContent || '').length > 0);
+  console.log(`${rules}: #record= link → ${await link.locator('#v-info').innerText()}`);
+  await link.close();
+}

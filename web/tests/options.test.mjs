@@ -1,0 +1,41 @@
+// Every option of RULES.md §7 reaches the server from the set-up screen: takeoff on 5 or 6, the
+// triple-six penalty, six stops on a stack, team play, 2 pieces, first player by roll, room scoring.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, setupGame, playThrough, shot, DESKTOP } from './helpers.mjs';
+
+test('options: team play with a same-screen partner, room points, opening rolls, 5-or-6 takeoff', { timeout: 150000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    await page.waitForSelector('#setup-form');
+    await page.check('input[name=scoring][value=room]', { force: true });
+    await page.fill('input[name=room]', '1000');
+    await page.dispatchEvent('input[name=room]', 'change');
+    await setupGame(page, {
+      rules: 'feixingqi', players: 4, pieces: 2, seats: { 1: 'easy', 2: 'human', 3: 'easy' },
+      opts: { takeoff: '56', tripleSix: true, sixStops: true, team: true, firstPlayer: 'roll' },
+    });
+    const opts = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.options);
+    assert.deepEqual(opts.takeoff, [5, 6]);
+    assert.equal(opts.tripleSixPenalty, true);
+    assert.equal(opts.sixStopsOnStack, true);
+    assert.equal(opts.team, true);
+    assert.equal(opts.pieces, 2);
+    assert.equal(opts.firstPlayer, 'roll');
+    assert.deepEqual(opts.scoring, { room: 1000 });
+    await playThrough(page, {});
+    await page.waitForSelector('#end[open]');
+    const head = await page.locator('#end .rank thead').innerText();
+    assert.match(head, /得分/);
+    const scores = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.scores);
+    assert.equal(scores.reduce((a, s) => a + s.score, 0), 0, 'room points are zero-sum');
+    const kinds = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((f) => f.events.map((e) => e.kind)));
+    assert.ok(kinds.includes('openingRoll') && kinds.includes('starts'), 'opening rolls played');
+    await shot(page, 'end-team-scoring.png');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
