@@ -15,10 +15,11 @@ use feixingqi_rules::{
 const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
 
 USAGE:
-    feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data]
+    feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N]
         Play in the browser: the game server (web front end, WebSocket protocol of
         docs/PROTOCOL.md, games stored in DATA_DIR/feixingqi.sqlite3). This is also what
-        `feixingqi` with no arguments does.
+        `feixingqi` with no arguments does. --fixed-seed deals every game from the same seed
+        (for tests and demonstrations only: the dice are then known in advance).
     feixingqi scenario FILE_OR_DIR...
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
@@ -69,6 +70,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
 fn serve(args: &[String]) -> Result<ExitCode> {
     let mut addr: std::net::SocketAddr = "127.0.0.1:8080".parse().context("default address")?;
     let mut data_dir = PathBuf::from("./data");
+    let mut fixed_seed = None;
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).map(String::as_str);
@@ -79,8 +81,11 @@ fn serve(args: &[String]) -> Result<ExitCode> {
                 })?
             }
             ("--data-dir", Some(v)) => data_dir = PathBuf::from(v),
+            ("--fixed-seed", Some(v)) => {
+                fixed_seed = Some(v.parse::<u64>().with_context(|| format!("--fixed-seed {v:?}: a number"))?)
+            }
             (flag, _) => bail!(
-                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] (got {flag:?})"
+                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] (got {flag:?})"
             ),
         }
         i += 2;
@@ -89,11 +94,10 @@ fn serve(args: &[String]) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
+    let mut config = feixingqi_server::Config::new(data_dir);
+    config.fixed_seed = fixed_seed;
     runtime
-        .block_on(feixingqi_server::serve(
-            addr,
-            feixingqi_server::Config::new(data_dir),
-        ))
+        .block_on(feixingqi_server::serve(addr, config))
         .context("serve")?;
     Ok(ExitCode::SUCCESS)
 }

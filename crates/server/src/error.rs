@@ -59,6 +59,9 @@ pub enum Error {
     /// The game is over.
     #[error("the game is over")]
     GameOver,
+    /// A game record that does not parse or does not replay (the engine's `RecordError` text).
+    #[error("{0}")]
+    BadRecord(String),
     /// The database failed.
     #[error("database: {0}")]
     Db(#[from] sqlx::Error),
@@ -83,6 +86,7 @@ impl Error {
             Error::IllegalMove { .. } => "illegal_move",
             Error::NotAllowed(_) => "not_allowed",
             Error::GameOver => "game_over",
+            Error::BadRecord(_) => "bad_record",
             Error::Db(_) | Error::Internal(_) => "internal",
         }
     }

@@ -31,13 +31,28 @@ pub(crate) async fn board(Path(rules): Path<String>) -> Result<Json<serde_json::
     }
 }
 
-/// `GET /api/games/{id}/record`.
+/// `GET /api/games/{id}/record`, offered as a download named after the game.
 pub(crate) async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, Error> {
+) -> Result<Response, Error> {
     let room = state.room(&id).await?;
-    Ok(Json(room.record().await?))
+    let record = room.record().await?;
+    // Game ids are generated hex; keep only safe characters in the header anyway.
+    let name: String = id.chars().filter(char::is_ascii_alphanumeric).collect();
+    let disposition = format!("attachment; filename=\"feixingqi-{name}.json\"");
+    Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(record)).into_response())
+}
+
+/// `POST /api/replay`: a game record in, one frame per ply out (for the replay viewer).
+pub(crate) async fn replay(
+    Json(record): Json<serde_json::Value>,
+) -> Result<Json<serde_json::Value>, Error> {
+    // Replaying runs the rules over at most a few thousand plies: off the async workers.
+    tokio::task::spawn_blocking(move || crate::session::Session::replay_frames(&record))
+        .await
+        .map_err(|e| Error::Internal(format!("replay task: {e}")))?
+        .map(Json)
 }
 
 fn content_type(path: &str) -> &'static str {

@@ -30,7 +30,10 @@ use std::{
     },
 };
 
-use axum::{routing::get, Router};
+use axum::{
+    routing::{get, post},
+    Router,
+};
 use feixingqi_rules::Seed;
 use sha2::{Digest, Sha256};
 
@@ -203,6 +206,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/api/board/{rules}", get(http::board))
         .route("/api/games/{id}/record", get(http::record))
+        .route("/api/replay", post(http::replay))
         .fallback(http::static_file)
         .with_state(state)
 }

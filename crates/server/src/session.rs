@@ -7,7 +7,7 @@ use feixingqi_ai::{analyse, Advisor, Grade, Level};
 use feixingqi_rules::{
     json::{rules_from_json, rules_to_json, seats_to_json},
     BySeat, Controller, DiceStream, Event, Game, GameError, IllegalReason, Move, NoEvents, Phase,
-    Ply, Position, Progress, RollError, RollOutcome, Rules, Seat, SeatSet, Seed,
+    Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat, SeatSet, Seed,
 };
 use serde_json::{json, Map, Value};
 
@@ -312,6 +312,83 @@ impl Session {
                 .map_err(|e| Error::Internal(format!("stored ply {i}: {e}")))?;
         }
         Ok(s)
+    }
+
+    /// Replays a game record into one frame per ply, for the replay viewer
+    /// (docs/PROTOCOL.md `POST /api/replay`). Every ply is checked, and every roll against the seed
+    /// when the record reveals it; the frames come from the same events and state code as live
+    /// play. Computer seats are labelled with the Normal level (a record does not keep levels).
+    ///
+    /// # Errors
+    /// [`Error::BadRecord`] with the engine's description of the first thing that is wrong.
+    pub fn replay_frames(record: &Value) -> Result<Value, Error> {
+        let bad = |e: feixingqi_rules::RecordError| Error::BadRecord(e.to_string());
+        let rec = Record::from_json(record).map_err(bad)?;
+        rec.replay().map_err(bad)?;
+        let start = match &rec.start {
+            Some(setup) => Position::from_setup(setup),
+            None => Position::new(rec.rules, rec.seats),
+        }
+        .map_err(|e| Error::BadRecord(format!("record start: {e}")))?;
+        let control = BySeat::new_with(|s| match rec.controllers[s] {
+            Controller::Human => SeatControl::Human,
+            Controller::Computer => SeatControl::Computer(Level::Normal),
+        });
+        let dice = rec
+            .seed
+            .clone()
+            .map(|seed| DiceStream::with_client_seeds(seed, rec.client_seeds.clone()));
+        let mut game = Game::from_position(start, dice);
+        game.set_controllers(rec.controllers);
+        let mut s = Session {
+            id: "replay".into(),
+            config: GameConfig {
+                rules: rec.rules,
+                seats: rec.seats,
+                control,
+            },
+            game,
+            bots: DiceStream::new(Seed([0; 32])).domain("bots"),
+            over: None,
+        };
+        let first = s.state("replay", Vec::new());
+        let mut frames = Vec::with_capacity(rec.plies.len());
+        for (i, &ply) in rec.plies.iter().enumerate() {
+            let seat = s.game.position().turn();
+            let mut ev = Vec::new();
+            s.game
+                .apply(ply, &mut ev)
+                .map_err(|e| Error::BadRecord(format!("plies[{i}]: {e}")))?;
+            let moved = match ply {
+                Ply::Move(m) => Some((seat, m.piece)),
+                Ply::Roll(_) => None,
+            };
+            let mut events = Vec::new();
+            s.push_events(&ev, moved, &mut events);
+            let st = s.state("replay", Vec::new());
+            let ply_json = match ply {
+                Ply::Roll(d) => json!({ "roll": d.get() }),
+                Ply::Move(m) => json!({ "piece": m.piece }),
+            };
+            frames.push(json!({
+                "ply": ply_json,
+                "seat": seat.get(),
+                "events": events,
+                "seats": st["seats"],
+                "turn": st["turn"],
+                "phase": st["phase"],
+                "die": st["die"],
+            }));
+        }
+        let last = s.state("replay", Vec::new());
+        Ok(json!({
+            "rules": rec.rules.rule_set.name(),
+            "options": first["options"],
+            "players": rec.seats.len(),
+            "start": { "seats": first["seats"], "turn": first["turn"], "phase": first["phase"] },
+            "frames": frames,
+            "over": last["over"],
+        }))
     }
 
     /// The game id.

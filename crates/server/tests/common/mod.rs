@@ -62,9 +62,30 @@ impl Server {
 
     /// A plain HTTP GET: (status, body).
     pub async fn get(&self, path: &str) -> (u16, String) {
+        let (status, _, body) = self.http("GET", path, None).await;
+        (status, body)
+    }
+
+    /// A plain HTTP request: (status, lower-cased head, body).
+    pub async fn http(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> (u16, String, String) {
         let mut s = TcpStream::connect(self.addr).await.unwrap();
+        let payload = body.unwrap_or("");
+        let extra = if body.is_some() {
+            format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                payload.len()
+            )
+        } else {
+            String::new()
+        };
         s.write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes(),
+            format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{extra}\r\n{payload}")
+                .as_bytes(),
         )
         .await
         .unwrap();
@@ -73,15 +94,13 @@ impl Server {
         let text = String::from_utf8_lossy(&buf).into_owned();
         let status: u16 = text[9..12].parse().unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        let body = if head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
+        let head = head.to_ascii_lowercase();
+        let body = if head.contains("transfer-encoding: chunked") {
             dechunk(body)
         } else {
             body.to_string()
         };
-        (status, body)
+        (status, head, body)
     }
 
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
