@@ -7,11 +7,13 @@ use feixingqi_rules::{DiceStream, Game, NoEvents, RollOutcome, Rules, SeatSet, S
 use serde_json::Value;
 
 fn finished_record(rules: Rules, seed: u64) -> Value {
-    let mut g = Game::new(rules, SeatSet::ALL, DiceStream::new(Seed::from_u64(seed))).unwrap();
+    let mut g =
+        Game::new(rules, SeatSet::ALL, DiceStream::new(Seed::from_u64(seed))).expect("valid rules");
     while !g.position().is_over() {
-        if g.roll(&mut NoEvents).unwrap().outcome == RollOutcome::Choose {
+        if g.roll(&mut NoEvents).expect("a roll is due").outcome == RollOutcome::Choose {
             let mv = g.position().distinct_moves()[0];
-            g.play(mv, &mut NoEvents).unwrap();
+            g.play(mv, &mut NoEvents)
+                .expect("a distinct option is legal");
         }
     }
     g.record().to_json()
