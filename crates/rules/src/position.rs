@@ -877,8 +877,10 @@ impl Position {
     }
 
     /// Merges the moves of `m` that change nothing (RULES.md §6.2 step 5: "two actions are the same
-    /// option when they produce an identical resulting position"). Only 飞行棋 bounces can do that:
-    /// back from the centre (`112 − p − d = p`), back from a stack at `p + d/2`, or clamped at `p0`.
+    /// option when they produce an identical resulting position"). Only 飞行棋 bounces can do that
+    /// (back from the centre, back from a stack, possibly with a jump back to the start square),
+    /// and only with an even roll: an odd one can come back only to `p0` by the clamp, where all
+    /// planes share one square.
     #[inline(never)]
     fn merge_no_ops(&self, m: u8) -> u8 {
         let Phase::Move(die) = self.phase else {
@@ -888,25 +890,17 @@ impl Position {
         if d % 2 == 1 {
             return m;
         }
-        let s = self.turn.index();
-        let stacks = self.enemy_bits(s).stacks;
-        let stack_at = |q: u8| (1..=ENTRY).contains(&q) && stacks >> q & 1 != 0;
         let mut no_ops = 0u8;
         let mut bits = m;
         while bits != 0 {
             let i = bits.trailing_zeros() as u8;
             bits &= bits - 1;
-            let p = self.prog[s * 4 + i as usize];
-            let maybe = p != HANGAR
-                && ((p + d > CENTRE && 2 * CENTRE - p - d == p)
-                    || stack_at(p + d / 2)
-                    || (p == 0 && (1..=d / 2).any(stack_at)));
-            if maybe {
-                let mut after = *self;
-                after.play_unchecked(Move { piece: i }, &mut NoEvents);
-                if after.prog == self.prog {
-                    no_ops |= 1 << i;
-                }
+            // A bounce can come back to the same square directly, or land short and jump back to
+            // it (`2q − p − d + 4 = p`), so every candidate is tried (off the playout path).
+            let mut after = *self;
+            after.play_unchecked(Move { piece: i }, &mut NoEvents);
+            if after.prog == self.prog {
+                no_ops |= 1 << i;
             }
         }
         // Keep the lowest no-op, drop the others.
