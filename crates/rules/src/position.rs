@@ -1575,7 +1575,8 @@ impl Position {
         self.ranked = order.len() as u8;
     }
 
-    /// Seats in the order of the ranking that is final at game over; for the team winners' split.
+    /// The winning side at game over: the first-ranked seat, with its partner in team play
+    /// (empty while the game goes on). Scoring splits the winners' gain between them.
     pub(crate) fn winners(&self) -> SeatSet {
         if !self.is_over() {
             return SeatSet::EMPTY;

@@ -8,7 +8,7 @@ use crate::{position::Position, rules::Scoring, seat::BySeat};
 ///   exactly 50 a piece; R = the room's points otherwise: 1000 / 4 = 250 a plane).
 /// * The winner gains the sum of the losses.
 /// * Team play: each seat of the losing team pays for its own unfinished pieces; the winning team
-///   splits the total equally, the odd point going to the partner who finished first [DECISION].
+///   splits the total equally, the odd point going to the partner who finished first \[DECISION\].
 pub fn scores(pos: &Position) -> Option<BySeat<i64>> {
     let o = pos.rules().options;
     if !pos.is_over() || o.scoring == Scoring::None {
