@@ -13,6 +13,9 @@ cargo fmt --all -- --check
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 step "cargo test (workspace)"
 cargo test --workspace --locked
 

@@ -1,7 +1,7 @@
 //! One game as the server runs it: the engine's [`Game`] with its seeded stream, the seat
 //! controllers, the deterministic computer players, and the JSON state of docs/PROTOCOL.md.
 //!
-//! Pure and synchronous: the room task ([`crate::room`]) owns a `Session` and feeds it actions.
+//! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{analyse, Advisor, Grade, Level};
 use feixingqi_rules::{
