@@ -1,7 +1,8 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, Style, BOT_NAMES,
+    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, SearchBot, Style,
+    BOT_NAMES, MASTER,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -69,8 +70,17 @@ fn rule_sets() -> Vec<Rules> {
 fn every_bot_chooses_legal_distinct_moves_in_every_rule_set() {
     for rules in rule_sets() {
         for (k, name) in BOT_NAMES.iter().enumerate() {
+            // The named bot on seats 0 and 2 (partners in team play; Master, slow in a debug build,
+            // on seat 0 only), Hard elsewhere.
             let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
-                .map(|i| bot_by_name(name, (k * 4 + i) as u64).expect("bot"))
+                .map(|i| {
+                    let seed = (k * 4 + i) as u64;
+                    if i == 0 || (i == 2 && *name != "master") {
+                        bot_by_name(name, seed).expect("bot")
+                    } else {
+                        Level::Hard.bot(seed)
+                    }
+                })
                 .collect();
             let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 11 + k as u64);
             assert!(!decisions.is_empty());
@@ -107,6 +117,9 @@ fn bot_names_cover_levels_and_styles() {
     }
     assert!(bot_by_name("expectimax-2", 1).is_some());
     assert!(bot_by_name("w:10/1/0.3/1/3/1.6/0.5/0/1", 1).is_some());
+    assert!(bot_by_name("ro:8/4/0.02/2", 1).is_some());
+    assert!(bot_by_name("ro:8/4", 1).is_none());
+    assert!(bot_by_name("mix:0.75", 1).is_some());
     assert!(bot_by_name("nobody", 1).is_none());
 }
 
@@ -180,8 +193,9 @@ fn hint_is_empty_outside_the_move_phase_and_covers_sampled_positions() {
 
 #[test]
 fn analysis_grades_random_play_worse_than_master_play() {
+    // The advisor's own engine (Master without its rollouts on close calls).
     let mut bots: Vec<Box<dyn Bot + Send>> = vec![
-        Level::Master.bot(1),
+        Box::new(SearchBot::new(MASTER, "master-search")),
         bot_by_name("random", 2).expect("random"),
     ];
     let seats = SeatSet::for_players(2).expect("2");
@@ -207,7 +221,8 @@ fn analysis_grades_random_play_worse_than_master_play() {
 
 #[test]
 fn master_beats_random_clearly_in_a_small_arena() {
-    // 60 deals × 4 rotations with duplicate dice; the fair share is 25%.
+    // 60 deals × 4 rotations with duplicate dice; the fair share is 25%. The Master's search
+    // without its rollouts on close calls, which are too slow for a debug build.
     let mut wins = 0;
     let games = 240u64;
     for g in 0..games {
@@ -215,7 +230,7 @@ fn master_beats_random_clearly_in_a_small_arena() {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
             .map(|j| {
                 if j == rot {
-                    Level::Master.bot(g)
+                    Box::new(SearchBot::new(MASTER, "master-search"))
                 } else {
                     bot_by_name("random", g * 4 + j as u64).expect("random")
                 }
@@ -248,4 +263,45 @@ fn shares_sum_to_one_and_partners_share_in_team_play() {
             }
         }
     }
+}
+
+#[test]
+fn rollout_bot_plays_legal_moves_and_is_deterministic() {
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let run = || {
+            let mut bots: Vec<Box<dyn Bot + Send>> = vec![
+                bot_by_name("ro:4/6/0.05/3", 3).expect("ro"),
+                Level::Hard.bot(4),
+            ];
+            let seats = SeatSet::for_players(2).expect("2");
+            let (w, d, _, _) = play(rules, seats, &mut bots, 8);
+            (w, d.into_iter().map(|(_, m)| m).collect::<Vec<_>>())
+        };
+        assert_eq!(run(), run());
+    }
+}
+
+#[test]
+fn easy_is_more_random_in_feixingqi_than_in_ludo() {
+    // Easy agrees with the race-only heuristic (Normal) less often in 飞行棋 than in Ludo.
+    let mut rates = Vec::new();
+    for (rules, lo, hi) in [(Rules::ludo(), 0.55, 0.95), (Rules::feixingqi(), 0.3, 0.8)] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let mut decisions = Vec::new();
+        for g in 0..6 {
+            let (_, d, _, _) = play(rules, SeatSet::ALL, &mut bots, 300 + g);
+            decisions.extend(d.into_iter().map(|(p, _)| p));
+        }
+        let mut easy = Level::Easy.bot(5);
+        let mut normal = Level::Normal.bot(5);
+        let same = decisions
+            .iter()
+            .filter(|p| p.distinct_moves().len() > 1)
+            .map(|p| (easy.choose(p) == normal.choose(p)) as u32 as f64)
+            .collect::<Vec<_>>();
+        let rate = same.iter().sum::<f64>() / same.len() as f64;
+        assert!((lo..hi).contains(&rate), "agreement {rate:.3}");
+        rates.push(rate);
+    }
+    assert!(rates[0] > rates[1] + 0.05, "{rates:?}");
 }
