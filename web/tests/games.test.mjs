@@ -81,11 +81,14 @@ async function recordAndReplay(page, b, rules) {
   await shot(page, `replay-${rules}.png`);
   await page.setInputFiles('#v-file', file);
   await page.waitForSelector('#view-viewer:not([hidden]) svg.board');
+  // An uploaded record is replayed by the server (POST /api/replay): one frame per ply.
+  await page.waitForFunction((n) => document.getElementById('v-range')?.getAttribute('max') === String(n), rec.plies.length);
   const gameId = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.gameId);
   const link = await b.context.newPage();
   await open(link, { hash: `#record=g:${gameId}` });
   await link.waitForSelector('#view-viewer:not([hidden]) svg.board');
   await link.waitForFunction(() => (document.getElementById('v-info')?.textContent || '').length > 0);
+  await link.waitForFunction((n) => document.getElementById('v-range')?.getAttribute('max') === String(n), rec.plies.length);
   console.log(`${rules}: #record= link → ${await link.locator('#v-info').innerText()}`);
   await link.close();
 }
