@@ -1304,6 +1304,12 @@ impl Position {
             if team && o == 2 {
                 continue;
             }
+            // A seat with no plane on the loop adds nothing.
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&self.abs[e * 4..e * 4 + 4]);
+            if u32::from_le_bytes(w) == u32::MAX {
+                continue;
+            }
             // Squares are < 52; off-loop pieces (0xFF) land on bit 63, which is never read.
             let mut seen = 0u64;
             for i in 0..4 {
