@@ -212,10 +212,7 @@ impl Game {
                 let d = self.pos.distinct_moves();
                 if d.len() == 1 {
                     let mv = d[0];
-                    self.play(mv, ev).map_err(|e| match e {
-                        GameError::Play(p) => GameError::Play(p),
-                        other => other,
-                    })?;
+                    self.play(mv, ev)?;
                     RollOutcome::AutoMoved(mv)
                 } else {
                     RollOutcome::Choose

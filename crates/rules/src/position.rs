@@ -924,11 +924,11 @@ impl Position {
 
     /// Why `mv` is not legal now (`None` when it is).
     pub fn illegal_reason(&self, mv: Move) -> Option<IllegalReason> {
-        let d = match self.phase {
+        match self.phase {
             Phase::Over => return Some(IllegalReason::GameOver),
-            Phase::Move(d) => d.get(),
+            Phase::Move(_) => {}
             _ => return Some(IllegalReason::MustRollFirst),
-        };
+        }
         if mv.piece >= self.rules.options.pieces {
             return Some(IllegalReason::NoSuchPiece);
         }
@@ -944,7 +944,6 @@ impl Position {
         } else if p == HANGAR {
             IllegalReason::NeedsTakeoffRoll
         } else {
-            let _ = d;
             IllegalReason::Overshoot
         })
     }
