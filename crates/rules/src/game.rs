@@ -86,6 +86,15 @@ pub enum GameError {
     NoDiceStream,
     /// Nothing to undo (no earlier local human decision with a choice) or the game is over.
     NothingToUndo,
+    /// A recorded roll differs from the seeded stream's roll `k`.
+    RollMismatch {
+        /// Dice counter.
+        k: u64,
+        /// The recorded value.
+        recorded: u8,
+        /// The stream's value.
+        expected: u8,
+    },
 }
 
 impl fmt::Display for GameError {
@@ -95,6 +104,16 @@ impl fmt::Display for GameError {
             GameError::Play(e) => write!(f, "move: {e}"),
             GameError::NoDiceStream => f.write_str("this game has no seeded dice stream"),
             GameError::NothingToUndo => f.write_str("nothing to undo"),
+            GameError::RollMismatch {
+                k,
+                recorded,
+                expected,
+            } => {
+                write!(
+                    f,
+                    "roll #{k} is recorded as {recorded} but the seed gives {expected}"
+                )
+            }
         }
     }
 }
@@ -266,6 +285,25 @@ impl Game {
             Ply::Roll(d) => self.apply_roll(d, ev).map(|_| ()),
             Ply::Move(m) => self.play(m, ev),
         }
+    }
+
+    /// Applies a ply from a record or a store: as [`Game::apply`], and a roll must also be the
+    /// seeded stream's next roll when the game has a stream.
+    ///
+    /// # Errors
+    /// [`GameError::RollMismatch`], or as [`Game::apply`]; nothing changes.
+    pub fn apply_recorded<E: EventSink>(&mut self, ply: Ply, ev: &mut E) -> Result<(), GameError> {
+        if let (Ply::Roll(d), Some(stream)) = (ply, &self.dice) {
+            let expected = stream.die(self.rolls);
+            if expected != d {
+                return Err(GameError::RollMismatch {
+                    k: self.rolls,
+                    recorded: d.get(),
+                    expected: expected.get(),
+                });
+            }
+        }
+        self.apply(ply, ev)
     }
 
     /// Whether [`Game::undo`] would do something.
@@ -449,19 +487,20 @@ impl Record {
         let mut g = Game::from_position(pos, dice);
         g.controllers = self.controllers;
         for (index, &ply) in self.plies.iter().enumerate() {
-            if let (Ply::Roll(d), Some(stream)) = (ply, &g.dice) {
-                let expected = stream.die(g.rolls);
-                if expected != d {
-                    return Err(RecordError::RollMismatch {
+            g.apply_recorded(ply, &mut crate::event::NoEvents)
+                .map_err(|error| match error {
+                    GameError::RollMismatch {
+                        k,
+                        recorded,
+                        expected,
+                    } => RecordError::RollMismatch {
                         index,
-                        k: g.rolls,
-                        recorded: d.get(),
-                        expected: expected.get(),
-                    });
-                }
-            }
-            g.apply(ply, &mut crate::event::NoEvents)
-                .map_err(|error| RecordError::Ply { index, error })?;
+                        k,
+                        recorded,
+                        expected,
+                    },
+                    error => RecordError::Ply { index, error },
+                })?;
         }
         Ok(g)
     }

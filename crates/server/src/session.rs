@@ -247,6 +247,7 @@ fn game_error(e: GameError) -> Error {
         },
         GameError::NothingToUndo => Error::NotAllowed("nothing to undo".into()),
         GameError::NoDiceStream => Error::Internal("the game has no dice stream".into()),
+        GameError::RollMismatch { .. } => Error::Internal(e.to_string()),
     }
 }
 
@@ -301,14 +302,8 @@ impl Session {
     ) -> Result<Session, Error> {
         let mut s = Session::new(id, config, seed).map_err(|e| Error::Internal(e.to_string()))?;
         for (i, &p) in plies.iter().enumerate() {
-            if let Ply::Roll(d) = p {
-                let expected = s.game.dice().map(|st| st.die(s.game.dice_counter()));
-                if expected != Some(d) {
-                    return Err(Error::Internal(format!("stored ply {i}: roll mismatch")));
-                }
-            }
             s.game
-                .apply(p, &mut NoEvents)
+                .apply_recorded(p, &mut NoEvents)
                 .map_err(|e| Error::Internal(format!("stored ply {i}: {e}")))?;
         }
         Ok(s)
