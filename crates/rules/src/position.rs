@@ -867,13 +867,14 @@ impl Position {
     #[inline(never)]
     fn lower_no_op(&self, piece: u8) -> bool {
         let lower = self.candidate_pieces() & ((1u8 << piece) - 1);
-        (0..piece).any(|j| {
-            lower & (1 << j) != 0 && {
-                let mut a = *self;
-                a.play_unchecked(Move { piece: j }, &mut NoEvents);
-                a.prog == self.prog
-            }
-        })
+        (0..piece).any(|j| lower & (1 << j) != 0 && self.leaves_unchanged(j))
+    }
+
+    /// Whether moving `piece` with the pending roll leaves every piece where it was.
+    fn leaves_unchanged(&self, piece: u8) -> bool {
+        let mut after = *self;
+        after.play_unchecked(Move { piece }, &mut NoEvents);
+        after.prog == self.prog
     }
 
     /// Merges the moves of `m` that change nothing (RULES.md §6.2 step 5: "two actions are the same
@@ -897,9 +898,7 @@ impl Position {
             bits &= bits - 1;
             // A bounce can come back to the same square directly, or land short and jump back to
             // it (`2q − p − d + 4 = p`), so every candidate is tried (off the playout path).
-            let mut after = *self;
-            after.play_unchecked(Move { piece: i }, &mut NoEvents);
-            if after.prog == self.prog {
+            if self.leaves_unchanged(i) {
                 no_ops |= 1 << i;
             }
         }
