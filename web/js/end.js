@@ -1,8 +1,9 @@
-// The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, and the
-// post-game move grades of the human seats.
+// The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index and χ²
+// p-value, the post-game move grades of the human seats, and a link to verify the dice.
 
 import { t, seatName } from './i18n.js';
 import { COLOURS } from './board.js';
+import { formatP } from './verify.js';
 
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
 
@@ -52,7 +53,8 @@ export function renderEnd(host, st, h) {
     return `<figure data-seat="${l.seat}"><figcaption style="color:${COLOURS[rules][l.seat]}">${esc(seatName(rules, l.seat))}</figcaption>
       ${histogramSvg(l.counts, COLOURS[rules][l.seat])}
       <div class="luck">${z === null ? '' : t('luckZ', { z: (z >= 0 ? '+' : '') + z.toFixed(2) }) + ' · ' + word}<br>
-      ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}</div></figure>`;
+      ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}
+      ${typeof l.p === 'number' ? `<br><span class="p">${esc(t('luckP', { x: Number(l.chi2).toFixed(2), p: formatP(l.p) }))}</span>` : ''}</div></figure>`;
   }).join('');
   const an = over.analysis;
   let grades = '';
@@ -73,6 +75,7 @@ export function renderEnd(host, st, h) {
       <button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>
       <button type="button" id="end-replay">${t('replay')}</button>
       <button type="button" id="end-download">${t('download')}</button>
+      ${st.gameId ? `<a id="end-verify" class="navlink" href="verify.html#game=${encodeURIComponent(st.gameId)}" target="_blank" rel="noopener">${t('verifyLink')}</a>` : ''}
       <button type="button" id="end-close">${t('close')}</button>
     </div>`;
   host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);

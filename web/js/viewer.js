@@ -3,6 +3,7 @@
 
 import { t, seatName } from './i18n.js';
 import { createBoard } from './board.js';
+import { verifyHref } from './verify.js';
 
 export class Viewer {
   /** @param {any} deps */
@@ -45,6 +46,8 @@ export class Viewer {
     let info = t('recordInfo', { rules: t(rules), n, plies });
     if (record.dice?.seed) info += ' · ' + t('seedRevealed');
     $('v-info').textContent = info;
+    // the verify page recomputes the dice of exactly this record in the browser
+    /** @type {HTMLAnchorElement} */ ($('v-verify')).href = verifyHref(record);
     let replay;
     try {
       const r = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });

@@ -44,6 +44,8 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         const st = await state(page);
         assert.equal(st.phase, 'over');
         assert.equal(await page.locator('#end .hist figure').count(), 4, 'a histogram per seat');
+        assert.equal(await page.locator('#end .hist .luck .p').count(), 4, 'a χ² p-value per seat');
+        assert.match(await page.locator('#end-verify').getAttribute('href') || '', /^verify\.html#game=/);
         await shot(page, `end-${rules}.png`);
         if (await page.locator('#end-watch').count()) ffSeen = await watchFastForward(page, rules);
         if (game === 1) await recordAndReplay(page, b, rules);

@@ -1,5 +1,5 @@
 //! `feixingqi`: the one binary of the project — the game server (the default with no
-//! arguments), scenarios, replays, benchmarks and the bot arena (verification joins it later).
+//! arguments), scenarios, replays, dice verification, benchmarks and the bot arena.
 
 mod arena;
 
@@ -11,9 +11,10 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use feixingqi_rules::{
+    chi_square, chi_square_p,
     playout::{playouts, FastRng},
     scenario::run_paths,
-    Position, Record, RuleSet, Rules, SeatSet,
+    Position, Record, RecordError, RuleSet, Rules, SeatSet,
 };
 
 const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
@@ -31,6 +32,12 @@ USAGE:
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
         Validate a game record and print the final position and ranking.
+    feixingqi verify RECORD.json
+        Check that a finished game's dice were fair (docs/PROTOCOL.md §7):
+        SHA-256(seed) equals the commitment, and every roll equals HMAC-SHA256(seed, client seeds
+        ‖ k) mapped to 1–6. Prints the rolls checked and each seat's 1–6 counts with χ² and
+        p-value, exit 0; exit 1 naming the first roll that differs, a commitment that does not
+        match, or a seed not revealed yet; exit 2 when the file is not a record.
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
         prints ns per roll, games/s and rolls per game.
@@ -66,6 +73,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         }
         Some("scenario") => scenario(&args[1..]),
         Some("replay") => replay(&args[1..]),
+        Some("verify") => verify(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
@@ -149,10 +157,7 @@ fn replay(args: &[String]) -> Result<ExitCode> {
     let [path] = args else {
         bail!("usage: feixingqi replay RECORD.json")
     };
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{path}: not JSON"))?;
-    let record = Record::from_json(&json).with_context(|| path.clone())?;
+    let record = read_record(path)?;
     let game = match record.replay() {
         Ok(g) => g,
         Err(e) => {
@@ -182,6 +187,111 @@ fn replay(args: &[String]) -> Result<ExitCode> {
         println!("scores: {}", v.join(", "));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_record(path: &str) -> Result<Record> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{path}: not JSON"))?;
+    Record::from_json(&json).with_context(|| path.to_string())
+}
+
+/// `feixingqi verify RECORD.json`: the commitment, every roll, the whole game, then the dice
+/// statistics, in Chinese and English.
+fn verify(args: &[String]) -> Result<ExitCode> {
+    let [path] = args else {
+        bail!("usage: feixingqi verify RECORD.json")
+    };
+    let record = read_record(path)?;
+    let game = match record.verify() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("FAIL 不通过 {path}");
+            println!("  {}", verify_error_zh(&record, &e));
+            println!("  {e}");
+            if e == RecordError::Commitment {
+                if let (Some(seed), Some(c)) = (&record.seed, &record.commitment) {
+                    println!("  SHA-256(seed) = {}", seed.commitment());
+                    println!("  commitment    = {c}");
+                }
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let rolls = game.dice_counter();
+    let pos = game.position();
+    let ludo = pos.rules().rule_set == RuleSet::Ludo;
+    println!("OK 通过 {path}");
+    if let Some(c) = &record.commitment {
+        println!("承诺 commitment: SHA-256(seed) = {c} ✓");
+    }
+    println!(
+        "骰子 dice: {rolls} 次掷骰全部与种子和 {n} 个客户端种子算出的一致 / {rolls} rolls recomputed from the seed and {n} client seed(s) (k = 0..{last}), all equal",
+        n = record.client_seeds.len(),
+        last = rolls.saturating_sub(1),
+    );
+    let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
+    println!(
+        "对局 game: {} 步全部合法 / {} plies replayed, {} · 名次 ranking [{}]",
+        record.plies.len(),
+        record.plies.len(),
+        if pos.is_over() {
+            "已结束 over"
+        } else {
+            "未结束 in progress"
+        },
+        ranking.join(", ")
+    );
+    println!("座位 seat       1    2    3    4    5    6      n      χ²       p");
+    let stats = game.dice_stats();
+    for s in pos.seats().iter() {
+        let c = stats[s];
+        let n: u32 = c.iter().sum();
+        let (zh, en) = s.colour_names(ludo);
+        let (chi, p) = match chi_square(&c) {
+            Some(x) => (format!("{x:7.3}"), format!("{:7.4}", chi_square_p(x))),
+            None => ("      -".into(), "      -".into()),
+        };
+        println!(
+            "{} {zh} {en:<7}{}  {n:5}  {chi}  {p}",
+            s.get(),
+            c.iter().map(|x| format!("{x:5}")).collect::<String>()
+        );
+    }
+    println!(
+        "p = 5 自由度 χ² 的右尾概率；公平的骰子下每 20 个座位约有 1 个 p < 0.05。开局定先的掷骰已核对但不计入。"
+    );
+    println!(
+        "p = upper tail of χ² with 5 degrees of freedom; with a fair die about one seat in 20 has p < 0.05. Opening rolls are checked but not counted."
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The Chinese line of a verification failure (the English one is the error's `Display`).
+fn verify_error_zh(record: &Record, e: &RecordError) -> String {
+    match e {
+        RecordError::SeedNotRevealed => {
+            "棋谱没有公开服务器种子（对局结束后才公开），无法核对骰子".into()
+        }
+        RecordError::NoCommitment => {
+            "棋谱没有承诺值 SHA-256(种子)，无法证明种子在第一次掷骰前已固定".into()
+        }
+        RecordError::Commitment => "公开的种子与开局前公布的承诺值不符".into(),
+        RecordError::RollMismatch {
+            index,
+            k,
+            recorded,
+            expected,
+        } => format!(
+            "plies[{index}]（第 {k} 次掷骰，k 从 0 起）记录为 {recorded}，种子算出 {expected}"
+        ),
+        RecordError::Ply { index, .. } => format!(
+            "plies[{index}] 不合规则，对局无法复盘（共 {} 步）",
+            record.plies.len()
+        ),
+        RecordError::Setup(_) => "棋谱的起始局面不可能".into(),
+        RecordError::Format(_) => "棋谱格式错误".into(),
+    }
 }
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {

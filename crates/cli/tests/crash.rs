@@ -282,7 +282,7 @@ async fn kill_9_during_room_games_loses_no_acknowledged_move() {
 
     // Every record replays and verifies, and agrees with every state a client was sent.
     for s in &seen {
-        let s = s.lock().unwrap();
+        let s = std::mem::take(&mut *s.lock().unwrap());
         assert!(s.over);
         let (status, rec) = http(
             addr,

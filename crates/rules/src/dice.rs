@@ -207,6 +207,63 @@ impl DiceStream {
     }
 }
 
+/// Pearson's χ² of a seat's six face counts against `n/6` each: `Σ (count − n/6)² / (n/6)`
+/// (RULES.md §6.3 "Statistics": the
+/// per-seat counts of the faces shown after the game). `None` when there are no rolls.
+pub fn chi_square(counts: &[u32; 6]) -> Option<f64> {
+    let n: u32 = counts.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    let e = f64::from(n) / 6.0;
+    Some(
+        counts
+            .iter()
+            .map(|&c| {
+                let d = f64::from(c) - e;
+                d * d / e
+            })
+            .sum(),
+    )
+}
+
+/// The p-value of a χ² statistic of six face counts: `P(X ≥ x)` for `X` χ²-distributed with
+/// 5 degrees of freedom (a fair die gives p uniform in 0..1; p < 0.05 happens to one seat in 20).
+///
+/// Closed form for an odd number of degrees of freedom:
+/// `Q(x; 5) = erfc(√(x/2)) + √(2/π) · e^(−x/2) · (√x + x^(3/2)/3)`. `1` for `x ≤ 0` (and NaN).
+pub fn chi_square_p(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return 1.0;
+    }
+    let r = x.sqrt();
+    let tail = (2.0 / core::f64::consts::PI).sqrt() * (-x / 2.0).exp() * (r + x * r / 3.0);
+    (erfc((x / 2.0).sqrt()) + tail).clamp(0.0, 1.0)
+}
+
+/// The complementary error function for `z ≥ 0`, to about 1e-15 absolute (and relative for
+/// large `z`): a power series with positive terms below 3, a continued fraction above.
+fn erfc(z: f64) -> f64 {
+    let two_over_sqrt_pi = 2.0 / core::f64::consts::PI.sqrt();
+    if z < 3.0 {
+        // erf z = 2/√π · e^(−z²) · Σ_{n ≥ 0} (2z²)^n z / (1·3·…·(2n+1))
+        let (mut term, mut sum, mut n) = (z, z, 0.0f64);
+        while term > 1e-17 * sum {
+            n += 1.0;
+            term *= 2.0 * z * z / (2.0 * n + 1.0);
+            sum += term;
+        }
+        1.0 - two_over_sqrt_pi * (-z * z).exp() * sum
+    } else {
+        // erfc z = e^(−z²)/√π · 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + …)))), from the 80th level up.
+        let mut f = z;
+        for n in (1..=80).rev() {
+            f = z + f64::from(n) / 2.0 / f;
+        }
+        two_over_sqrt_pi / 2.0 * (-z * z).exp() / f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,11 +313,70 @@ mod tests {
     }
 
     #[test]
+    fn chi_square_of_counts() {
+        assert_eq!(chi_square(&[0; 6]), None);
+        assert_eq!(chi_square(&[10; 6]), Some(0.0));
+        // n = 12, expected 2 each: (12 − 2)²/2 + 5 · 2²/2 = 60.
+        assert_eq!(chi_square(&[0, 0, 0, 0, 0, 12]), Some(60.0));
+    }
+
+    #[test]
+    fn chi_square_p_known_values() {
+        // Quantiles of χ² with 5 degrees of freedom (standard tables).
+        let close = |x: f64, p: f64, tol: f64| {
+            let got = chi_square_p(x);
+            assert!((got - p).abs() <= tol, "p({x}) = {got}, expected {p}");
+        };
+        close(0.0, 1.0, 0.0);
+        close(-3.0, 1.0, 0.0);
+        close(1.145476, 0.95, 1e-6);
+        close(4.35146, 0.5, 1e-5);
+        close(11.0705, 0.05, 1e-6);
+        close(15.0863, 0.01, 1e-6);
+        close(20.515, 0.001, 1e-6);
+        // Across the series / continued-fraction switch at x = 18 (values from the same closed
+        // form with Python's math.erfc), and far in the tail.
+        close(17.99999, 0.0029464171206811, 1e-14);
+        close(18.0, 0.0029464045878803, 1e-14);
+        close(18.00001, 0.0029463920551317, 1e-14);
+        close(30.0, 1.4748581038443e-5, 1e-15);
+        let far = chi_square_p(100.0);
+        assert!(
+            (far / 5.28514836e-20 - 1.0).abs() < 1e-6,
+            "p(100) = {far:e}"
+        );
+        assert_eq!(chi_square_p(f64::NAN), 1.0);
+        // Decreasing.
+        let mut last = 1.0;
+        for i in 1..400 {
+            let p = chi_square_p(f64::from(i) * 0.1);
+            assert!(p < last, "p({}) = {p} ≥ {last}", f64::from(i) * 0.1);
+            last = p;
+        }
+    }
+
+    #[test]
     fn known_answer() {
         // Pins the construction: changing it would change every recorded game.
         let s = DiceStream::new(Seed([0u8; 32]));
         let v: Vec<u8> = (0..12).map(|k| s.die(k).get()).collect();
         assert_eq!(v, KNOWN.to_vec());
+    }
+
+    #[test]
+    fn known_answer_with_client_seeds() {
+        // The worked example of docs/PROTOCOL.md "Verifying the dice".
+        let s = DiceStream::with_client_seeds(Seed([0u8; 32]), vec!["alice".into(), "鲍勃".into()]);
+        let v: Vec<u8> = (0..12).map(|k| s.die(k).get()).collect();
+        assert_eq!(v, [2, 4, 4, 2, 4, 5, 1, 6, 1, 3, 2, 1]);
+        assert_eq!(
+            to_hex(&s.block(0, 0)),
+            "4fb640e66feb757832bd5a78fe999e42fd2d0f59c8990784b191b68d8ca0174d"
+        );
+        assert_eq!(
+            s.seed().commitment(),
+            "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+        );
     }
 
     // Checked independently with Python: hmac.new(bytes(32), b"feixingqi/dice\x00" + struct.pack(">QI", k, 0), sha256).

@@ -418,6 +418,11 @@ pub enum RecordError {
     Setup(SetupError),
     /// The revealed seed does not match the commitment.
     Commitment,
+    /// Verifying needs the server seed, and the record does not reveal it (yet: a room reveals it
+    /// when the game is over).
+    SeedNotRevealed,
+    /// Verifying needs the commitment published before the first roll, and the record has none.
+    NoCommitment,
     /// Ply `index` is a roll that differs from the seeded stream's roll `k`.
     RollMismatch {
         /// Index of the ply.
@@ -446,6 +451,12 @@ impl fmt::Display for RecordError {
             RecordError::Commitment => {
                 f.write_str("record: the seed does not match the commitment")
             }
+            RecordError::SeedNotRevealed => f.write_str(
+                "record: the server seed is not revealed (yet), so the rolls cannot be checked",
+            ),
+            RecordError::NoCommitment => f.write_str(
+                "record: no commitment, so nothing shows the seed was fixed before play",
+            ),
             RecordError::RollMismatch {
                 index,
                 k,
@@ -480,7 +491,7 @@ impl Record {
             .as_ref()
             .map(|s| DiceStream::with_client_seeds(s.clone(), self.client_seeds.clone()));
         if let (Some(seed), Some(c)) = (&self.seed, &self.commitment) {
-            if &seed.commitment() != c {
+            if !seed.commitment().eq_ignore_ascii_case(c.trim()) {
                 return Err(RecordError::Commitment);
             }
         }
@@ -503,6 +514,28 @@ impl Record {
                 })?;
         }
         Ok(g)
+    }
+
+    /// Checks that the dice were fair (docs/PROTOCOL.md "Verifying the dice"): the record reveals
+    /// the seed and carries its commitment, `SHA-256(seed)` equals the commitment, and, replaying
+    /// every ply, each roll equals the stream's roll `k` for the server seed and the client seeds
+    /// in record order. Undo rewinds the dice counter together with the plies it discards (RULES.md
+    /// §6.3), so the rolls of a record use `k = 0, 1, 2, …` in order. The replayed game gives the
+    /// number of rolls checked ([`Game::dice_counter`]) and the per-seat counts
+    /// ([`Game::dice_stats`]).
+    ///
+    /// # Errors
+    /// [`RecordError::SeedNotRevealed`], [`RecordError::NoCommitment`],
+    /// [`RecordError::Commitment`], [`RecordError::RollMismatch`] for the first roll that differs,
+    /// or as [`Record::replay`].
+    pub fn verify(&self) -> Result<Game, RecordError> {
+        if self.seed.is_none() {
+            return Err(RecordError::SeedNotRevealed);
+        }
+        if self.commitment.is_none() {
+            return Err(RecordError::NoCommitment);
+        }
+        self.replay()
     }
 
     /// The record as versioned JSON.

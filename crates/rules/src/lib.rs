@@ -39,7 +39,7 @@ pub mod score;
 pub mod seat;
 mod swar;
 
-pub use dice::{DiceStream, Seed};
+pub use dice::{chi_square, chi_square_p, DiceStream, Seed};
 pub use event::{Event, EventSink, NoEvents, PieceRef, SkipReason};
 pub use game::{Controller, Game, GameError, Ply, Record, RecordError, RollOutcome, RollReport};
 pub use geometry::{Board, Cell};

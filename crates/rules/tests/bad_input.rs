@@ -1152,3 +1152,35 @@ fn controllers_survive_a_record() {
     assert_eq!(r.controllers[Seat::S1], Controller::Computer);
     assert_eq!(r.plies.len(), game.plies().count());
 }
+
+#[test]
+fn verify_needs_a_revealed_seed_and_a_commitment() {
+    let (game, base) = sample_record(4);
+    let ok = Record::from_json(&base)
+        .expect("well formed")
+        .verify()
+        .expect("honest record");
+    assert_eq!(ok.dice_counter(), game.dice_counter());
+    let mut v = base.clone();
+    if let Some(d) = v["dice"].as_object_mut() {
+        d.remove("seed");
+    }
+    let r = Record::from_json(&v).expect("well formed");
+    assert_eq!(
+        r.verify().expect_err("unrevealed"),
+        RecordError::SeedNotRevealed
+    );
+    let mut v = base.clone();
+    if let Some(d) = v["dice"].as_object_mut() {
+        d.remove("commitment");
+    }
+    let r = Record::from_json(&v).expect("well formed");
+    assert!(
+        r.replay().is_ok(),
+        "replay alone does not need the commitment"
+    );
+    assert_eq!(
+        r.verify().expect_err("no commitment"),
+        RecordError::NoCommitment
+    );
+}

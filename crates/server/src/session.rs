@@ -912,12 +912,13 @@ fn scores_json(pos: &Position) -> Value {
     }
 }
 
-/// Per-seat luck: mean, z of the mean against 3.5, Pearson χ² of the counts (docs/PROTOCOL.md §3).
+/// Per-seat luck: mean, z of the mean against 3.5, Pearson χ² of the counts and its p-value
+/// (docs/PROTOCOL.md §3).
 pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
     let n: u32 = counts.iter().sum();
     if n == 0 {
         return json!({"seat": seat.get(), "counts": counts, "rolls": 0,
-                      "mean": null, "z": null, "chi2": null});
+                      "mean": null, "z": null, "chi2": null, "p": null});
     }
     let nf = f64::from(n);
     let sum: f64 = counts
@@ -928,16 +929,10 @@ pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
     let mean = sum / nf;
     let sigma = (35.0f64 / 12.0).sqrt();
     let z = (mean - 3.5) / (sigma / nf.sqrt());
-    let e = nf / 6.0;
-    let chi2: f64 = counts
-        .iter()
-        .map(|c| {
-            let d = f64::from(*c) - e;
-            d * d / e
-        })
-        .sum();
+    let chi2 = feixingqi_rules::chi_square(counts).unwrap_or(0.0);
+    let p = feixingqi_rules::chi_square_p(chi2);
     json!({"seat": seat.get(), "counts": counts, "rolls": n,
-           "mean": round(mean, 3), "z": round(z, 3), "chi2": round(chi2, 3)})
+           "mean": round(mean, 3), "z": round(z, 3), "chi2": round(chi2, 3), "p": round(p, 4)})
 }
 
 /// Legal pieces and the distinct options with where they land.
@@ -1009,6 +1004,8 @@ mod tests {
         let sixes = luck_json(Seat::S0, &[0, 0, 0, 0, 0, 12]);
         assert!(sixes["z"].as_f64().unwrap() > 5.0);
         assert!(sixes["chi2"].as_f64().unwrap() > 11.07);
+        assert!(sixes["p"].as_f64().unwrap() < 0.05);
+        assert_eq!(fair["p"], 1.0);
         let none = luck_json(Seat::S0, &[0; 6]);
         assert_eq!(none["mean"], Value::Null);
     }

@@ -1,0 +1,288 @@
+// The dice verify page (verify.html): recomputes every roll of a game record in this browser with
+// WebCrypto, trusting nothing the server computes (docs/PROTOCOL.md §8 "Verifying the dice"):
+// SHA-256(seed) must equal the commitment, and roll k must equal
+// 1 + (b mod 6) for the first byte b < 252 of HMAC-SHA256(seed, "feixingqi/dice" ‖ 0x00 ‖
+// (u32 BE length ‖ UTF-8) per client seed ‖ k as u64 BE ‖ j as u32 BE), j = 0, 1, ….
+// The record comes from a file, pasted JSON, `#game=ID` (GET /api/games/ID/record) or
+// `#record=<base64url JSON>` (the replay viewer's link).
+
+import { t, getLang, setLang, seatName } from './i18n.js';
+
+const enc = new TextEncoder();
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
+
+/** @param {Uint8Array} b */
+export function toHex(b) { return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(''); }
+
+/** @param {string} s 64 hex digits @returns {Uint8Array<ArrayBuffer>|null} */
+export function fromHex(s) {
+  if (typeof s !== 'string' || !/^[0-9a-fA-F]{64}$/.test(s)) return null;
+  return Uint8Array.from(s.match(/../g) || [], (h) => parseInt(h, 16));
+}
+
+/** @param {Uint8Array[]} parts */
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let i = 0;
+  for (const p of parts) { out.set(p, i); i += p.length; }
+  return out;
+}
+
+/** @param {number} n @param {number} bytes big-endian, 4 or 8 */
+function be(n, bytes) {
+  const out = new Uint8Array(bytes);
+  let v = BigInt(n);
+  for (let i = bytes - 1; i >= 0; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  return out;
+}
+
+/** The fixed start of every HMAC message: domain, 0x00, the length-prefixed client seeds. @param {string[]} clientSeeds */
+export function messagePrefix(clientSeeds) {
+  const parts = [enc.encode('feixingqi/dice'), new Uint8Array([0])];
+  for (const c of clientSeeds) { const b = enc.encode(c); parts.push(be(b.length, 4), b); }
+  return concat(parts);
+}
+
+/** SHA-256 of bytes, as hex. @param {Uint8Array<ArrayBuffer>} b */
+export async function sha256Hex(b) {
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', b)));
+}
+
+/**
+ * The dice stream of a seed and client seeds: `die(k)` recomputes roll k.
+ * @param {Uint8Array<ArrayBuffer>} seed @param {string[]} clientSeeds
+ */
+export async function diceStream(seed, clientSeeds) {
+  const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const prefix = messagePrefix(clientSeeds);
+  const block = async (k, j) => new Uint8Array(await crypto.subtle.sign('HMAC', key, concat([prefix, be(k, 8), be(j, 4)])));
+  return {
+    block,
+    /** @param {number} k */
+    async die(k) {
+      for (let j = 0; ; j++) {
+        for (const b of await block(k, j)) if (b < 252) return 1 + (b % 6);
+      }
+    },
+  };
+}
+
+/** Pearson's χ² of six face counts against n/6 each; null without rolls. @param {number[]} c */
+export function chiSquare(c) {
+  const n = c.reduce((a, b) => a + b, 0);
+  if (!n) return null;
+  const e = n / 6;
+  return c.reduce((s, x) => s + (x - e) * (x - e) / e, 0);
+}
+
+/** erfc for z ≥ 0: series with positive terms below 3, continued fraction above (as the engine). @param {number} z */
+function erfc(z) {
+  if (z < 3) {
+    let term = z, sum = z;
+    for (let n = 1; term > 1e-17 * sum; n++) { term *= 2 * z * z / (2 * n + 1); sum += term; }
+    return 1 - 2 / Math.sqrt(Math.PI) * Math.exp(-z * z) * sum;
+  }
+  let f = z;
+  for (let n = 80; n >= 1; n--) f = z + n / 2 / f;
+  return Math.exp(-z * z) / Math.sqrt(Math.PI) / f;
+}
+
+/** P(X ≥ x) for X χ² with 5 degrees of freedom (docs/PROTOCOL.md §8). @param {number} x */
+export function chiSquareP(x) {
+  if (!(x > 0)) return 1;
+  const r = Math.sqrt(x);
+  const p = erfc(Math.sqrt(x / 2)) + Math.sqrt(2 / Math.PI) * Math.exp(-x / 2) * (r + x * r / 3);
+  return Math.min(1, Math.max(0, p));
+}
+
+/** A p-value for people: 3 decimals, or scientific below 0.001. @param {number} p */
+export function formatP(p) { return p >= 0.001 ? p.toFixed(3) : p.toExponential(1); }
+
+/**
+ * Checks a record's dice. Pure computation in this browser; nothing from the server is trusted.
+ * @param {any} record
+ * @returns {Promise<{status: 'ok'|'notRecord'|'unrevealed'|'noCommitment'|'commitment'|'roll', msg?: string,
+ *   commitment?: string, computed?: string, rolls?: number, mismatch?: {index:number,k:number,recorded:number,expected:number},
+ *   values?: {index:number,k:number,die:number}[], clientSeeds?: string[]}>}
+ */
+export async function verifyDice(record) {
+  if (!record || typeof record !== 'object' || record.format !== 'feixingqi-record') return { status: 'notRecord', msg: 'format' };
+  if (!Array.isArray(record.plies)) return { status: 'notRecord', msg: 'plies' };
+  const dice = record.dice || {};
+  const clientSeeds = dice.clientSeeds ?? [];
+  if (!Array.isArray(clientSeeds) || clientSeeds.some((c) => typeof c !== 'string')) return { status: 'notRecord', msg: 'dice.clientSeeds' };
+  const commitment = typeof dice.commitment === 'string' ? dice.commitment.trim().toLowerCase() : null;
+  if (dice.seed === undefined || dice.seed === null) return { status: 'unrevealed', commitment };
+  const seed = fromHex(dice.seed);
+  if (!seed) return { status: 'notRecord', msg: 'dice.seed' };
+  if (!commitment) return { status: 'noCommitment' };
+  const computed = await sha256Hex(seed);
+  if (computed !== commitment) return { status: 'commitment', commitment, computed };
+  const stream = await diceStream(seed, clientSeeds);
+  const rolls = [];
+  record.plies.forEach((p, index) => { if (p && p.roll !== undefined) rolls.push({ index, k: rolls.length, recorded: p.roll }); });
+  // Every roll's first block at once (WebCrypto is asynchronous), then in record order.
+  const first = await Promise.all(rolls.map((r) => stream.block(r.k, 0)));
+  const values = [];
+  for (const r of rolls) {
+    const b = first[r.k].find((x) => x < 252);
+    const expected = b === undefined ? await stream.die(r.k) : 1 + (b % 6);
+    if (expected !== r.recorded) return { status: 'roll', commitment, computed, rolls: r.k, mismatch: { index: r.index, k: r.k, recorded: r.recorded, expected }, clientSeeds };
+    values.push({ index: r.index, k: r.k, die: expected });
+  }
+  return { status: 'ok', commitment, computed, rolls: rolls.length, values, clientSeeds };
+}
+
+/**
+ * Per-seat face counts of verified rolls. Which seat rolled follows from the rules (bonus rolls,
+ * skipped seats), so it comes from the server's replay frames; every value counted was recomputed
+ * here, and a frame whose roll differs from it is refused. Opening rolls are not counted.
+ * @param {any} record @param {{index:number,die:number}[]} values
+ */
+export async function seatCounts(record, values) {
+  const r = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
+  const replay = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(replay.message || replay.code || `HTTP ${r.status}`);
+  const frames = replay.frames || [];
+  if (frames.length !== record.plies.length) throw new Error('frames');
+  /** @type {Map<number, number[]>} */
+  const counts = new Map();
+  for (const s of replay.start?.seats || []) counts.set(s.seat, [0, 0, 0, 0, 0, 0]);
+  for (const v of values) {
+    const f = frames[v.index];
+    const before = v.index === 0 ? replay.start : frames[v.index - 1];
+    if (f.ply?.roll !== v.die) throw new Error(`plies[${v.index}]`);
+    if (before.phase === 'opening') continue;
+    if (!counts.has(f.seat)) counts.set(f.seat, [0, 0, 0, 0, 0, 0]);
+    counts.get(f.seat)[v.die - 1]++;
+  }
+  return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([seat, c]) => ({ seat, counts: c }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the page
+
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @type {{record:any, result:any, seats:any, seatsError:string|null, error:string|null}|null} */
+let last = null;
+
+function applyI18n() {
+  document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
+  $('btn-lang').textContent = getLang() === 'zh' ? 'EN' : '中文';
+  document.title = `${t('verifyTitle')} · ${t('title')}`;
+}
+
+function statsRow(label, c) {
+  const n = c.reduce((a, b) => a + b, 0);
+  const x = chiSquare(c);
+  return `<tr><th scope="row">${label}</th>${c.map((v) => `<td>${v}</td>`).join('')}<td>${n}</td>
+    <td>${x === null ? '–' : x.toFixed(2)}</td><td class="p">${x === null ? '–' : formatP(chiSquareP(x))}</td></tr>`;
+}
+
+function render() {
+  const host = $('vf-result');
+  if (!last) { host.innerHTML = ''; return; }
+  const { record, result: r, seats, seatsError, error } = last;
+  if (error) {
+    host.dataset.status = 'notRecord';
+    host.innerHTML = `<p class="verdict bad" id="vf-verdict">${esc(t('verifyFail'))}</p><p>${esc(t('verifyNotRecord', { msg: error }))}</p>`;
+    return;
+  }
+  host.dataset.status = r.status;
+  const ok = r.status === 'ok';
+  const lines = [];
+  if (r.status === 'notRecord') lines.push(t('verifyNotRecord', { msg: r.msg }));
+  else if (r.status === 'unrevealed') lines.push(t('verifyUnrevealed', { c: r.commitment || '–' }));
+  else if (r.status === 'noCommitment') lines.push(t('verifyNoCommit'));
+  else if (r.status === 'commitment') lines.push(t('verifyCommitBad', { h: r.computed, c: r.commitment }));
+  else lines.push(t('verifyCommitOk', { c: r.computed }));
+  let rolls = '';
+  if (r.status === 'ok') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
+  if (r.status === 'roll') rolls = t('verifyRollBad', { i: r.mismatch.index, k: r.mismatch.k, r: r.mismatch.recorded, e: r.mismatch.expected, n: r.rolls });
+  let table = '';
+  if (ok) {
+    const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
+    const all = [0, 0, 0, 0, 0, 0];
+    for (const v of r.values) all[v.die - 1]++;
+    const head = `<tr><th>${esc(t('seat'))}</th>${[1, 2, 3, 4, 5, 6].map((f) => `<th>${f}</th>`).join('')}<th>n</th><th>χ²</th><th>p</th></tr>`;
+    const rows = (seats || []).map((s) => statsRow(`<span class="sw" style="--c:var(--s${s.seat})"></span>${esc(seatName(rules, s.seat))}`, s.counts)).join('');
+    table = `<h2>${esc(t('verifyStats'))}</h2>
+      <div class="tablewrap"><table id="vf-stats" class="${rules === 'ludo' ? 'ludo-colours' : ''}"><thead>${head}</thead><tbody>${rows}${statsRow(esc(t('verifyAll')), all)}</tbody></table></div>
+      ${seatsError ? `<p class="muted">${esc(t('verifyNoSeats', { msg: seatsError }))}</p>` : ''}
+      <p class="muted">${esc(t('verifyStatsNote'))}</p>`;
+  }
+  host.innerHTML = `<p class="verdict ${ok ? 'ok' : 'bad'}" id="vf-verdict">${esc(ok ? t('verifyOk') : t('verifyFail'))}</p>
+    <p id="vf-commit" class="mono">${esc(lines.join(' '))}</p>
+    ${rolls ? `<p id="vf-rolls">${esc(rolls)}</p>` : ''}
+    ${table}`;
+}
+
+/** @param {any} record */
+async function check(record) {
+  last = null;
+  $('vf-result').dataset.status = 'working';
+  $('vf-result').innerHTML = `<p class="muted">${esc(t('verifyWorking'))}</p>`;
+  const result = await verifyDice(record);
+  let seats = null, seatsError = null;
+  if (result.status === 'ok') {
+    try { seats = await seatCounts(record, result.values); } catch (e) { seatsError = e.message; }
+  }
+  last = { record, result, seats, seatsError, error: null };
+  render();
+}
+
+/** @param {string} text */
+async function checkText(text) {
+  let record;
+  try { record = JSON.parse(text); } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); return; }
+  await check(record);
+}
+
+async function fromHash() {
+  const g = /#game=([0-9A-Za-z_-]+)/.exec(location.hash);
+  const rec = /#record=([^&]+)/.exec(location.hash);
+  if (g) {
+    $('vf-result').dataset.status = 'working';
+    $('vf-result').innerHTML = `<p class="muted">${esc(t('verifyLoading'))}</p>`;
+    try {
+      const r = await fetch(`/api/games/${g[1]}/record`);
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      const text = await r.text();
+      /** @type {HTMLTextAreaElement} */ ($('vf-text')).value = text;
+      await checkText(text);
+    } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); }
+  } else if (rec) {
+    try {
+      const b64 = decodeURIComponent(rec[1]).replace(/-/g, '+').replace(/_/g, '/');
+      const text = new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+      /** @type {HTMLTextAreaElement} */ ($('vf-text')).value = text;
+      await checkText(text);
+    } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); }
+  }
+}
+
+function init() {
+  setLang(getLang());
+  applyI18n();
+  $('btn-lang').addEventListener('click', () => { setLang(getLang() === 'zh' ? 'en' : 'zh'); applyI18n(); render(); });
+  $('vf-form').addEventListener('submit', (e) => { e.preventDefault(); checkText(/** @type {HTMLTextAreaElement} */ ($('vf-text')).value); });
+  $('vf-file').addEventListener('change', async (e) => {
+    const f = /** @type {HTMLInputElement} */ (e.target).files?.[0];
+    if (!f) return;
+    const text = await f.text();
+    /** @type {HTMLTextAreaElement} */ ($('vf-text')).value = text;
+    await checkText(text);
+  });
+  window.addEventListener('hashchange', fromHash);
+  fromHash();
+}
+
+if (typeof document !== 'undefined' && document.getElementById('vf-form')) init();
+
+/** A link to this page carrying the record itself (`#record=` base64url of its JSON). @param {any} record */
+export function verifyHref(record) {
+  const bytes = enc.encode(JSON.stringify(record));
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return `verify.html#record=${btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
