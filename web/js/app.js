@@ -867,6 +867,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms };
 
 boot();

@@ -162,15 +162,15 @@ export class Rooms {
           <button type="button" id="btn-watch">${t('watchRoom')}</button></div>
         ${saved ? `<p><button type="button" id="btn-back-room">${esc(t('backToRoom', { code: saved.code }))}</button></p>` : ''}
       </div>
-      <div class="start-row o5"><button type="submit" class="primary" id="btn-create">${t('createRoom')}</button></div>
-      <p class="muted o5" style="text-align:center">${t('roomDiceNote')}</p>
-    </div><div class="setup-col">
-      ${this.d.rulesCard(s).replace('card o1', 'card o3')}
-      <div class="card o3"><h2>${t('players')}</h2>
+      <div class="card o4"><h2>${t('players')}</h2>
         ${this.d.playersRadios(s)}
         <div class="seats" style="margin-top:.6rem">${slotRows}</div>
         <p class="muted">${t('dealNote')}</p>
       </div>
+      <div class="start-row o5"><button type="submit" class="primary" id="btn-create">${t('createRoom')}</button></div>
+      <p class="muted o5" style="text-align:center">${t('roomDiceNote')}</p>
+    </div><div class="setup-col">
+      ${this.d.rulesCard(s).replace('card o1', 'card o3')}
       ${this.d.optionsCard(s, timerRow, 'o4')}
     </div></form>`;
   }
@@ -256,18 +256,23 @@ export class Rooms {
   /** Leaves the room (lobby: frees the slot; playing: the seat goes into 托管) and goes back. */
   async leave() {
     const { net, store } = this.d;
+    // a seat left during the game stays this account's (in 托管): keep the way back to it
+    const keep = this.room?.status === 'playing' && !!this.mySlot();
     try { await net.request({ type: 'leaveRoom' }, { settle: 1500 }); } catch { /* gone already */ }
-    this.forget();
+    this.forget(keep);
     store.set('fxq.mode', 'online');
     this.d.showView('setup');
     this.d.renderSetup();
   }
 
-  /** Drops every trace of the room on this browser (it closed, or it is over and was left). */
-  forget() {
+  /**
+   * Detaches this browser from the room (it closed, is over, or was left); `keepSaved` keeps the
+   * code for the "back to room" button (a seat left in 托管).
+   */
+  forget(keepSaved = false) {
     const { net, store, current } = this.d;
     net.room = null;
-    store.del('fxq.room');
+    if (keepSaved) store.set('fxq.room', { code: this.room?.code, spectate: false }); else store.del('fxq.room');
     this.room = null;
     current.room = null;
     this.stopTimer();
