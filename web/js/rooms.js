@@ -80,6 +80,14 @@ export class Rooms {
     if (s.kind === 'computer') return `${t('controllerComputer')} · ${t(s.level || 'normal')}`;
     return s.playerId === this.meId() ? `${s.nickname} (${t('you')})` : s.nickname;
   }
+  /**
+   * Seats in 托管: from the latest `room` message (sent whenever 托管 changes, e.g. on `resume`),
+   * else from the state's room block.
+   */
+  autoSeats(st) {
+    if (this.room?.slots) return this.room.slots.filter((s) => s.auto && s.seat !== null && s.seat !== undefined).map((s) => s.seat);
+    return st?.room?.auto || [];
+  }
   /** Whether the room game's state is the one on screen. */
   active() { return !!this.d.net.room; }
 
@@ -564,7 +572,7 @@ export class Rooms {
   renderGame(st) {
     const { $, current } = this.d;
     const room = st.room || {};
-    const auto = room.auto || [];
+    const auto = this.autoSeats(st);
     const mine = this.mySeats();
     const meAuto = mine.some((s) => auto.includes(s));
     const spectator = this.isSpectator();
@@ -630,7 +638,7 @@ export class Rooms {
   renderTags(st) {
     const o = this.overlay();
     o.querySelectorAll('.seat-tag').forEach((e) => e.remove());
-    const auto = st.room?.auto || [];
+    const auto = this.autoSeats(st);
     for (const s of st.seats) {
       const p = this.basePoint(s.seat);
       const name = this.nameOf(s.seat);
@@ -651,7 +659,7 @@ export class Rooms {
   /** The words under a seat in the players list / turn bar of a room game. */
   seatLabel(st, seat) {
     const name = this.nameOf(seat) || '';
-    return (st.room?.auto || []).includes(seat) && st.phase !== 'over' ? `${name} · ${t('auto')}` : name;
+    return this.autoSeats(st).includes(seat) && st.phase !== 'over' ? `${name} · ${t('auto')}` : name;
   }
 
   // -------------------------------------------------------------------------------------------

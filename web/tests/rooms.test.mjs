@@ -156,7 +156,8 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
         const back = await b.waitForSelector('#btn-take-back', { timeout: 15000 }).catch(() => null);
         if (back) {
           await b.click('#btn-take-back');
-          await a.waitForFunction(() => !(/** @type {any} */ (window).__fxq.current.st?.room?.auto || []).length, null, { timeout: 10000 });
+          await a.waitForFunction(() => !/** @type {any} */ (window).__fxq.rooms.room?.slots.some((s) => s.auto), null, { timeout: 10000 });
+          await a.waitForSelector('#board .seat-tag .tag.auto', { state: 'detached', timeout: 10000 });
           tookBack = true;
         } else {
           console.log('rooms: the game ended while B was away');
