@@ -391,7 +391,8 @@ export class Rooms {
       if (s.kind === 'player') {
         who = `<span class="dot ${s.connected ? 'on' : 'off'}" role="img" aria-label="${s.connected ? t('online') : t('offlineDot')}" title="${s.connected ? t('online') : t('offlineDot')}"></span>
           <strong>${esc(s.nickname)}</strong>${s.slot === r.host ? ` <span class="tag">${t('host')}</span>` : ''}${isMe ? ` <span class="tag me">${t('you')}</span>` : ''}`;
-        state = s.ready ? `<span class="ready yes">✓ ${t('ready')}</span>` : `<span class="ready no">${t('notReady')}</span>`;
+        // the host gets ready by starting
+        state = s.ready ? `<span class="ready yes">✓ ${t('ready')}</span>` : s.slot === r.host ? '' : `<span class="ready no">${t('notReady')}</span>`;
         if (s.clientSeed) state += ` <code class="seed" title="${t('clientSeed')}">${esc(s.clientSeed)}</code>`;
       } else if (iHost) {
         const v = s.kind === 'open' ? 'open' : s.level || 'normal';
@@ -430,7 +431,7 @@ export class Rooms {
           <p class="muted">${t('seedHelp')}</p>` : ''}
       </div>
       <div class="card lobby-actions">
-        ${mine ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}" aria-pressed="${!!mine.ready}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : `<p><strong>${t('watching')}</strong></p>`}
+        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}" aria-pressed="${!!mine.ready}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>`}
         ${iHost ? `<button type="button" id="btn-room-start" class="primary" ${blocker ? 'disabled' : ''} aria-describedby="start-why">${t('startRoom')}</button>
           <span class="muted" id="start-why">${esc(blocker)}</span>` : mine ? `<span class="muted">${t('waitHost')}</span>` : ''}
         <button type="button" id="btn-leave-room">${t('leaveRoom')}</button>
@@ -630,7 +631,7 @@ export class Rooms {
     el.querySelector('b').textContent = String(secs);
     el.setAttribute('aria-label', t('timeLeft', { n: secs }));
     const tag = document.querySelector(`#board .seat-tag[data-seat="${tm.seat}"] .tmr`);
-    if (tag) tag.textContent = `⏱${secs}`;
+    if (tag) tag.textContent = ` ${secs}${t('secondsShort')}`;
     if (left <= 0) clearInterval(this.timerTick);
   }
 
