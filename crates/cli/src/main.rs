@@ -3,7 +3,11 @@
 
 mod arena;
 
-use std::{path::PathBuf, process::ExitCode, time::Instant};
+use std::{
+    path::PathBuf,
+    process::ExitCode,
+    time::{Duration, Instant},
+};
 
 use anyhow::{bail, Context, Result};
 use feixingqi_rules::{
@@ -16,10 +20,13 @@ const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
 
 USAGE:
     feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N]
+                    [--bot-delay-ms 900] [--grace-ms 30000]
         Play in the browser: the game server (web front end, WebSocket protocol of
-        docs/PROTOCOL.md, games stored in DATA_DIR/feixingqi.sqlite3). This is also what
-        `feixingqi` with no arguments does. --fixed-seed deals every game from the same seed
-        (for tests and demonstrations only: the dice are then known in advance).
+        docs/PROTOCOL.md, games and online rooms stored in DATA_DIR/feixingqi.sqlite3). This is
+        also what `feixingqi` with no arguments does. --fixed-seed deals every game from the same
+        seed (for tests and demonstrations only: the dice are then known in advance).
+        Online rooms: --bot-delay-ms is the pause before each computer (or 托管) action,
+        --grace-ms how long a disconnected player keeps the seat before 托管.
     feixingqi scenario FILE_OR_DIR...
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
@@ -71,6 +78,7 @@ fn serve(args: &[String]) -> Result<ExitCode> {
     let mut addr: std::net::SocketAddr = "127.0.0.1:8080".parse().context("default address")?;
     let mut data_dir = PathBuf::from("./data");
     let mut fixed_seed = None;
+    let mut pace = feixingqi_server::Config::new(".").pace;
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).map(String::as_str);
@@ -84,8 +92,18 @@ fn serve(args: &[String]) -> Result<ExitCode> {
             ("--fixed-seed", Some(v)) => {
                 fixed_seed = Some(v.parse::<u64>().with_context(|| format!("--fixed-seed {v:?}: a number"))?)
             }
+            ("--bot-delay-ms", Some(v)) => {
+                pace.bot_delay = Duration::from_millis(
+                    v.parse().with_context(|| format!("--bot-delay-ms {v:?}: milliseconds"))?,
+                )
+            }
+            ("--grace-ms", Some(v)) => {
+                pace.grace = Duration::from_millis(
+                    v.parse().with_context(|| format!("--grace-ms {v:?}: milliseconds"))?,
+                )
+            }
             (flag, _) => bail!(
-                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] (got {flag:?})"
+                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] [--bot-delay-ms MS] [--grace-ms MS] (got {flag:?})"
             ),
         }
         i += 2;
@@ -96,6 +114,7 @@ fn serve(args: &[String]) -> Result<ExitCode> {
         .context("starting the tokio runtime")?;
     let mut config = feixingqi_server::Config::new(data_dir);
     config.fixed_seed = fixed_seed;
+    config.pace = pace;
     runtime
         .block_on(feixingqi_server::serve(addr, config))
         .context("serve")?;

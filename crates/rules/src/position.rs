@@ -1581,7 +1581,7 @@ impl Position {
 
     /// The winning side at game over: the first-ranked seat, with its partner in team play
     /// (empty while the game goes on). Scoring splits the winners' gain between them.
-    pub(crate) fn winners(&self) -> SeatSet {
+    pub fn winners(&self) -> SeatSet {
         if !self.is_over() {
             return SeatSet::EMPTY;
         }

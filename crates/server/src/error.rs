@@ -62,6 +62,36 @@ pub enum Error {
     /// A game record that does not parse or does not replay (the engine's `RecordError` text).
     #[error("{0}")]
     BadRecord(String),
+    /// A room message before `login`.
+    #[error("log in first")]
+    NotLoggedIn,
+    /// No room with this code.
+    #[error("no room {0:?}")]
+    RoomNotFound(String),
+    /// No account with this id.
+    #[error("no player {0:?}")]
+    PlayerNotFound(String),
+    /// No open slot to sit in.
+    #[error("the room is full; you can watch it")]
+    RoomFull,
+    /// Only the host may do this.
+    #[error("only the host can do this")]
+    NotHost,
+    /// The room cannot start yet.
+    #[error("{0}")]
+    NotReady(String),
+    /// A person holds the slot.
+    #[error("a person holds this slot")]
+    SlotTaken,
+    /// The sender has no seat for this action.
+    #[error("{0}")]
+    NotSeated(String),
+    /// Too many messages.
+    #[error("{0}")]
+    RateLimited(String),
+    /// A WebSocket upgrade from a page of another site.
+    #[error("the Origin header names another host")]
+    BadOrigin,
     /// The database failed.
     #[error("database: {0}")]
     Db(#[from] sqlx::Error),
@@ -87,6 +117,16 @@ impl Error {
             Error::NotAllowed(_) => "not_allowed",
             Error::GameOver => "game_over",
             Error::BadRecord(_) => "bad_record",
+            Error::NotLoggedIn => "not_logged_in",
+            Error::RoomNotFound(_) => "room_not_found",
+            Error::RoomFull => "room_full",
+            Error::PlayerNotFound(_) => "player_not_found",
+            Error::NotHost => "not_host",
+            Error::NotReady(_) => "not_ready",
+            Error::SlotTaken => "slot_taken",
+            Error::NotSeated(_) => "not_seated",
+            Error::RateLimited(_) => "rate_limited",
+            Error::BadOrigin => "bad_origin",
             Error::Db(_) | Error::Internal(_) => "internal",
         }
     }
@@ -117,7 +157,11 @@ impl Error {
 
     fn status(&self) -> StatusCode {
         match self {
-            Error::GameNotFound(_) => StatusCode::NOT_FOUND,
+            Error::GameNotFound(_) | Error::RoomNotFound(_) | Error::PlayerNotFound(_) => {
+                StatusCode::NOT_FOUND
+            }
+            Error::BadOrigin => StatusCode::FORBIDDEN,
+            Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::BadToken => StatusCode::FORBIDDEN,
             Error::Db(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Error::StaleVersion { .. } => StatusCode::CONFLICT,

@@ -36,8 +36,7 @@ pub(crate) async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, Error> {
-    let room = state.room(&id).await?;
-    let record = room.record().await?;
+    let record = state.record(&id).await?;
     // Game ids are generated hex; keep only safe characters in the header anyway.
     let name: String = id.chars().filter(char::is_ascii_alphanumeric).collect();
     let disposition = format!("attachment; filename=\"feixingqi-{name}.json\"");
@@ -53,6 +52,71 @@ pub(crate) async fn replay(
         .await
         .map_err(|e| Error::Internal(format!("replay task: {e}")))?
         .map(Json)
+}
+
+/// `GET /api/players/{id}`: an account's public profile (docs/PROTOCOL.md §7.7).
+pub(crate) async fn player(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, Error> {
+    let store = state.store();
+    let p = store
+        .player(&id)
+        .await?
+        .ok_or_else(|| Error::PlayerNotFound(id.clone()))?;
+    let recent: Vec<serde_json::Value> = store
+        .recent_games(&id, 20)
+        .await?
+        .into_iter()
+        .map(|g| {
+            let cfg: serde_json::Value = serde_json::from_str(&g.config).unwrap_or_default();
+            json!({
+                "gameId": g.game_id,
+                "rules": cfg.get("rules").cloned().unwrap_or_default(),
+                "players": cfg.get("seats").and_then(|s| s.as_array()).map_or(0, Vec::len),
+                "seat": g.seat,
+                "place": g.place,
+                "delta": g.delta,
+                "endedAt": g.ended_at,
+            })
+        })
+        .collect();
+    let rate = if p.games > 0 {
+        (p.wins as f64 / p.games as f64 * 1000.0).round() / 1000.0
+    } else {
+        0.0
+    };
+    Ok(Json(json!({
+        "id": p.id, "nickname": p.nickname, "points": p.points,
+        "games": p.games, "wins": p.wins, "winRate": rate, "recent": recent,
+    })))
+}
+
+/// `GET /api/leaderboard`: the top 50 accounts by points.
+pub(crate) async fn leaderboard(
+    State(state): State<AppState>,
+) -> Result<Json<serde_json::Value>, Error> {
+    let players: Vec<serde_json::Value> = state
+        .store()
+        .leaderboard(50)
+        .await?
+        .into_iter()
+        .map(|p| {
+            json!({"id": p.id, "nickname": p.nickname, "points": p.points,
+                   "games": p.games, "wins": p.wins})
+        })
+        .collect();
+    Ok(Json(json!({ "players": players })))
+}
+
+/// `GET /api/rooms/{code}`: the `room` message of a room.
+pub(crate) async fn room(
+    State(state): State<AppState>,
+    Path(code): Path<String>,
+) -> Result<Json<serde_json::Value>, Error> {
+    let task = state.online_room(&code).await?;
+    let msgs = task.sync().await?;
+    Ok(Json(msgs.into_iter().next().unwrap_or_default()))
 }
 
 fn content_type(path: &str) -> &'static str {

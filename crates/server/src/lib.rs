@@ -14,6 +14,7 @@
 
 pub mod error;
 mod http;
+pub mod online;
 mod room;
 pub mod session;
 pub mod store;
@@ -34,12 +35,14 @@ use axum::{
     routing::{get, post},
     Router,
 };
-use feixingqi_rules::Seed;
+use feixingqi_rules::{DiceStream, Seed};
 use sha2::{Digest, Sha256};
 
 pub use error::Error;
+use online::{Member, Pace, RoomConfig, RoomEnv, RoomTask, CODE_ALPHABET};
 use room::RoomHandle;
 use session::{ply_from_text, GameConfig, Session};
+use store::PlayerRow;
 use store::Store;
 
 /// The protocol version of docs/PROTOCOL.md.
@@ -58,14 +61,36 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Tests only: every new game gets `Seed::from_u64(n)` instead of a fresh OS seed.
     pub fixed_seed: Option<u64>,
+    /// Online rooms: the pace of the server's own play and the disconnect grace.
+    pub pace: Pace,
+    /// Messages per connection: sustained per second, and burst (docs/PROTOCOL.md §7.8).
+    pub rate_limit: RateLimit,
+}
+
+/// A per-connection token bucket.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RateLimit {
+    /// Messages per second on average.
+    pub per_sec: f64,
+    /// Messages at once.
+    pub burst: f64,
 }
 
 impl Config {
-    /// A configuration with OS seeds.
+    /// A configuration with OS seeds and the default pace (0.9 s per computer action, 30 s
+    /// grace before a disconnected player's seat goes into 托管).
     pub fn new(data_dir: impl Into<PathBuf>) -> Config {
         Config {
             data_dir: data_dir.into(),
             fixed_seed: None,
+            pace: Pace {
+                bot_delay: std::time::Duration::from_millis(900),
+                grace: std::time::Duration::from_secs(30),
+            },
+            rate_limit: RateLimit {
+                per_sec: 20.0,
+                burst: 40.0,
+            },
         }
     }
 }
@@ -80,7 +105,10 @@ pub struct AppState {
 struct Inner {
     store: Store,
     rooms: tokio::sync::Mutex<HashMap<String, RoomHandle>>,
+    online: tokio::sync::Mutex<HashMap<String, RoomTask>>,
     fixed_seed: Option<u64>,
+    pace: Pace,
+    rate_limit: RateLimit,
     next_conn: AtomicU64,
 }
 
@@ -92,6 +120,26 @@ fn random_bytes<const N: usize>() -> Result<[u8; N], Error> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn random_code() -> Result<String, Error> {
+    let b = random_bytes::<6>()?;
+    Ok(b.iter()
+        .map(|x| char::from(CODE_ALPHABET[usize::from(*x) % CODE_ALPHABET.len()]))
+        .collect())
+}
+
+/// A nickname: 1–16 characters after trimming, no control characters (docs/PROTOCOL.md §7.1).
+fn check_nickname(s: &str) -> Result<String, Error> {
+    let t = s.trim();
+    let n = t.chars().count();
+    if (1..=16).contains(&n) && !t.chars().any(char::is_control) {
+        Ok(t.to_string())
+    } else {
+        Err(Error::BadRequest(
+            "nickname: 1 to 16 characters, no control characters".into(),
+        ))
+    }
 }
 
 fn token_hash(token: &str) -> String {
@@ -109,7 +157,10 @@ impl AppState {
             inner: Arc::new(Inner {
                 store,
                 rooms: tokio::sync::Mutex::new(HashMap::new()),
+                online: tokio::sync::Mutex::new(HashMap::new()),
                 fixed_seed: config.fixed_seed,
+                pace: config.pace,
+                rate_limit: config.rate_limit,
                 next_conn: AtomicU64::new(1),
             }),
         };
@@ -118,7 +169,127 @@ impl AppState {
                 eprintln!("feixingqi-server: game {id} not restored: {e}");
             }
         }
+        for stored in state.inner.store.open_rooms().await? {
+            let code = stored.code.clone();
+            match online::restore(state.room_env(), stored).await {
+                Ok(task) => {
+                    state.inner.online.lock().await.insert(code, task);
+                }
+                Err(e) => eprintln!("feixingqi-server: room {code} not restored: {e}"),
+            }
+        }
         Ok(state)
+    }
+
+    fn room_env(&self) -> RoomEnv {
+        RoomEnv {
+            store: self.inner.store.clone(),
+            pace: self.inner.pace,
+        }
+    }
+
+    fn new_seed(&self) -> Result<Seed, Error> {
+        Ok(match self.inner.fixed_seed {
+            Some(n) => Seed::from_u64(n),
+            None => Seed(random_bytes::<32>()?),
+        })
+    }
+
+    /// `login` (docs/PROTOCOL.md §7.1): the account of `token`, or a new guest account (whose
+    /// token is returned, the only time it is ever sent).
+    pub(crate) async fn login(
+        &self,
+        nickname: Option<&str>,
+        token: Option<&str>,
+    ) -> Result<(PlayerRow, Option<String>), Error> {
+        let nickname = nickname
+            .filter(|n| !n.trim().is_empty())
+            .map(check_nickname)
+            .transpose()?;
+        let store = &self.inner.store;
+        match token {
+            Some(t) => {
+                let mut p = store
+                    .player_by_token(&token_hash(t))
+                    .await?
+                    .ok_or(Error::BadToken)?;
+                if let Some(n) = nickname {
+                    if n != p.nickname {
+                        store.rename_player(&p.id, &n).await?;
+                        p.nickname = n;
+                    }
+                }
+                Ok((p, None))
+            }
+            None => {
+                let n = nickname.ok_or_else(|| {
+                    Error::BadRequest("nickname: needed for a new account".into())
+                })?;
+                let id = hex(&random_bytes::<4>()?);
+                let token = hex(&random_bytes::<16>()?);
+                let p = store.create_player(&id, &n, &token_hash(&token)).await?;
+                Ok((p, Some(token)))
+            }
+        }
+    }
+
+    /// Makes an online room hosted by `host` (docs/PROTOCOL.md §7.2 `createRoom`).
+    pub(crate) async fn create_room(
+        &self,
+        host: &Member,
+        msg: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(String, RoomTask), Error> {
+        let config = RoomConfig::from_create(msg)?;
+        let slots = online::slot_kinds_of(msg, config.seats.len() as usize)?;
+        let client_seed = match msg.get("clientSeed").and_then(|v| v.as_str()) {
+            Some(s) => {
+                online::check_client_seed(s)?;
+                s.to_string()
+            }
+            None => hex(&random_bytes::<8>()?),
+        };
+        let seed = self.new_seed()?;
+        let mut code = random_code()?;
+        while self.inner.store.room_exists(&code).await? {
+            code = random_code()?;
+        }
+        let task = online::create(
+            self.room_env(),
+            code.clone(),
+            seed,
+            config,
+            host,
+            slots,
+            client_seed,
+        )
+        .await?;
+        let mut rooms = self.inner.online.lock().await;
+        rooms.retain(|_, t| !t.is_closed());
+        rooms.insert(code.clone(), task.clone());
+        Ok((code, task))
+    }
+
+    /// The task of room `code` (any case), restored from the store if it is not running.
+    pub(crate) async fn online_room(&self, code: &str) -> Result<RoomTask, Error> {
+        let code = code.trim().to_ascii_uppercase();
+        if code.len() != 6 || !code.bytes().all(|b| CODE_ALPHABET.contains(&b)) {
+            return Err(Error::RoomNotFound(code));
+        }
+        let mut rooms = self.inner.online.lock().await;
+        if let Some(t) = rooms.get(&code) {
+            if !t.is_closed() {
+                return Ok(t.clone());
+            }
+        }
+        let stored = self
+            .inner
+            .store
+            .load_room(&code)
+            .await?
+            .ok_or_else(|| Error::RoomNotFound(code.clone()))?;
+        let task = online::restore(self.room_env(), stored).await?;
+        rooms.insert(code, task.clone());
+        Ok(task)
     }
 
     /// The store.
@@ -133,6 +304,10 @@ impl AppState {
         rooms.len()
     }
 
+    pub(crate) fn rate_limit(&self) -> RateLimit {
+        self.inner.rate_limit
+    }
+
     pub(crate) fn next_conn(&self) -> u64 {
         self.inner.next_conn.fetch_add(1, Ordering::Relaxed)
     }
@@ -142,10 +317,7 @@ impl AppState {
         &self,
         config: GameConfig,
     ) -> Result<(String, String, RoomHandle), Error> {
-        let seed = match self.inner.fixed_seed {
-            Some(n) => Seed::from_u64(n),
-            None => Seed(random_bytes::<32>()?),
-        };
+        let seed = self.new_seed()?;
         let id = hex(&random_bytes::<8>()?);
         let token = hex(&random_bytes::<16>()?);
         let th = token_hash(&token);
@@ -172,6 +344,10 @@ impl AppState {
         let Some(stored) = self.inner.store.load(id).await? else {
             return Err(Error::GameNotFound(id.to_string()));
         };
+        if stored.room.is_some() {
+            // A room's game is owned by its room task (see `record`).
+            return Err(Error::GameNotFound(id.to_string()));
+        }
         let config_json: serde_json::Value = serde_json::from_str(&stored.config)
             .map_err(|e| Error::Internal(format!("game {id}: stored config: {e}")))?;
         let config = GameConfig::from_json(&config_json)?;
@@ -183,10 +359,23 @@ impl AppState {
             .map(|p| ply_from_text(p))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| Error::Internal(format!("game {id}: a stored ply does not read")))?;
-        let session = Session::restore(id.to_string(), config, seed, &plies)?;
+        let session = Session::restore(
+            id.to_string(),
+            config,
+            DiceStream::with_client_seeds(seed, stored.client_seeds.clone()),
+            &plies,
+        )?;
         let handle = RoomHandle::spawn(session, plies, self.inner.store.clone(), stored.token_hash);
         rooms.insert(id.to_string(), handle.clone());
         Ok(handle)
+    }
+
+    /// The record of game `id`, local or of a room (the seed only once it is over).
+    pub(crate) async fn record(&self, id: &str) -> Result<serde_json::Value, Error> {
+        if let Some(code) = self.inner.store.game_room(id).await? {
+            return self.online_room(&code).await?.record().await;
+        }
+        self.room(id).await?.record().await
     }
 
     /// Opens game `id` with `token`.
@@ -207,6 +396,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/board/{rules}", get(http::board))
         .route("/api/games/{id}/record", get(http::record))
         .route("/api/replay", post(http::replay))
+        .route("/api/players/{id}", get(http::player))
+        .route("/api/leaderboard", get(http::leaderboard))
+        .route("/api/rooms/{code}", get(http::room))
         .fallback(http::static_file)
         .with_state(state)
 }

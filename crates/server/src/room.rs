@@ -165,7 +165,7 @@ async fn run(
                         let append: Vec<String> =
                             plies[keep..].iter().map(|p| ply_text(*p)).collect();
                         match store
-                            .sync_plies(session.id(), keep, &append, session.is_over())
+                            .sync_plies(session.id(), keep, &append, session.is_over(), None)
                             .await
                         {
                             Ok(()) => {

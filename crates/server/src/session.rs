@@ -193,6 +193,9 @@ pub enum Action {
     FastForward,
     /// 悔棋.
     Undo,
+    /// Online rooms: the server plays one action for the seat to act, whoever controls it (a
+    /// computer seat, a seat in 托管, or a timeout), with the seat's level (Normal for people).
+    Auto,
 }
 
 impl Action {
@@ -204,6 +207,7 @@ impl Action {
             Action::Step => "step",
             Action::FastForward => "fastForward",
             Action::Undo => "undo",
+            Action::Auto => "computer",
         }
     }
 }
@@ -276,7 +280,14 @@ impl Session {
     /// # Errors
     /// [`Error::BadRequest`] when the engine refuses the rules or seats.
     pub fn new(id: String, config: GameConfig, seed: Seed) -> Result<Session, Error> {
-        let dice = DiceStream::new(seed);
+        Session::with_dice(id, config, DiceStream::new(seed))
+    }
+
+    /// A new game on a given dice stream (online rooms: the seed with the players' client seeds).
+    ///
+    /// # Errors
+    /// [`Error::BadRequest`] when the engine refuses the rules or seats.
+    pub fn with_dice(id: String, config: GameConfig, dice: DiceStream) -> Result<Session, Error> {
         let bots = dice.domain("bots");
         let mut game = Game::new(config.rules, config.seats, dice)
             .map_err(|e| Error::BadRequest(e.to_string()))?;
@@ -297,10 +308,11 @@ impl Session {
     pub fn restore(
         id: String,
         config: GameConfig,
-        seed: Seed,
+        dice: DiceStream,
         plies: &[Ply],
     ) -> Result<Session, Error> {
-        let mut s = Session::new(id, config, seed).map_err(|e| Error::Internal(e.to_string()))?;
+        let mut s =
+            Session::with_dice(id, config, dice).map_err(|e| Error::Internal(e.to_string()))?;
         for (i, &p) in plies.iter().enumerate() {
             s.game
                 .apply_recorded(p, &mut NoEvents)
@@ -518,6 +530,7 @@ impl Session {
             Action::Undo => {
                 self.game.undo().map_err(game_error)?;
             }
+            Action::Auto => self.step(&mut out)?,
         }
         Ok(out)
     }

@@ -11,9 +11,9 @@ use sqlx::{
 use crate::error::Error;
 
 /// Schema version written to `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
-const SCHEMA: [&str; 2] = [
+const SCHEMA: [&str; 5] = [
     "CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY,
         token_hash TEXT NOT NULL,
@@ -21,7 +21,36 @@ const SCHEMA: [&str; 2] = [
         config TEXT NOT NULL,
         over INTEGER NOT NULL DEFAULT 0,
         created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        client_seeds TEXT NOT NULL DEFAULT '[]',
+        room TEXT
+    )",
+    "CREATE TABLE IF NOT EXISTS players (
+        id TEXT PRIMARY KEY,
+        nickname TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        points INTEGER NOT NULL,
+        games INTEGER NOT NULL DEFAULT 0,
+        wins INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS rooms (
+        code TEXT PRIMARY KEY,
+        seed TEXT NOT NULL,
+        config TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS game_players (
+        game_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        player_id TEXT NOT NULL,
+        place INTEGER,
+        delta INTEGER NOT NULL,
+        ended_at INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
     )",
     "CREATE TABLE IF NOT EXISTS plies (
         game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -42,7 +71,77 @@ pub struct StoredGame {
     pub config: String,
     /// The plies, encoded (`r6`, `m2`).
     pub plies: Vec<String>,
+    /// The players' client seeds of the dice stream (online rooms), in order.
+    pub client_seeds: Vec<String>,
+    /// The online room the game belongs to.
+    pub room: Option<String>,
 }
+
+/// An account as stored (the token only as its hash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    /// Public id.
+    pub id: String,
+    /// Shown name.
+    pub nickname: String,
+    /// Points balance.
+    pub points: i64,
+    /// Finished room games.
+    pub games: i64,
+    /// First places (team play: the winning team).
+    pub wins: i64,
+}
+
+/// One finished room game of an account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecentGame {
+    /// The game.
+    pub game_id: String,
+    /// Its configuration JSON (rules, options, seats).
+    pub config: String,
+    /// The account's seat.
+    pub seat: i64,
+    /// Its place (1-based), when ranked.
+    pub place: Option<i64>,
+    /// Points moved.
+    pub delta: i64,
+    /// Unix seconds.
+    pub ended_at: i64,
+}
+
+/// A room as stored: its seed, its configuration and its state (both JSON, owned by the room).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredRoom {
+    /// The room code.
+    pub code: String,
+    /// The server seed, hex.
+    pub seed: String,
+    /// The configuration JSON.
+    pub config: String,
+    /// The state JSON.
+    pub state: String,
+}
+
+/// One seat's result when a room game is settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    /// The seat.
+    pub seat: u8,
+    /// The account holding it.
+    pub player_id: String,
+    /// Its place.
+    pub place: Option<u8>,
+    /// Points moved.
+    pub delta: i64,
+    /// Whether it counts as a win.
+    pub win: bool,
+}
+
+/// A room's state to write with a change of its game: (code, state JSON, status).
+pub type RoomUpdate<'a> = (&'a str, &'a str, &'a str);
+
+/// Points of a new account.
+pub const START_POINTS: i64 = 1000;
 
 /// The database.
 #[derive(Clone, Debug)]
@@ -78,6 +177,19 @@ impl Store {
             .max_connections(4)
             .connect_with(opts)
             .await?;
+        let version: i64 = sqlx::query("PRAGMA user_version")
+            .fetch_one(&pool)
+            .await?
+            .try_get(0)?;
+        if version == 1 {
+            // Schema 1 had no online rooms: add their columns to the games table.
+            sqlx::query("ALTER TABLE games ADD COLUMN client_seeds TEXT NOT NULL DEFAULT '[]'")
+                .execute(&pool)
+                .await?;
+            sqlx::query("ALTER TABLE games ADD COLUMN room TEXT")
+                .execute(&pool)
+                .await?;
+        }
         for stmt in SCHEMA {
             sqlx::query(stmt).execute(&pool).await?;
         }
@@ -125,8 +237,18 @@ impl Store {
         keep: usize,
         append: &[String],
         over: bool,
+        room: Option<RoomUpdate<'_>>,
     ) -> Result<(), Error> {
         let mut tx = self.pool.begin().await?;
+        if let Some((code, state, status)) = room {
+            sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+                .bind(state)
+                .bind(status)
+                .bind(now())
+                .bind(code)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query("DELETE FROM plies WHERE game_id = ? AND idx >= ?")
             .bind(id)
             .bind(keep as i64)
@@ -155,10 +277,12 @@ impl Store {
     /// # Errors
     /// [`Error::Db`].
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
-        let Some(row) = sqlx::query("SELECT token_hash, seed, config FROM games WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
+        let Some(row) = sqlx::query(
+            "SELECT token_hash, seed, config, client_seeds, room FROM games WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
         else {
             return Ok(None);
         };
@@ -169,24 +293,322 @@ impl Store {
             .iter()
             .map(|r| r.try_get::<String, _>("ply"))
             .collect::<Result<Vec<_>, _>>()?;
+        let seeds: String = row.try_get("client_seeds")?;
+        let client_seeds = serde_json::from_str::<Vec<String>>(&seeds)
+            .map_err(|e| Error::Internal(format!("game {id}: stored client seeds: {e}")))?;
         Ok(Some(StoredGame {
             token_hash: row.try_get("token_hash")?,
             seed: row.try_get("seed")?,
             config: row.try_get("config")?,
             plies,
+            client_seeds,
+            room: row.try_get("room")?,
         }))
     }
 
-    /// Ids of the games not over.
+    /// The room of game `id`, if it is a room's game.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn game_room(&self, id: &str) -> Result<Option<String>, Error> {
+        let row = sqlx::query("SELECT room FROM games WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(r) => r.try_get("room")?,
+            None => None,
+        })
+    }
+
+    /// Ids of the local games not over (room games are restored by their rooms).
     ///
     /// # Errors
     /// [`Error::Db`].
     pub async fn running_games(&self) -> Result<Vec<String>, Error> {
-        let rows = sqlx::query("SELECT id FROM games WHERE over = 0 ORDER BY created_at")
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query("SELECT id FROM games WHERE over = 0 AND room IS NULL ORDER BY created_at")
+                .fetch_all(&self.pool)
+                .await?;
         rows.iter()
             .map(|r| r.try_get::<String, _>("id").map_err(Error::from))
+            .collect()
+    }
+
+    /// Stores a new room.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error> {
+        let t = now();
+        sqlx::query(
+            "INSERT INTO rooms (code, seed, config, state, status, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&room.code)
+        .bind(&room.seed)
+        .bind(&room.config)
+        .bind(&room.state)
+        .bind(status)
+        .bind(t)
+        .bind(t)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Whether a room code is taken.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn room_exists(&self, code: &str) -> Result<bool, Error> {
+        Ok(sqlx::query("SELECT 1 FROM rooms WHERE code = ?")
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?
+            .is_some())
+    }
+
+    /// Writes a room's state (lobby changes, connections, 托管).
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
+        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+            .bind(state)
+            .bind(status)
+            .bind(now())
+            .bind(code)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Starts a room's game: stores the game and the room's new state in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn start_room_game(
+        &self,
+        game_id: &str,
+        seed: &str,
+        config: &str,
+        client_seeds: &[String],
+        room: RoomUpdate<'_>,
+    ) -> Result<(), Error> {
+        let t = now();
+        let seeds = serde_json::Value::from(client_seeds.to_vec()).to_string();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, token_hash, seed, config, over, created_at, updated_at, client_seeds, room)
+             VALUES (?, '', ?, ?, 0, ?, ?, ?, ?)",
+        )
+        .bind(game_id)
+        .bind(seed)
+        .bind(config)
+        .bind(t)
+        .bind(t)
+        .bind(seeds)
+        .bind(room.0)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+            .bind(room.1)
+            .bind(room.2)
+            .bind(t)
+            .bind(room.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The rooms not over or closed.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error> {
+        let rows = sqlx::query(
+            "SELECT code, seed, config, state FROM rooms
+             WHERE status IN ('lobby', 'playing') ORDER BY created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(stored_room).collect()
+    }
+
+    /// One room.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error> {
+        let row = sqlx::query("SELECT code, seed, config, state FROM rooms WHERE code = ?")
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(stored_room).transpose()
+    }
+
+    /// Moves points and counts the game for every account of a finished room game, and writes
+    /// the room's state, in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Db`]; nothing is changed then.
+    pub async fn settle(
+        &self,
+        game_id: &str,
+        results: &[Settlement],
+        room: RoomUpdate<'_>,
+    ) -> Result<(), Error> {
+        let t = now();
+        let mut tx = self.pool.begin().await?;
+        for r in results {
+            sqlx::query(
+                "INSERT INTO game_players (game_id, seat, player_id, place, delta, ended_at)
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(game_id)
+            .bind(i64::from(r.seat))
+            .bind(&r.player_id)
+            .bind(r.place.map(i64::from))
+            .bind(r.delta)
+            .bind(t)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE players SET points = points + ?, games = games + 1, wins = wins + ?
+                 WHERE id = ?",
+            )
+            .bind(r.delta)
+            .bind(i64::from(r.win))
+            .bind(&r.player_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+            .bind(room.1)
+            .bind(room.2)
+            .bind(t)
+            .bind(room.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Makes a guest account.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn create_player(
+        &self,
+        id: &str,
+        nickname: &str,
+        token_hash: &str,
+    ) -> Result<PlayerRow, Error> {
+        sqlx::query(
+            "INSERT INTO players (id, nickname, token_hash, points, games, wins, created_at)
+             VALUES (?, ?, ?, ?, 0, 0, ?)",
+        )
+        .bind(id)
+        .bind(nickname)
+        .bind(token_hash)
+        .bind(START_POINTS)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(PlayerRow {
+            id: id.into(),
+            nickname: nickname.into(),
+            points: START_POINTS,
+            games: 0,
+            wins: 0,
+        })
+    }
+
+    /// The account of a token hash.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
+        let row = sqlx::query(
+            "SELECT id, nickname, points, games, wins FROM players WHERE token_hash = ?",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(player_row).transpose()
+    }
+
+    /// An account by id.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
+        let row = sqlx::query("SELECT id, nickname, points, games, wins FROM players WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(player_row).transpose()
+    }
+
+    /// Renames an account.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
+        sqlx::query("UPDATE players SET nickname = ? WHERE id = ?")
+            .bind(nickname)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The top `limit` accounts by points among those with a game.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error> {
+        let rows = sqlx::query(
+            "SELECT id, nickname, points, games, wins FROM players WHERE games > 0
+             ORDER BY points DESC, wins DESC, id LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(player_row).collect()
+    }
+
+    /// An account's last `limit` finished room games, newest first.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    pub async fn recent_games(
+        &self,
+        player_id: &str,
+        limit: i64,
+    ) -> Result<Vec<RecentGame>, Error> {
+        let rows = sqlx::query(
+            "SELECT gp.game_id, g.config, gp.seat, gp.place, gp.delta, gp.ended_at
+             FROM game_players gp JOIN games g ON g.id = gp.game_id
+             WHERE gp.player_id = ? ORDER BY gp.ended_at DESC, gp.game_id LIMIT ?",
+        )
+        .bind(player_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RecentGame {
+                    game_id: r.try_get("game_id")?,
+                    config: r.try_get("config")?,
+                    seat: r.try_get("seat")?,
+                    place: r.try_get("place")?,
+                    delta: r.try_get("delta")?,
+                    ended_at: r.try_get("ended_at")?,
+                })
+            })
             .collect()
     }
 
@@ -194,4 +616,23 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+fn stored_room(r: &sqlx::sqlite::SqliteRow) -> Result<StoredRoom, Error> {
+    Ok(StoredRoom {
+        code: r.try_get("code")?,
+        seed: r.try_get("seed")?,
+        config: r.try_get("config")?,
+        state: r.try_get("state")?,
+    })
+}
+
+fn player_row(r: &sqlx::sqlite::SqliteRow) -> Result<PlayerRow, Error> {
+    Ok(PlayerRow {
+        id: r.try_get("id")?,
+        nickname: r.try_get("nickname")?,
+        points: r.try_get("points")?,
+        games: r.try_get("games")?,
+        wins: r.try_get("wins")?,
+    })
 }

@@ -3,25 +3,54 @@
 
 use std::sync::Arc;
 
+use std::time::Instant;
+
 use axum::{
     extract::{
         ws::{Message, WebSocket},
         State, WebSocketUpgrade,
     },
-    response::Response,
+    http::{header, HeaderMap},
+    response::{IntoResponse, Response},
 };
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::{
     error::Error,
+    online::{LobbyOp, Member, RoomTask},
     room::{Broadcast, RoomHandle},
     session::{Action, GameConfig},
     AppState, HARD_FRAME_LIMIT, MAX_FRAME, PROTOCOL_VERSION,
 };
 
+/// A connection that keeps flooding after this many dropped messages is closed.
+const MAX_DROPPED: u32 = 200;
+
+/// Whether the `Origin` of an upgrade request names the host the request was sent to (pages of
+/// other sites may not drive a player's browser into our WebSocket). No `Origin`: not a browser.
+fn origin_ok(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, h)| h.trim_end_matches('/'));
+    matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
+}
+
 /// `GET /ws`.
-pub(crate) async fn handler(ws: WebSocketUpgrade, State(state): State<AppState>) -> Response {
+pub(crate) async fn handler(
+    ws: WebSocketUpgrade,
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> Response {
+    if !origin_ok(&headers) {
+        return Error::BadOrigin.into_response();
+    }
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
         .on_upgrade(move |socket| run(socket, state))
@@ -31,7 +60,13 @@ struct Conn {
     id: u64,
     state: AppState,
     room: Option<RoomHandle>,
+    online: Option<RoomTask>,
+    member: Option<Member>,
     sub: Option<broadcast::Receiver<Arc<Broadcast>>>,
+    tokens: f64,
+    limit: crate::RateLimit,
+    refilled: Instant,
+    dropped: u32,
 }
 
 async fn next_broadcast(
@@ -50,13 +85,26 @@ async fn send(socket: &mut WebSocket, v: &Value) -> bool {
         .is_ok()
 }
 
-async fn run(mut socket: WebSocket, state: AppState) {
+async fn run(socket: WebSocket, state: AppState) {
     let mut conn = Conn {
         id: state.next_conn(),
-        state,
+        state: state.clone(),
         room: None,
+        online: None,
+        member: None,
         sub: None,
+        tokens: state.rate_limit().burst,
+        limit: state.rate_limit(),
+        refilled: Instant::now(),
+        dropped: 0,
     };
+    serve_conn(socket, &mut conn).await;
+    if let Some(t) = conn.online.take() {
+        t.detach(conn.id).await;
+    }
+}
+
+async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
     let hello = json!({
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
@@ -81,7 +129,20 @@ async fn run(mut socket: WebSocket, state: AppState) {
                         };
                         vec![conn.error(&e, None).await]
                     }
-                    Some(Ok(Message::Text(t))) => conn.handle(t.as_str()).await,
+                    Some(Ok(Message::Text(t))) => {
+                        if conn.take_token() {
+                            conn.handle(t.as_str()).await
+                        } else if conn.dropped > MAX_DROPPED {
+                            break;
+                        } else {
+                            // Only the id is read from a dropped message, to answer it.
+                            let id = serde_json::from_str::<Value>(t.as_str())
+                                .ok()
+                                .and_then(|v| v.as_object().and_then(request_id));
+                            let e = Error::RateLimited("too many messages: slow down".into());
+                            vec![conn.error(&e, id).await]
+                        }
+                    }
                 };
                 for r in &replies {
                     if !send(&mut socket, r).await {
@@ -99,7 +160,15 @@ async fn run(mut socket: WebSocket, state: AppState) {
                 }
                 Err(RecvError::Lagged(_)) => {
                     // Missed states: send the current one.
-                    if let Some(room) = &conn.room {
+                    if let Some(t) = &conn.online {
+                        if let Ok(msgs) = t.sync().await {
+                            for m in &msgs {
+                                if !send(&mut socket, m).await {
+                                    return;
+                                }
+                            }
+                        }
+                    } else if let Some(room) = &conn.room {
                         if let Ok(s) = room.state("sync").await {
                             if !send(&mut socket, &s).await {
                                 return;
@@ -140,11 +209,38 @@ fn version(m: &Map<String, Value>) -> Result<u64, Error> {
     })
 }
 
+fn bool_field(m: &Map<String, Value>, name: &str) -> Result<bool, Error> {
+    m.get(name)
+        .and_then(Value::as_bool)
+        .ok_or_else(|| Error::BadRequest(format!("{name}: missing true/false")))
+}
+
 impl Conn {
+    /// Token bucket: whether one more message may be handled now.
+    fn take_token(&mut self) -> bool {
+        let now = Instant::now();
+        let dt = now.duration_since(self.refilled).as_secs_f64();
+        self.refilled = now;
+        self.tokens = (self.tokens + dt * self.limit.per_sec).min(self.limit.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            self.dropped += 1;
+            false
+        }
+    }
+
     /// The `error` reply, with the game's current version when there is a game.
     async fn error(&self, e: &Error, id: Option<Value>) -> Value {
         let mut v = with_id(e.to_json(), &id);
-        if let Some(room) = &self.room {
+        if let Some(t) = &self.online {
+            if let Ok(msgs) = t.sync().await {
+                if let Some(st) = msgs.iter().find(|m| m["type"] == "state") {
+                    v["version"] = st.get("version").cloned().unwrap_or(Value::Null);
+                }
+            }
+        } else if let Some(room) = &self.room {
             if let Ok(s) = room.state("sync").await {
                 v["version"] = s.get("version").cloned().unwrap_or(Value::Null);
             }
@@ -174,9 +270,148 @@ impl Conn {
         }
     }
 
-    fn attach(&mut self, room: RoomHandle) {
+    async fn attach(&mut self, room: RoomHandle) {
+        self.leave_online().await;
         self.sub = Some(room.subscribe());
         self.room = Some(room);
+    }
+
+    async fn leave_online(&mut self) {
+        if let Some(t) = self.online.take() {
+            t.detach(self.id).await;
+            self.sub = None;
+        }
+    }
+
+    fn member(&self) -> Result<Member, Error> {
+        self.member.clone().ok_or(Error::NotLoggedIn)
+    }
+
+    fn online(&self) -> Result<&RoomTask, Error> {
+        self.online
+            .as_ref()
+            .ok_or_else(|| Error::NotSeated("join a room first".into()))
+    }
+
+    /// Enters room `task` (leaving any other game or room) and returns its join replies.
+    async fn enter(&mut self, task: RoomTask, spectate: bool) -> Result<Vec<Value>, Error> {
+        let member = self.member()?;
+        self.leave_online().await;
+        self.room = None;
+        // Subscribe first so nothing broadcast after the join is missed.
+        let sub = task.subscribe();
+        let replies = task.join(self.id, member, spectate).await?;
+        self.sub = Some(sub);
+        self.online = Some(task);
+        Ok(replies)
+    }
+
+    /// Room messages (docs/PROTOCOL.md §7); `None` when `ty` is not one.
+    async fn dispatch_online(
+        &mut self,
+        ty: &str,
+        m: &Map<String, Value>,
+    ) -> Option<Result<Vec<Value>, Error>> {
+        let r = match ty {
+            "login" => self.login(m).await,
+            "createRoom" => self.create_room(m).await,
+            "joinRoom" => self.join_room(m).await,
+            "leaveRoom" => match (self.online(), self.member()) {
+                (Ok(t), Ok(member)) => {
+                    let t = t.clone();
+                    let r = t.leave(self.id, member).await;
+                    self.online = None;
+                    self.sub = None;
+                    r.map(|v| vec![v])
+                }
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            },
+            "ready" | "setSlot" | "start" | "resume" | "chat" => self.lobby(ty, m).await,
+            _ => return None,
+        };
+        Some(r)
+    }
+
+    async fn login(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+        let nickname = match m.get("nickname") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_str()
+                    .ok_or_else(|| Error::BadRequest("nickname: a string".into()))?,
+            ),
+        };
+        let token = match m.get("token") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_str()
+                    .filter(|t| t.len() <= 128)
+                    .ok_or_else(|| Error::BadRequest("token: a string".into()))?,
+            ),
+        };
+        let (p, new_token) = self.state.login(nickname, token).await?;
+        self.member = Some(Member {
+            id: p.id.clone(),
+            nickname: p.nickname.clone(),
+        });
+        let mut v = json!({
+            "type": "welcome",
+            "player": {"id": p.id, "nickname": p.nickname, "points": p.points,
+                       "games": p.games, "wins": p.wins},
+        });
+        if let Some(t) = new_token {
+            v["token"] = t.into();
+        }
+        Ok(vec![v])
+    }
+
+    async fn create_room(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+        let member = self.member()?;
+        let (_code, task) = self.state.create_room(&member, m).await?;
+        self.enter(task, false).await
+    }
+
+    async fn join_room(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+        self.member()?;
+        let code = str_field(m, "code")?;
+        let spectate = match m.get("spectate") {
+            None | Some(Value::Null) => false,
+            Some(_) => bool_field(m, "spectate")?,
+        };
+        let task = self.state.online_room(code).await?;
+        self.enter(task, spectate).await
+    }
+
+    async fn lobby(&mut self, ty: &str, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+        let member = self.member()?;
+        let task = self.online()?.clone();
+        let op = match ty {
+            "ready" => LobbyOp::Ready {
+                ready: bool_field(m, "ready")?,
+                client_seed: str_field(m, "clientSeed")?.to_string(),
+            },
+            "setSlot" => {
+                let slot = m
+                    .get("slot")
+                    .and_then(Value::as_u64)
+                    .and_then(|s| usize::try_from(s).ok())
+                    .ok_or_else(|| Error::BadRequest("slot: missing slot index".into()))?;
+                let computer = match str_field(m, "kind")? {
+                    "open" => None,
+                    "computer" => Some(crate::online::level_of(m.get("level"))?),
+                    _ => return Err(Error::BadRequest("kind: \"open\" or \"computer\"".into())),
+                };
+                LobbyOp::SetSlot { slot, computer }
+            }
+            "start" => LobbyOp::Start,
+            "resume" => LobbyOp::Resume,
+            _ => LobbyOp::Chat {
+                phrase: m
+                    .get("phrase")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| Error::BadRequest("phrase: missing phrase number".into()))?,
+            },
+        };
+        Ok(vec![task.lobby(member, op).await?])
     }
 
     fn room(&self) -> Result<&RoomHandle, Error> {
@@ -185,11 +420,34 @@ impl Conn {
 
     async fn dispatch(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
         let ty = m.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some(r) = self.dispatch_online(ty, m).await {
+            return r;
+        }
+        if let Some(task) = self.online.clone() {
+            // In a room: the game actions of a seat, and sync.
+            return match ty {
+                "ping" => Ok(vec![json!({"type": "pong"})]),
+                "sync" => task.sync().await,
+                "roll" | "move" => {
+                    let action = action_of(ty, m)?;
+                    let v = version(m)?;
+                    Ok(vec![task.act(self.id, self.member()?, action, v).await?])
+                }
+                "hint" | "step" | "fastForward" | "undo" => Err(Error::NotAllowed(format!(
+                    "{ty} is not available in online rooms"
+                ))),
+                "create" | "join" => {
+                    self.leave_online().await;
+                    Box::pin(self.dispatch(m)).await
+                }
+                other => Err(Error::UnknownMessage(other.to_string())),
+            };
+        }
         let action = match ty {
             "create" => {
                 let config = GameConfig::from_create(m)?;
                 let (game_id, token, room) = self.state.create_game(config).await?;
-                self.attach(room.clone());
+                self.attach(room.clone()).await;
                 let st = room.state("create").await?;
                 let commitment = st
                     .get("dice")
@@ -205,7 +463,7 @@ impl Conn {
                 let game_id = str_field(m, "gameId")?;
                 let token = str_field(m, "token")?;
                 let room = self.state.join(game_id, token).await?;
-                self.attach(room.clone());
+                self.attach(room.clone()).await;
                 let st = room.state("join").await?;
                 return Ok(vec![json!({"type": "joined", "gameId": game_id}), st]);
             }
@@ -215,21 +473,7 @@ impl Conn {
                 let v = version(m)?;
                 return Ok(vec![self.room()?.hint(v).await?]);
             }
-            "roll" => Action::Roll,
-            "move" => {
-                let piece = m
-                    .get("piece")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| Error::BadRequest("piece: missing piece index".into()))?;
-                let seat = match m.get("seat") {
-                    None | Some(Value::Null) => None,
-                    Some(s) => Some(
-                        s.as_u64()
-                            .ok_or_else(|| Error::BadRequest("seat: must be 0..3".into()))?,
-                    ),
-                };
-                Action::Move { piece, seat }
-            }
+            "roll" | "move" => action_of(ty, m)?,
             "step" => Action::Step,
             "fastForward" => Action::FastForward,
             "undo" => Action::Undo,
@@ -239,4 +483,23 @@ impl Conn {
         let v = version(m)?;
         Ok(vec![room.act(action, v, self.id).await?])
     }
+}
+
+/// `roll` / `move` as an [`Action`].
+fn action_of(ty: &str, m: &Map<String, Value>) -> Result<Action, Error> {
+    if ty == "roll" {
+        return Ok(Action::Roll);
+    }
+    let piece = m
+        .get("piece")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| Error::BadRequest("piece: missing piece index".into()))?;
+    let seat = match m.get("seat") {
+        None | Some(Value::Null) => None,
+        Some(s) => Some(
+            s.as_u64()
+                .ok_or_else(|| Error::BadRequest("seat: must be 0..3".into()))?,
+        ),
+    };
+    Ok(Action::Move { piece, seat })
 }

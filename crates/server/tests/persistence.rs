@@ -20,17 +20,20 @@ async fn store_round_trip() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    store.sync_plies("g1", 0, &plies, false).await.unwrap();
+    store
+        .sync_plies("g1", 0, &plies, false, None)
+        .await
+        .unwrap();
     // An undo: keep 2, append another.
     store
-        .sync_plies("g1", 2, &["r5".to_string()], false)
+        .sync_plies("g1", 2, &["r5".to_string()], false, None)
         .await
         .unwrap();
     let g = store.load("g1").await.unwrap().unwrap();
     assert_eq!(g.plies, vec!["r6", "m0", "r5"]);
     assert_eq!(g.token_hash, "th");
     assert_eq!(store.running_games().await.unwrap(), vec!["g1".to_string()]);
-    store.sync_plies("g1", 3, &[], true).await.unwrap();
+    store.sync_plies("g1", 3, &[], true, None).await.unwrap();
     assert!(store.running_games().await.unwrap().is_empty());
     assert!(store.load("nope").await.unwrap().is_none());
     for p in ["r1", "r6", "m0", "m3"] {

@@ -41,12 +41,16 @@ pub struct Server {
 
 impl Server {
     pub async fn start(dir: &std::path::Path, seed: Option<u64>) -> Server {
-        let state = AppState::open(Config {
-            data_dir: dir.to_path_buf(),
-            fixed_seed: seed,
-        })
-        .await
-        .unwrap();
+        let mut config = Config::new(dir);
+        config.fixed_seed = seed;
+        // Tests send as fast as the server answers; the limit has its own test.
+        config.rate_limit.per_sec = 1e9;
+        config.rate_limit.burst = 1e9;
+        Server::start_with(config).await
+    }
+
+    pub async fn start_with(config: Config) -> Server {
+        let state = AppState::open(config).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let router = app(state.clone());
@@ -170,23 +174,35 @@ impl Client {
 
     /// Sends `msg` with a fresh id and returns the direct replies (up to the one carrying the id
     /// that ends it: `state`, `hint`, `error`, `pong`).
-    pub async fn request(&mut self, mut msg: Value) -> Vec<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        msg["id"] = id.into();
-        self.send_text(msg.to_string()).await;
-        let mut out = Vec::new();
+    pub async fn request(&mut self, msg: Value) -> Vec<Value> {
+        self.request_until(msg, &["state", "hint", "error", "pong"])
+            .await
+    }
+
+    /// Sends `msg` with a fresh id and returns the messages up to the first reply carrying the id
+    /// whose type is one of `last`. A `rate_limited` refusal is retried after a pause, as a
+    /// client should.
+    pub async fn request_until(&mut self, mut msg: Value, last: &[&str]) -> Vec<Value> {
         loop {
-            let v = self.recv().await;
-            let done = v["id"] == id
-                && matches!(
-                    v["type"].as_str(),
-                    Some("state" | "hint" | "error" | "pong")
-                );
-            out.push(v);
-            if done {
-                return out;
+            let id = self.next_id;
+            self.next_id += 1;
+            msg["id"] = id.into();
+            self.send_text(msg.to_string()).await;
+            let mut out = Vec::new();
+            loop {
+                let v = self.recv().await;
+                let ty = v["type"].as_str().unwrap_or("");
+                let done = v["id"] == id && (last.contains(&ty) || ty == "error");
+                out.push(v);
+                if done {
+                    break;
+                }
             }
+            if out.last().unwrap()["code"] == "rate_limited" {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            return out;
         }
     }
 
