@@ -131,6 +131,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await b.waitForSelector('#board .chat-bubble:text-is("Hi!")', { timeout: 10000 });
     await c.waitForSelector('#board .chat-bubble:text-is("你好！")', { timeout: 10000 });
 
+    // --- B's connection drops: the page reconnects by itself, logs in with its token and re-joins
+    const vB = (await roomOf(b)).st.version;
+    await b.evaluate(() => /** @type {any} */ (window).__fxq.net.ws.close());
+    await b.waitForFunction(() => { const n = /** @type {any} */ (window).__fxq.net; return n.loggedIn && n.ws?.readyState === 1 && n.room; }, null, { timeout: 15000 });
+    await b.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version >= v, vB, { timeout: 15000 });
+    assert.deepEqual((await roomOf(b)).mine, rb.mine, 'B holds the same seat after reconnecting');
+
     // --- play by clicking on both devices; B leaves (托管) after a few actions and comes back
     let timerSeen = false, autoSeen = false, tookBack = false, actions = 0;
     const t0 = Date.now();
