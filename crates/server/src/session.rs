@@ -324,7 +324,7 @@ impl Session {
     /// Replays a game record into one frame per ply, for the replay viewer
     /// (docs/PROTOCOL.md `POST /api/replay`). Every ply is checked, and every roll against the seed
     /// when the record reveals it; the frames come from the same events and state code as live
-    /// play. Computer seats are labelled with the Normal level (a record does not keep levels).
+    /// play. Computer seats get the levels of the record's `levels` (the server writes them), else Normal.
     ///
     /// # Errors
     /// [`Error::BadRecord`] with the engine's description of the first thing that is wrong.
@@ -337,10 +337,25 @@ impl Session {
             None => Position::new(rec.rules, rec.seats),
         }
         .map_err(|e| Error::BadRecord(format!("record start: {e}")))?;
-        let control = BySeat::new_with(|s| match rec.controllers[s] {
+        // Levels: the server's records name them per seat in play (`levels`); others are Normal.
+        let levels: Vec<Option<Level>> = record
+            .get("levels")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|l| l.as_str().and_then(level_from_name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut control = BySeat::new_with(|s| match rec.controllers[s] {
             Controller::Human => SeatControl::Human,
             Controller::Computer => SeatControl::Computer(Level::Normal),
         });
+        for (i, s) in rec.seats.iter().enumerate() {
+            if let (SeatControl::Computer(_), Some(Some(l))) = (control[s], levels.get(i)) {
+                control[s] = SeatControl::Computer(*l);
+            }
+        }
         let dice = rec
             .seed
             .clone()

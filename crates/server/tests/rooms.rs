@@ -1,0 +1,660 @@
+//! Online rooms (docs/PROTOCOL.md §7) end to end over real WebSockets: four players and a
+//! spectator through a whole game, impersonation, nothing that predicts a roll before the end,
+//! the turn timer and 托管, a second device, restart, rate limit and origin check.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod common;
+
+use std::{net::SocketAddr, time::Duration};
+
+use common::{temp_dir, Server};
+use feixingqi_rules::{DiceStream, Record, SeatSet, Seed};
+use feixingqi_server::{online::deal, Config};
+use futures_util::{stream::SplitSink, SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    sync::mpsc,
+};
+use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
+
+type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
+
+/// A client whose incoming messages are read all the time (so a slow test never blocks the
+/// server) and logged.
+struct Rc {
+    sink: Sink,
+    rx: mpsc::UnboundedReceiver<Value>,
+    next_id: u64,
+    /// Every message received, in order.
+    log: Vec<Value>,
+    /// Messages received but not yet consumed by `reply`/`wait`.
+    queue: std::collections::VecDeque<Value>,
+}
+
+impl Rc {
+    async fn connect(addr: SocketAddr) -> Rc {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .unwrap();
+        let (sink, mut stream) = ws.split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(Ok(m)) = stream.next().await {
+                if let Message::Text(t) = m {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    if tx.send(v).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut c = Rc {
+            sink,
+            rx,
+            next_id: 1,
+            log: Vec::new(),
+            queue: Default::default(),
+        };
+        let hello = c.wait(|m| m["type"] == "hello").await;
+        assert_eq!(hello["protocol"], 1);
+        c
+    }
+
+    async fn pull(&mut self) -> Value {
+        let v = tokio::time::timeout(Duration::from_secs(30), self.rx.recv())
+            .await
+            .expect("timed out waiting for the server")
+            .expect("connection closed");
+        self.log.push(v.clone());
+        v
+    }
+
+    /// The first message (queued or new) matching `pred`; earlier ones are dropped from the queue.
+    async fn wait(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        while let Some(v) = self.queue.pop_front() {
+            if pred(&v) {
+                return v;
+            }
+        }
+        loop {
+            let v = self.pull().await;
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+
+    async fn send(&mut self, mut msg: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        msg["id"] = id.into();
+        self.sink
+            .send(Message::Text(msg.to_string().into()))
+            .await
+            .unwrap();
+        id
+    }
+
+    /// Sends `msg`; returns the reply carrying its id of a type in `last` (or an error). Other
+    /// messages stay queued.
+    async fn ask_for(&mut self, msg: Value, last: &[&str]) -> Value {
+        let id = self.send(msg).await;
+        loop {
+            let v = self.pull().await;
+            let ty = v["type"].as_str().unwrap_or("").to_string();
+            if v["id"] == id && (last.contains(&ty.as_str()) || ty == "error") {
+                return v;
+            }
+            self.queue.push_back(v);
+        }
+    }
+
+    async fn ask(&mut self, msg: Value) -> Value {
+        self.ask_for(msg, &["ok", "state", "welcome", "roomLeft", "pong"])
+            .await
+    }
+
+    /// Logs in (a new account, or the account of `token`); returns (player id, token).
+    async fn login(&mut self, nickname: &str, token: Option<&str>) -> (String, String) {
+        let mut msg = json!({"type": "login", "nickname": nickname});
+        if let Some(t) = token {
+            msg["token"] = t.into();
+        }
+        let w = self.ask(msg).await;
+        assert_eq!(w["type"], "welcome", "{w}");
+        let token = w["token"]
+            .as_str()
+            .map(str::to_string)
+            .or(token.map(str::to_string))
+            .unwrap();
+        (w["player"]["id"].as_str().unwrap().to_string(), token)
+    }
+
+    /// `joinRoom` / `createRoom`: the `roomJoined` reply and the `room` that follows.
+    async fn enter(&mut self, msg: Value) -> (Value, Value) {
+        let joined = self.ask_for(msg, &["roomJoined"]).await;
+        assert_eq!(joined["type"], "roomJoined", "{joined}");
+        let id = joined["id"].clone();
+        let room = self.wait(|m| m["type"] == "room" && m["id"] == id).await;
+        (joined, room)
+    }
+}
+
+fn pace(bot_delay_ms: u64, grace_ms: u64) -> impl Fn(&std::path::Path) -> Config {
+    move |dir| {
+        let mut c = Config::new(dir);
+        c.pace.bot_delay = Duration::from_millis(bot_delay_ms);
+        c.pace.grace = Duration::from_millis(grace_ms);
+        c.rate_limit.per_sec = 1e9;
+        c.rate_limit.burst = 1e9;
+        c
+    }
+}
+
+fn next_move(st: &Value) -> Value {
+    if st["phase"] == "move" {
+        json!({"type": "move", "version": st["version"], "piece": st["choices"][0]["piece"]})
+    } else {
+        json!({"type": "roll", "version": st["version"]})
+    }
+}
+
+#[tokio::test]
+async fn four_players_and_a_spectator_play_a_whole_room_game() {
+    let dir = temp_dir("room4");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let names = ["甲", "乙", "丙", "丁"];
+    let mut players = Vec::new();
+    let mut ids = Vec::new();
+    for n in names {
+        let mut c = Rc::connect(server.addr).await;
+        let (id, _) = c.login(n, None).await;
+        ids.push(id);
+        players.push(c);
+    }
+    // Not logged in: no room.
+    let mut anon = Rc::connect(server.addr).await;
+    let e = anon
+        .ask(json!({"type": "createRoom", "rules": "ludo", "players": 4}))
+        .await;
+    assert_eq!(e["code"], "not_logged_in", "{e}");
+
+    let (joined, room) = players[0]
+        .enter(json!({"type": "createRoom", "rules": "ludo", "players": 4,
+            "options": {"pieces": 2}, "turnTimerMs": null, "clientSeed": "seed-0"}))
+        .await;
+    assert_eq!(joined["slot"], 0);
+    assert_eq!(room["status"], "lobby");
+    let code = room["code"].as_str().unwrap().to_string();
+    let commitment = room["commitment"].as_str().unwrap().to_string();
+    assert_eq!(commitment.len(), 64);
+    for (i, p) in players.iter_mut().enumerate().skip(1) {
+        // Codes are read in any case.
+        let (j, _) = p
+            .enter(json!({"type": "joinRoom", "code": code.to_lowercase()}))
+            .await;
+        assert_eq!(j["slot"], i, "{j}");
+    }
+    let mut watcher = Rc::connect(server.addr).await;
+    watcher.login("看客", None).await;
+    let (j, _) = watcher
+        .enter(json!({"type": "joinRoom", "code": code, "spectate": true}))
+        .await;
+    assert_eq!(j["spectator"], true);
+    let mut late = Rc::connect(server.addr).await;
+    late.login("迟到", None).await;
+    let e = late
+        .ask_for(json!({"type": "joinRoom", "code": code}), &["roomJoined"])
+        .await;
+    assert_eq!(e["code"], "room_full", "{e}");
+    let e = late
+        .ask_for(
+            json!({"type": "joinRoom", "code": "ZZZZZZ"}),
+            &["roomJoined"],
+        )
+        .await;
+    assert_eq!(e["code"], "room_not_found", "{e}");
+
+    // Only the host starts, and only when everyone is ready.
+    let e = players[0].ask(json!({"type": "start"})).await;
+    assert_eq!(e["code"], "not_ready", "{e}");
+    for (i, p) in players.iter_mut().enumerate() {
+        let r = p
+            .ask(json!({"type": "ready", "ready": true, "clientSeed": format!("seed-{i}")}))
+            .await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+    let e = players[1].ask(json!({"type": "start"})).await;
+    assert_eq!(e["code"], "not_host", "{e}");
+    let e = watcher.ask(json!({"type": "start"})).await;
+    assert_eq!(e["code"], "not_host", "{e}");
+    let e = players[1]
+        .ask(json!({"type": "ready", "ready": true, "clientSeed": "bad seed!"}))
+        .await;
+    assert_eq!(e["code"], "bad_request", "{e}");
+    let r = players[0].ask(json!({"type": "start"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+
+    // The deal: seats from the seed's `deal` domain, in slot order.
+    let playing = players[0]
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    let mut owner = [usize::MAX; 4];
+    for s in playing["slots"].as_array().unwrap() {
+        owner[s["seat"].as_u64().unwrap() as usize] = s["slot"].as_u64().unwrap() as usize;
+    }
+    let mut st = players[0]
+        .wait(|m| m["type"] == "state" && m["cause"] == "start")
+        .await;
+    assert_eq!(st["room"]["code"], code);
+    assert_eq!(st["canUndo"], false);
+
+    let mut turns = 0;
+    let mut tried = false;
+    while st["phase"] != "over" {
+        turns += 1;
+        assert!(turns < 3000, "the game does not end");
+        let seat = st["turn"].as_u64().unwrap() as usize;
+        let actor = owner[seat];
+        if turns % 7 == 0 {
+            // Impersonation: another player, the spectator, a stale version.
+            let other = (actor + 1) % 4;
+            let e = players[other].ask(next_move(&st)).await;
+            assert_eq!(e["code"], "not_your_turn", "{e}");
+            let e = watcher.ask(next_move(&st)).await;
+            assert_eq!(e["code"], "not_seated", "{e}");
+            for m in ["undo", "hint", "step", "fastForward"] {
+                let e = players[actor]
+                    .ask(json!({"type": m, "version": st["version"]}))
+                    .await;
+                assert_eq!(e["code"], "not_allowed", "{m}: {e}");
+            }
+            if !tried {
+                tried = true;
+                let mut stale = next_move(&st);
+                stale["version"] = (st["version"].as_u64().unwrap() + 1).into();
+                let e = players[actor].ask(stale).await;
+                assert_eq!(e["code"], "stale_version", "{e}");
+            }
+        }
+        let next = players[actor].ask(next_move(&st)).await;
+        assert_eq!(next["type"], "state", "{next}");
+        assert!(next["version"].as_u64() > st["version"].as_u64());
+        st = next;
+    }
+    let final_version = st["version"].clone();
+
+    // Everyone, the spectator too, sees the same end; and the room reveals the seed.
+    let mut all: Vec<&mut Rc> = players.iter_mut().collect();
+    all.push(&mut watcher);
+    let mut seed_hex = String::new();
+    for c in all {
+        let over = c
+            .wait(|m| m["type"] == "room" && m["status"] == "over")
+            .await;
+        seed_hex = over["seed"].as_str().unwrap().to_string();
+        let end_at = c.log.len();
+        // Every state this client saw, in version order, up to the end.
+        let versions: Vec<u64> = c
+            .log
+            .iter()
+            .filter(|m| m["type"] == "state")
+            .map(|m| m["version"].as_u64().unwrap())
+            .collect();
+        assert!(versions.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+        assert_eq!(versions.last().copied(), final_version.as_u64());
+        // Nothing before the end reveals the seed (the only thing that predicts a roll).
+        let first_over = c
+            .log
+            .iter()
+            .position(|m| m["phase"] == "over" || m["status"] == "over")
+            .unwrap_or(end_at);
+        for m in &c.log[..first_over] {
+            assert!(m["seed"].is_null(), "{m}");
+            assert!(m.get("dice").is_none_or(|d| d.get("seed").is_none()));
+        }
+        let before = c.log[..first_over]
+            .iter()
+            .map(Value::to_string)
+            .collect::<String>();
+        assert!(
+            !before.contains(&seed_hex),
+            "the seed leaked before the end"
+        );
+    }
+    let seed = Seed::from_hex(&seed_hex).unwrap();
+    assert_eq!(seed.commitment(), commitment);
+    let client_seeds: Vec<String> = (0..4).map(|i| format!("seed-{i}")).collect();
+    let dealt = deal(
+        &DiceStream::with_client_seeds(seed.clone(), client_seeds.clone()),
+        SeatSet::ALL,
+    );
+    for (slot, seat) in dealt.iter().enumerate() {
+        assert_eq!(owner[seat.get() as usize], slot);
+    }
+
+    // The record replays and every roll checks against the seed and the client seeds.
+    let game_id = st["gameId"].as_str().unwrap();
+    let (status, rec) = server
+        .get_json(&format!("/api/games/{game_id}/record"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(rec["room"], code);
+    let record = Record::from_json(&rec).unwrap();
+    assert_eq!(record.client_seeds, client_seeds);
+    assert!(record.replay().unwrap().position().is_over());
+    // A tampered roll fails.
+    let mut bad = rec.clone();
+    let plies = bad["plies"].as_array_mut().unwrap();
+    let k = plies.iter().position(|p| p.get("roll").is_some()).unwrap();
+    let v = plies[k]["roll"].as_u64().unwrap();
+    plies[k]["roll"] = (v % 6 + 1).into();
+    assert!(Record::from_json(&bad).and_then(|r| r.replay()).is_err());
+
+    // Profiles and the leaderboard count the game.
+    for id in &ids {
+        let (status, p) = server.get_json(&format!("/api/players/{id}")).await;
+        assert_eq!(status, 200);
+        assert_eq!(p["games"], 1, "{p}");
+        assert_eq!(p["recent"][0]["gameId"], game_id);
+        assert_eq!(p["points"], 1000, "no stake, no points move");
+    }
+    let (_, lb) = server.get_json("/api/leaderboard").await;
+    assert_eq!(lb["players"].as_array().unwrap().len(), 4);
+    let (status, r) = server.get_json(&format!("/api/rooms/{code}")).await;
+    assert_eq!((status, r["status"].as_str()), (200, Some("over")));
+}
+
+#[tokio::test]
+async fn timeouts_then_tuoguan_then_take_back_from_a_second_device() {
+    let dir = temp_dir("timer");
+    let server = Server::start_with(pace(0, 400)(&dir)).await;
+    let mut a = Rc::connect(server.addr).await;
+    let (a_id, token) = a.login("小明", None).await;
+    let (_, room) = a
+        .enter(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 2,
+            "slots": [{"kind": "player"}, {"kind": "computer", "level": "easy"}],
+            "options": {"scoring": "perPiece50"}, "turnTimerMs": 1000}),
+        )
+        .await;
+    let code = room["code"].as_str().unwrap().to_string();
+    let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
+    assert!(!seed.is_empty(), "the server made a client seed");
+    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
+        .await;
+    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
+    let playing = a
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    let my_seat = playing["slots"][0]["seat"].as_u64().unwrap();
+
+    // Nobody acts: the server plays the seat on timeout, then takes it over (托管).
+    let t = a
+        .wait(|m| m["type"] == "state" && m["cause"] == "timeout")
+        .await;
+    assert_eq!(t["type"], "state");
+    let auto = a
+        .wait(|m| m["type"] == "room" && m["slots"][0]["auto"] == true)
+        .await;
+    assert_eq!(auto["slots"][0]["seat"], my_seat);
+    let st = a
+        .wait(|m| {
+            m["type"] == "state"
+                && m["cause"] == "computer"
+                && m["room"]["auto"].as_array().is_some_and(|x| !x.is_empty())
+        })
+        .await;
+    assert!(st["room"]["auto"][0] == my_seat, "{st}");
+
+    // A second device with the same token takes the seat back and plays.
+    let mut a2 = Rc::connect(server.addr).await;
+    let (id2, _) = a2.login("小明", Some(&token)).await;
+    assert_eq!(id2, a_id);
+    let (j, _) = a2.enter(json!({"type": "joinRoom", "code": code})).await;
+    assert_eq!(j["slot"], 0);
+    assert_eq!(a2.ask(json!({"type": "resume"})).await["type"], "ok");
+    let back = a2
+        .wait(|m| m["type"] == "room" && m["slots"][0]["auto"] == false)
+        .await;
+    assert_eq!(back["status"], "playing");
+    let ready = |m: &Value| {
+        m["type"] == "state"
+            && (m["phase"] == "over" || (m["turn"] == my_seat && !m["room"]["timer"].is_null()))
+    };
+    let mut acted = 0;
+    let mut last = Value::Null;
+    while acted < 3 {
+        let st = if ready(&last) {
+            last.clone()
+        } else {
+            a2.wait(ready).await
+        };
+        if st["phase"] == "over" {
+            break;
+        }
+        let r = a2.ask(next_move(&st)).await;
+        if r["type"] == "state" {
+            acted += 1;
+            last = r;
+        } else {
+            last = Value::Null;
+            // The timer may have fired in between: that is the stale version.
+            assert_eq!(r["code"], "stale_version", "{r}");
+        }
+    }
+
+    // Both devices leave without a word: after the grace period the seat is in 托管 again,
+    // as a spectator sees; the server finishes the game and moves the points.
+    drop(a);
+    drop(a2);
+    let mut s = Rc::connect(server.addr).await;
+    s.login("看客", None).await;
+    s.enter(json!({"type": "joinRoom", "code": code})).await;
+    let over = s
+        .wait(|m| (m["type"] == "room" && m["slots"][0]["auto"] == true) || m["status"] == "over")
+        .await;
+    assert!(over["slots"][0]["auto"] == true || over["status"] == "over");
+    let last = s
+        .wait(|m| m["type"] == "state" && m["phase"] == "over")
+        .await;
+    let score = last["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["seat"] == my_seat)
+        .unwrap()["score"]
+        .as_i64()
+        .unwrap();
+    assert_ne!(score, 0, "per-piece 50 moves points");
+    // The settlement is written right after the last ply.
+    let mut p = Value::Null;
+    for _ in 0..50 {
+        p = server.get_json(&format!("/api/players/{a_id}")).await.1;
+        if p["games"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(p["games"], 1, "{p}");
+    assert_eq!(p["points"].as_i64().unwrap(), 1000 + score);
+    assert_eq!(p["recent"][0]["delta"].as_i64().unwrap(), score);
+}
+
+#[tokio::test]
+async fn lobby_host_controls_leave_and_chat() {
+    let dir = temp_dir("lobby");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut h = Rc::connect(server.addr).await;
+    h.login("房主", None).await;
+    let (_, room) = h
+        .enter(json!({"type": "createRoom", "rules": "feixingqi", "players": 3}))
+        .await;
+    let code = room["code"].as_str().unwrap().to_string();
+    assert_eq!(room["slots"][1]["kind"], "open");
+    let r = h
+        .ask(json!({"type": "setSlot", "slot": 2, "kind": "computer", "level": "master"}))
+        .await;
+    assert_eq!(r["type"], "ok");
+    let r = h
+        .wait(|m| m["type"] == "room" && m["slots"][2]["kind"] == "computer")
+        .await;
+    assert_eq!(r["slots"][2]["level"], "master");
+    let mut g = Rc::connect(server.addr).await;
+    g.login("客人", None).await;
+    let (j, _) = g.enter(json!({"type": "joinRoom", "code": code})).await;
+    assert_eq!(j["slot"], 1);
+    let e = h
+        .ask(json!({"type": "setSlot", "slot": 1, "kind": "computer"}))
+        .await;
+    assert_eq!(e["code"], "slot_taken");
+    let e = g
+        .ask(json!({"type": "setSlot", "slot": 2, "kind": "open"}))
+        .await;
+    assert_eq!(e["code"], "not_host");
+    // Chat: a fixed phrase, broadcast; too fast is refused; out of range is refused.
+    assert_eq!(
+        g.ask(json!({"type": "chat", "phrase": 1})).await["type"],
+        "ok"
+    );
+    let c = h.wait(|m| m["type"] == "chat").await;
+    assert_eq!(
+        (c["phrase"].as_u64(), c["slot"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(c["nickname"], "客人");
+    let e = g.ask(json!({"type": "chat", "phrase": 2})).await;
+    assert_eq!(e["code"], "rate_limited");
+    let e = h.ask(json!({"type": "chat", "phrase": 99})).await;
+    assert_eq!(e["code"], "bad_request");
+    // The host leaves: the guest becomes host.
+    assert_eq!(
+        h.ask(json!({"type": "leaveRoom"})).await["type"],
+        "roomLeft"
+    );
+    let r = g.wait(|m| m["type"] == "room" && m["host"] == 1).await;
+    assert_eq!(r["slots"][0]["kind"], "open");
+    // Bad login input.
+    let mut x = Rc::connect(server.addr).await;
+    let e = x.ask(json!({"type": "login", "nickname": "  "})).await;
+    assert_eq!(e["code"], "bad_request");
+    let e = x
+        .ask(json!({"type": "login", "nickname": "a", "token": "00112233445566778899aabbccddeeff"}))
+        .await;
+    assert_eq!(e["code"], "bad_token");
+    let e = x
+        .ask(json!({"type": "login", "nickname": "这个名字实在是太长太长太长了吧朋友们"}))
+        .await;
+    assert_eq!(e["code"], "bad_request");
+}
+
+#[tokio::test]
+async fn a_restart_restores_a_room_with_its_timer() {
+    let dir = temp_dir("room-restart");
+    let first = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut a = Rc::connect(first.addr).await;
+    let (_, token) = a.login("甲", None).await;
+    let (_, room) = a
+        .enter(json!({"type": "createRoom", "rules": "ludo", "players": 2,
+            "slots": [{"kind": "player"}, {"kind": "computer"}], "turnTimerMs": 60000}))
+        .await;
+    let code = room["code"].as_str().unwrap().to_string();
+    let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
+    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
+        .await;
+    a.ask(json!({"type": "start"})).await;
+    let playing = a
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    let my_seat = playing["slots"][0]["seat"].clone();
+    let mine =
+        |m: &Value| m["type"] == "state" && m["turn"] == my_seat && !m["room"]["timer"].is_null();
+    let mut acked = Value::Null;
+    for _ in 0..6 {
+        let st = if mine(&acked) {
+            acked.clone()
+        } else {
+            a.wait(mine).await
+        };
+        let r = a.ask(next_move(&st)).await;
+        assert_eq!(r["type"], "state", "{r}");
+        acked = r;
+    }
+    // Let the computer play its turn if it is its turn, then stop the server.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let last = first.get_json(&format!("/api/rooms/{code}")).await.1;
+    first.task.abort();
+    drop(a);
+    let second = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut b = Rc::connect(second.addr).await;
+    b.login("甲", Some(&token)).await;
+    let (j, r) = b.enter(json!({"type": "joinRoom", "code": code})).await;
+    assert_eq!(j["slot"], 0);
+    assert_eq!(r["status"], "playing");
+    assert_eq!(r["commitment"], last["commitment"]);
+    let st = b
+        .wait(|m| m["type"] == "state" && m["cause"] == "join")
+        .await;
+    assert!(
+        st["version"].as_u64() >= acked["version"].as_u64(),
+        "nothing acknowledged is lost"
+    );
+    if st["turn"] == my_seat {
+        let t = &st["room"]["timer"];
+        let left = t["remainingMs"].as_u64().unwrap();
+        assert!(left > 0 && left <= 60_000, "{t}");
+    }
+}
+
+#[tokio::test]
+async fn flood_is_rate_limited_and_foreign_origins_are_refused() {
+    let dir = temp_dir("flood");
+    let server = Server::start_with(Config::new(&dir)).await;
+    let mut c = Rc::connect(server.addr).await;
+    for _ in 0..120 {
+        c.send(json!({"type": "ping"})).await;
+    }
+    let mut limited = 0;
+    let mut pongs = 0;
+    while limited + pongs < 120 {
+        let m = c.pull().await;
+        match m["type"].as_str() {
+            Some("pong") => pongs += 1,
+            Some("error") => {
+                assert_eq!(m["code"], "rate_limited");
+                assert!(m["id"].is_number(), "the refusal names the message");
+                limited += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        limited > 0 && pongs >= 40,
+        "{limited} limited, {pongs} answered"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(c.ask(json!({"type": "ping"})).await["type"], "pong");
+
+    let own = format!("http://{}", server.addr);
+    for (origin, ok) in [
+        (Some("http://evil.example"), false),
+        (Some(own.as_str()), true),
+        (None, true),
+    ] {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        let o = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        let req = format!(
+            "GET /ws HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+             Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{o}\r\n",
+            server.addr
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut buf = [0u8; 12];
+        s.read_exact(&mut buf).await.unwrap();
+        let status = String::from_utf8_lossy(&buf[9..12]).to_string();
+        assert_eq!(status == "101", ok, "{origin:?}: {status}");
+    }
+}
