@@ -7,6 +7,7 @@ import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
 import { renderEnd } from './end.js';
 import { Viewer } from './viewer.js';
+import { Rooms, roomFromHash } from './rooms.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 const store = {
@@ -95,7 +96,7 @@ function showDie(d, rolling = false) {
   if (rolling) { el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling'); }
 }
 function showView(name) {
-  for (const v of ['setup', 'game', 'viewer']) $(`view-${v}`).hidden = v !== name;
+  for (const v of ['setup', 'game', 'viewer', 'room', 'profile']) $(`view-${v}`).hidden = v !== name;
   current.view = name;
 }
 
@@ -110,13 +111,90 @@ const defaults = {
 function loadSetup() { return { ...defaults, ...store.get('fxq.setup', {}), rules: store.get('fxq.rules', 'feixingqi') }; }
 function seatsFor(n) { return n === 2 ? [0, 2] : n === 3 ? [0, 1, 2] : [0, 1, 2, 3]; }
 
+const radioHtml = (name, val, label, checked) =>
+  `<label><input type="radio" name="${name}" value="${val}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
+const checkHtml = (name, label, checked, disabled = false) =>
+  `<label><input type="checkbox" name="${name}" ${checked ? 'checked' : ''} ${disabled ? 'disabled' : ''}><span>${label}</span></label>`;
+
+/** The set-up screen's tabs: this screen (本机对战) or an online room (联网房间). */
+function setupTabs(mode) {
+  const tab = (m, key) => `<button type="button" role="tab" class="tab" id="tab-${m}" aria-selected="${mode === m}" tabindex="${mode === m ? 0 : -1}">${t(key)}</button>`;
+  return `<div class="tabs" role="tablist" aria-label="${t('playWhere')}">${tab('local', 'modeLocal')}${tab('online', 'modeOnline')}</div>`;
+}
+function wireTabs() {
+  const tabs = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#view-setup [role=tab]')]);
+  const go = (m) => { store.set('fxq.mode', m); renderSetup(); document.getElementById(`tab-${m}`)?.focus(); };
+  for (const b of tabs) {
+    b.addEventListener('click', () => go(b.id.slice(4)));
+    b.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') { e.preventDefault(); go(b.id === 'tab-local' ? 'online' : 'local'); }
+    });
+  }
+}
+
+/** The cards both set-up forms share: the game with its board preview, and the rule options. */
+export function rulesCard(s, cls = 'o1') {
+  const fxq = s.rules === 'feixingqi';
+  return `<div class="card ${cls}"><h2>${t('game')}</h2><div class="seg" role="radiogroup" aria-label="${t('game')}">
+      ${radioHtml('rules', 'feixingqi', t('feixingqi'), fxq)}${radioHtml('rules', 'ludo', t('ludo'), !fxq)}</div>
+      <div class="board-wrap" id="preview"></div>
+    </div>`;
+}
+export function playersRadios(s) {
+  return `<div class="seg" role="radiogroup" aria-label="${t('players')}">${[2, 3, 4].map((n) => radioHtml('players', n, t('nPlayers', { n }), s.players === n)).join('')}</div>`;
+}
+/** @param {any} s @param {string} [extraRows] rows the online form adds (the turn timer) */
+export function optionsCard(s, extraRows = '', cls = 'o3') {
+  const fxq = s.rules === 'feixingqi';
+  return `<div class="card ${cls}"><h2>${t('options')}</h2><div class="opts">
+      ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg">${radioHtml('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radioHtml('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
+      <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>` : ''}
+      <div class="row seg">${checkHtml('team', t('team'), s.team && s.players === 4, s.players !== 4)}</div>
+      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
+      <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
+      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
+        <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
+      ${extraRows}
+      <div class="row"><span class="lab">${t('language')}</span><div class="seg">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
+    </div></div>`;
+}
+function drawPreview(rules) {
+  getGeo(rules).then((geo) => {
+    const host = document.getElementById('preview');
+    if (!host) return;
+    const b = createBoard(host, geo, {});
+    b.svg.setAttribute('aria-label', t(rules));
+    markBoard();
+  }).catch(() => {});
+}
+/**
+ * Wires a set-up form: every change is remembered; rules, players, scoring and language redraw it.
+ * @param {HTMLFormElement} form @param {(f:HTMLFormElement)=>void} save @param {()=>void} submit
+ */
+function wireSetupForm(form, save, submit) {
+  form.addEventListener('change', (e) => {
+    const tgt = /** @type {HTMLInputElement} */ (e.target);
+    save(form);
+    if (tgt.name === 'lang') { setLang(tgt.value); applyI18n(); }
+    if (['rules', 'players', 'scoring', 'lang'].includes(tgt.name)) {
+      renderSetup();
+      /** @type {HTMLElement|null} */ (document.querySelector(`[name="${tgt.name}"]:checked`))?.focus();
+    }
+  });
+  form.addEventListener('submit', (e) => { e.preventDefault(); save(form); submit(); });
+}
+
 function renderSetup() {
   const s = loadSetup();
-  const radio = (name, val, label, checked) =>
-    `<label><input type="radio" name="${name}" value="${val}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
-  const check = (name, label, checked) =>
-    `<label><input type="checkbox" name="${name}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
-  const fxq = s.rules === 'feixingqi';
+  const mode = store.get('fxq.mode', 'local') === 'online' ? 'online' : 'local';
+  if (mode === 'online') {
+    $('view-setup').innerHTML = setupTabs(mode) + rooms.onlineForm(s);
+    wireTabs();
+    wireSetupForm(/** @type {HTMLFormElement} */ ($('online-form')), (f) => { saveSetup(f); rooms.saveOnline(f); }, () => rooms.createRoom());
+    rooms.wireOnline();
+    drawPreview(s.rules);
+    return;
+  }
   const seatRows = seatsFor(s.players).map((seat) => {
     const name = seatName(s.rules, seat);
     if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span>${t('you')}</span></div>`;
@@ -125,49 +203,22 @@ function renderSetup() {
       `<option value="human" ${v === 'human' ? 'selected' : ''}>${t('human')}</option>`].join('');
     return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, seat)}</span><label class="name" for="seat-${seat}">${name}</label><select id="seat-${seat}" name="seat-${seat}">${opts}</select></div>`;
   }).join('');
-  $('view-setup').innerHTML = `
+  $('view-setup').innerHTML = `${setupTabs(mode)}
   <form class="setup" id="setup-form"><div class="setup-col">
-    <div class="card o1"><h2>${t('game')}</h2><div class="seg" role="radiogroup" aria-label="${t('game')}">
-      ${radio('rules', 'feixingqi', t('feixingqi'), fxq)}${radio('rules', 'ludo', t('ludo'), !fxq)}</div>
-      <div class="board-wrap" id="preview"></div>
-    </div>
-    <div class="start-row o4"><button type="submit" class="primary" id="btn-start">${t('start')}</button>${current.st && current.st.phase !== 'over' ? `<button type="button" id="btn-resume">${t('resume')}</button>` : ''}</div>
+    ${rulesCard(s)}
+    <div class="start-row o4"><button type="submit" class="primary" id="btn-start">${t('start')}</button>${current.st && current.st.phase !== 'over' && !current.st.room ? `<button type="button" id="btn-resume">${t('resume')}</button>` : ''}</div>
     <p class="muted o5" style="text-align:center">${t('verifyNote')}</p>
     </div><div class="setup-col">
     <div class="card o2"><h2>${t('players')}</h2>
-      <div class="seg" role="radiogroup" aria-label="${t('players')}">${[2, 3, 4].map((n) => radio('players', n, t('nPlayers', { n }), s.players === n)).join('')}</div>
+      ${playersRadios(s)}
       <div class="seats" style="margin-top:.6rem">${seatRows}</div>
     </div>
-    <div class="card o3"><h2>${t('options')}</h2><div class="opts">
-      ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg">${radio('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radio('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
-      <div class="row seg">${check('tripleSix', t('tripleSix'), s.tripleSix)}${check('sixStops', t('sixStops'), s.sixStops)}</div>` : ''}
-      <div class="row seg">${check('team', t('team'), s.team && s.players === 4).replace('<input', s.players === 4 ? '<input' : '<input disabled')}</div>
-      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg">${[2, 3, 4].map((n) => radio('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
-      <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg">${radio('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radio('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
-      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg">${radio('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radio('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radio('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
-        <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
-      <div class="row"><span class="lab">${t('language')}</span><div class="seg">${radio('lang', 'zh', t('langZh'), getLang() === 'zh')}${radio('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
-    </div></div>
+    ${optionsCard(s)}
   </div></form>`;
-  const form = /** @type {HTMLFormElement} */ ($('setup-form'));
-  form.addEventListener('change', (e) => {
-    const tgt = /** @type {HTMLInputElement} */ (e.target);
-    saveSetup(form);
-    if (tgt.name === 'lang') { setLang(tgt.value); applyI18n(); }
-    if (['rules', 'players', 'scoring', 'lang'].includes(tgt.name)) {
-      renderSetup();
-      /** @type {HTMLElement|null} */ (document.querySelector(`[name="${tgt.name}"]:checked`))?.focus();
-    }
-  });
-  form.addEventListener('submit', (e) => { e.preventDefault(); saveSetup(form); startGame(); });
+  wireTabs();
+  wireSetupForm(/** @type {HTMLFormElement} */ ($('setup-form')), saveSetup, startGame);
   document.getElementById('btn-resume')?.addEventListener('click', () => { showView('game'); current.board = null; net.request({ type: 'sync' }).catch(() => {}); });
-  getGeo(s.rules).then((geo) => {
-    const host = document.getElementById('preview');
-    if (!host) return;
-    const b = createBoard(host, geo, {});
-    b.svg.setAttribute('aria-label', t(s.rules));
-    markBoard();
-  }).catch(() => {});
+  drawPreview(s.rules);
 }
 
 function saveSetup(form) {
@@ -192,23 +243,27 @@ function saveSetup(form) {
   store.set('fxq.rules', rules);
 }
 
-function createMessage() {
-  const s = loadSetup();
-  const fxq = s.rules === 'feixingqi';
+/** The `options` of `create` / `createRoom` (PROTOCOL.md §2) from the remembered set-up. */
+export function optionsFrom(s) {
   /** @type {any} */
   const options = { pieces: s.pieces, firstPlayer: s.firstPlayer, team: s.players === 4 && !!s.team };
-  if (fxq) {
+  if (s.rules === 'feixingqi') {
     options.takeoff = s.takeoff === '56' ? [5, 6] : [6];
     options.tripleSixPenalty = !!s.tripleSix;
     options.sixStopsOnStack = !!s.sixStops;
   }
   options.scoring = s.scoring === 'room' ? { room: s.room } : s.scoring;
+  return options;
+}
+
+function createMessage() {
+  const s = loadSetup();
   const seats = seatsFor(s.players).map((seat) => {
     if (seat === 0) return { controller: 'human' };
     const v = s.seats[seat] || 'normal';
     return v === 'human' ? { controller: 'human' } : { controller: 'computer', level: v };
   });
-  return { type: 'create', rules: s.rules, players: s.players, seats, options };
+  return { type: 'create', rules: s.rules, players: s.players, seats, options: optionsFrom(s) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,11 +298,35 @@ if (urlSpeed && urlSpeed in SPEED) current.speed = /** @type {any} */ (urlSpeed)
 
 const net = new Net({
   onState: (st) => { current.queue = current.queue.then(() => handleState(st)).catch((e) => console.error(e)); },
-  onStatus: (s) => { if (s === 'closed' && current.view === 'game') toast(t('offline')); },
+  onStatus: (s) => {
+    if (s === 'closed' && (current.view === 'game' || current.view === 'room')) toast(t('offline'));
+    if (s === 'rejoined' && net.room) toast(t('reconnected'));
+    if (s.startsWith('lost:') && net.room) { toast(t('roomClosed')); rooms.forget(); showView('setup'); renderSetup(); }
+  },
+  // room messages wait for the states before them, so the game screen sees them in order
+  onRoom: (r) => { current.queue = current.queue.then(() => rooms.onRoom(r)).catch((e) => console.error(e)); },
+  onChat: (c) => rooms.onChat(c),
 });
+
+const rooms = new Rooms({
+  $, store, net, current, toast, announce, chipSvg, showView, renderSetup, renderSide: (st) => renderSide(st),
+  openViewerFor: (src) => openViewerFor(src), logLine: (text, imp) => logLine(text, imp),
+  refreshEnd: () => { if (/** @type {HTMLDialogElement} */ ($('end')).open && current.st?.phase === 'over') openEnd(current.st, false); },
+  rulesCard, playersRadios, optionsCard, optionsFrom, loadSetup, seatsFor, radioHtml,
+});
+
+/** A game of an online room (PROTOCOL.md §7): its states carry a `room` block. */
+const inRoom = (st) => !!(st && st.room);
+/** Whether this browser may roll or move now: a person at this screen, or (in a room) its own seat. */
+function canAct(st) {
+  if (!st || st.phase === 'over') return false;
+  if (inRoom(st)) return rooms.mySeats().includes(st.turn);
+  return st.toAct === 'human';
+}
 
 async function startGame() {
   const msg = createMessage();
+  if (net.room) { net.request({ type: 'leaveRoom' }, { settle: 1000 }).catch(() => {}); rooms.forget(); }
   current.st = null;
   current.ff = null;
   showView('game');
@@ -299,6 +378,7 @@ function pieceLabel(rules, st, seat, piece, p) {
 }
 function controllerText(info) {
   if (!info) return '';
+  if (inRoom(current.st)) return rooms.seatLabel(current.st, info.seat);
   if (info.controller === 'human') return info.seat === 0 ? t('you') : t('human');
   return t(info.level || 'normal');
 }
@@ -386,10 +466,10 @@ function describeEvent(e, rules, said, log = logLine) {
 /** Frames of this game as this browser saw them: the replay viewer's fallback without POST /api/replay. */
 function recordFrame(st) {
   const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die };
-  if (st.cause === 'create' || !current.local || current.local.gameId !== st.gameId) {
+  if (st.cause === 'create' || st.cause === 'start' || !current.local || current.local.gameId !== st.gameId) {
     current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
   }
-  if (['roll', 'move', 'step', 'fastForward'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
+  if (['roll', 'move', 'step', 'fastForward', 'computer', 'timeout'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
   if (st.cause === 'undo') current.local.frames = current.local.frames.filter((f) => f.version <= st.version);
 }
 
@@ -415,7 +495,7 @@ async function handleState(st) {
     openEnd(st, true);
     return;
   }
-  if (st.events && st.events.length && ['roll', 'move', 'step'].includes(st.cause)) {
+  if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout'].includes(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
     /** @type {any} */ let mover = null;
@@ -437,13 +517,13 @@ async function handleState(st) {
     logLine(t('undone'), true);
   }
   board.setPieces(progressOf(st), seatsOf(st));
-  if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create') showDie(0);
+  if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
   if (prompt) said.push(prompt);
   if (said.length) announce(said.slice(-6).join('。 '));
   if (st.phase === 'over') {
-    store.del('fxq.current');
+    if (inRoom(st)) store.del('fxq.room'); else store.del('fxq.current');
     openEnd(st, false);
     return;
   }
@@ -453,13 +533,14 @@ async function handleState(st) {
 function turnPrompt(st) {
   if (st.phase === 'over') return t('gameOver');
   const name = seatName(st.rules, st.turn);
+  if (inRoom(st) && !canAct(st)) return t('roomWaiting', { name: `${name} · ${rooms.seatLabel(st, st.turn)}` });
   if (st.toAct === 'computer') return t('computerThinking', { name });
   if (st.phase === 'move') return t('choosePrompt', { name, d: st.die });
   return t('rollPrompt', { name });
 }
 
 function setButtons(st) {
-  const human = st && st.toAct === 'human';
+  const human = canAct(st);
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening'));
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && st.phase === 'move');
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
@@ -475,15 +556,16 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (st.toAct === 'human' && st.phase === 'move' ? ' — ' + t('legalHelp') : '');
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '');
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
-  board?.setLegal(st.toAct === 'human' && st.phase === 'move' ? seat : -1, st.toAct === 'human' && st.phase === 'move' ? st.legal : []);
+  const choosing = canAct(st) && st.phase === 'move';
+  board?.setLegal(choosing ? seat : -1, choosing ? st.legal : []);
   board?.relabel();
   setButtons(st);
   // with several people at this screen the roll button says whose roll it is
   const humans = st.seats.filter((s) => s.controller === 'human').length;
-  $('btn-roll').textContent = humans > 1 && st.toAct === 'human' && !over ? `${seatName(rules, seat)} · ${t('roll')}` : t('rollKey');
+  $('btn-roll').textContent = humans > 1 && !inRoom(st) && st.toAct === 'human' && !over ? `${seatName(rules, seat)} · ${t('roll')}` : t('rollKey');
   const pieces = st.options?.pieces || 4;
   $('players').innerHTML = st.seats.map((s) => {
     const sum = s.pieces.reduce((a, p) => a + (p.finished ? 56 : p.progress ?? 0), 0);
@@ -495,7 +577,8 @@ function renderSide(st) {
       <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
   }).join('');
   $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment.slice(0, 16) + '…' }) : '';
-  if (st.toAct === 'human' && !over && current.keyboard) {
+  if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
+  if (canAct(st) && current.keyboard) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);
     else if (document.activeElement?.closest?.('svg')) $('btn-roll').focus();
   }
@@ -503,6 +586,11 @@ function renderSide(st) {
 
 function scheduleNext(st) {
   clearTimeout(current.stepTimer);
+  if (inRoom(st)) {
+    // the server plays computers, timeouts and 托管 on its own (§7); only say when it is my turn
+    if (canAct(st) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); }
+    return;
+  }
   if (st.canFastForward) {
     current.stepTimer = window.setTimeout(() => act({ type: 'fastForward' }), 250);
     return;
@@ -533,20 +621,20 @@ async function act(msg) {
 
 function roll() {
   const st = current.st;
-  if (!st || st.toAct !== 'human' || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
+  if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true;
   showDie(0, true);
   act({ type: 'roll' });
 }
 function pick(piece) {
   const st = current.st;
-  if (!st || st.toAct !== 'human' || st.phase !== 'move' || !st.legal.includes(piece)) return;
+  if (!canAct(st) || st.phase !== 'move' || !st.legal.includes(piece)) return;
   current.board?.setLegal(-1, []);
   act({ type: 'move', piece, seat: st.turn });
 }
 async function hint() {
   const st = current.st;
-  if (!st || st.phase !== 'move' || st.toAct !== 'human') return;
+  if (!st || st.phase !== 'move' || st.toAct !== 'human' || inRoom(st)) return;
   try {
     const h = await net.request({ type: 'hint', version: st.version });
     if (current.st !== st) return;
@@ -566,7 +654,7 @@ async function hint() {
 }
 function undo() {
   const st = current.st;
-  if (!st || !st.canUndo) return;
+  if (!st || !st.canUndo || inRoom(st)) return;
   clearTimeout(current.stepTimer);
   act({ type: 'undo' });
 }
@@ -592,14 +680,23 @@ async function watch() {
 
 function openEnd(st, fromFastForward) {
   const dlg = /** @type {HTMLDialogElement} */ ($('end'));
+  const room = inRoom(st);
   renderEnd($('end-in'), st, {
     fastForward: fromFastForward,
     onWatch: watch,
     onDownload: downloadRecord,
     onReplay: () => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null }); },
-    onAgain: () => { dlg.close(); showView('setup'); renderSetup(); },
+    onAgain: () => {
+      dlg.close();
+      if (room) { rooms.forget(); store.set('fxq.mode', 'online'); }
+      showView('setup'); renderSetup();
+    },
     onClose: () => dlg.close(),
+    // a room game: the people's nicknames, the points moved, the revealed seed, the verify page
+    nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,
+    extra: room ? rooms.endExtra(st) : '',
   });
+  if (room) rooms.fillPoints(st);
   if (!dlg.open) dlg.showModal();
 }
 
@@ -664,6 +761,7 @@ async function openFile(file) {
 // wiring
 
 function backToGameOrSetup() {
+  if (net.room && rooms.room?.status === 'lobby') { showView('room'); return; }
   if (current.st && current.st.phase !== 'over') { showView('game'); net.request({ type: 'sync' }).catch(() => {}); }
   else { showView('setup'); renderSetup(); }
 }
@@ -721,12 +819,19 @@ function wire() {
       hint();
     } else if (e.key === 'u' || e.key === 'U') {
       undo();
+    } else if ((e.key === 'c' || e.key === 'C') && st && inRoom(st)) {
+      const chat = /** @type {HTMLDetailsElement|null} */ (document.getElementById('chat-game'));
+      if (chat) { chat.open = !chat.open; if (chat.open) /** @type {HTMLElement|null} */ (chat.querySelector('button'))?.focus(); }
     } else if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && st?.phase === 'move') {
       e.preventDefault();
       current.board?.focusLegal(e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : -1);
     }
   });
-  window.addEventListener('hashchange', () => { const r = recordFromHash(); if (r && !r.bad) openViewerFor(r); });
+  window.addEventListener('hashchange', () => {
+    const r = recordFromHash();
+    if (r && !r.bad) openViewerFor(r);
+    else if (roomFromHash()) rooms.boot().then((shown) => { if (!shown) { showView('setup'); renderSetup(); } });
+  });
   viewer.onBack = backToGameOrSetup;
 }
 
@@ -749,8 +854,10 @@ async function boot() {
   if (rec) {
     if (rec.bad) { toast(t('recordBad', { msg: '#record' })); } else { openViewerFor(rec); return; }
   }
+  // a share link (#room=CODE) or the online room this browser was in (§7.5)
+  if (await rooms.boot()) return;
   const saved = store.get('fxq.current', null);
-  if (saved && saved.gameId && saved.token) {
+  if (saved && saved.gameId && saved.token && !roomFromHash()) {
     restoreFrames(saved.gameId);
     // draw the board at once from the cached geometry while the join is under way
     if (await resumeGame(saved)) return;
@@ -760,6 +867,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms };
 
 boot();

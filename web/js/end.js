@@ -30,7 +30,8 @@ export function histogramSvg(counts, colour) {
 /**
  * @param {HTMLElement} host
  * @param {any} st  the final `state`
- * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain:()=>void, onClose:()=>void}} h
+ * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain:()=>void, onClose:()=>void,
+ *   nameOf?:(seat:number)=>string|null, extra?:string}} h  `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
  */
 export function renderEnd(host, st, h) {
   const rules = st.rules;
@@ -39,7 +40,7 @@ export function renderEnd(host, st, h) {
   const scores = over.scores || st.scores;
   const scoreOf = (seat) => scores?.find((x) => x.seat === seat)?.score;
   const info = (seat) => st.seats.find((s) => s.seat === seat);
-  const ctl = (s) => !s ? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
+  const ctl = (s) => !s ? '' : h.nameOf ? h.nameOf(s.seat) ?? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
   const rows = ranking.map((seat, i) => {
     const s = info(seat);
     const sc = scoreOf(seat);
@@ -68,6 +69,7 @@ export function renderEnd(host, st, h) {
     <h2 id="end-title">${t('gameOver')} — ${esc(seatName(rules, ranking[0] ?? 0))} ${t('place', { n: 1 })}</h2>
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
+    ${h.extra || ''}
     <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote')}</p></section>
     ${grades}
     <div class="controls">

@@ -1,0 +1,230 @@
+// Online rooms (PROTOCOL.md §7) between two "devices" (two browser profiles) and a spectator (a
+// third): A creates a 2-player Ludo room, B opens the share link, gives a nickname and gets ready, A
+// starts; both play by clicking; B leaves mid-game (托管) and comes back to take the seat back;
+// quick chat; the spectator sees the board without controls; the end screen on every device with
+// the points moved, the revealed seed and the verify link; then the profile and the leaderboard.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, shot, URL_BASE, DESKTOP, PHONE } from './helpers.mjs';
+
+/** The room state this page has, for the assertions. */
+const roomOf = (page) => page.evaluate(() => {
+  const w = /** @type {any} */ (window).__fxq;
+  const st = w.current.st;
+  return {
+    view: w.current.view, mine: w.rooms.mySeats(), spectator: w.rooms.isSpectator(),
+    room: w.rooms.room && { code: w.rooms.room.code, status: w.rooms.room.status, seed: w.rooms.room.seed, slots: w.rooms.room.slots },
+    st: st && { version: st.version, phase: st.phase, turn: st.turn, cause: st.cause, room: st.room, over: !!st.over, gameId: st.gameId },
+  };
+});
+
+/**
+ * One action for this device if its seat is to act: roll (the roll button) or move (the first
+ * highlighted piece). Returns the version acted on, 'over' once the end dialog is open, or null.
+ */
+const actOnce = (page) => page.evaluate(() => {
+  const w = /** @type {any} */ (window).__fxq;
+  if (/** @type {HTMLDialogElement} */ (document.getElementById('end')).open) return 'over';
+  const st = w.current.st;
+  if (w.current.view !== 'game' || !st?.room || st.phase === 'over' || !w.rooms.mySeats().includes(st.turn)) return null;
+  if (st.phase === 'move') {
+    const p = document.querySelector(`svg.board .piece.legal[data-seat="${st.turn}"]`);
+    if (!p) return null;
+    p.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    return st.version;
+  }
+  const b = /** @type {HTMLButtonElement} */ (document.getElementById('btn-roll'));
+  if (b.disabled || b.offsetParent === null) return null;
+  b.click();
+  return st.version;
+});
+
+async function nickAndTab(page, nick) {
+  await page.click('#tab-online');
+  await page.waitForSelector('#online-form');
+  await page.fill('#nick', nick);
+  await page.dispatchEvent('#nick', 'change');
+}
+
+test('online room: two devices play a Ludo game, 托管 and take back, chat, a spectator, the end and the leaderboard', { timeout: 180000 }, async () => {
+  const A = await launch(DESKTOP);
+  const B = await launch(PHONE);
+  const C = await launch(DESKTOP);
+  try {
+    // --- A creates the room: Ludo, 2 players, 2 pieces, 50 per piece, the default 15 s timer
+    const a = await A.page();
+    await open(a);
+    await a.waitForSelector('#setup-form');
+    await nickAndTab(a, '甲方');
+    await a.check('input[name=rules][value=ludo]', { force: true });
+    await a.check('input[name=players][value="2"]', { force: true });
+    await a.check('input[name=pieces][value="2"]', { force: true });
+    await a.check('input[name=scoring][value=perPiece50]', { force: true });
+    assert.ok(await a.isChecked('input[name=timer][value="15000"]'), '15 s is the default turn timer');
+    await a.click('#btn-create');
+    await a.waitForSelector('#view-room:not([hidden]) #room-code');
+    const code = (await a.locator('#room-code').innerText()).trim();
+    assert.match(code, /^[A-Z2-9]{6}$/);
+    const link = await a.locator('#share-link').inputValue();
+    assert.ok(link.endsWith(`#room=${code}`), link);
+    const commitment = (await a.locator('#room-commitment').innerText()).trim();
+    assert.match(commitment, /^[0-9a-f]{64}$/);
+    const seedA = await a.locator('#my-seed').inputValue();
+    assert.match(seedA, /^[A-Za-z0-9_-]{22}$/, 'a client seed made in the browser');
+    // B has not come yet: start is disabled with the reason
+    assert.ok(await a.locator('#btn-room-start').isDisabled());
+    assert.match(await a.locator('#start-why').innerText(), /空位/);
+    await shot(a, 'room-lobby-host.png');
+
+    // --- B opens the share link in English, gives a nickname, joins and gets ready
+    const b = await B.page();
+    await open(b, { lang: 'en', hash: `#room=${code}` });
+    await b.waitForSelector('#online-form #join-code');
+    assert.equal(await b.locator('#join-code').inputValue(), code, 'the share link fills in the code');
+    await b.fill('#nick', 'Bob');
+    await b.click('#btn-join');
+    await b.waitForSelector('#view-room:not([hidden]) #btn-ready');
+    assert.equal((await b.locator('#room-commitment').innerText()).trim(), commitment, 'both see the same commitment');
+    // B edits the seed before getting ready; everyone sees it
+    await b.fill('#my-seed', 'bobs-own-seed_42');
+    await b.dispatchEvent('#my-seed', 'change');
+    await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.slots.some((s) => s.clientSeed === 'bobs-own-seed_42'), null, { timeout: 10000 });
+    await a.waitForSelector('#start-why:text-matches("Bob")');
+    await b.click('#btn-ready');
+    await a.waitForFunction(() => !/** @type {HTMLButtonElement} */ (document.getElementById('btn-room-start'))?.disabled, null, { timeout: 10000 });
+    await shot(b, 'room-lobby-guest-phone.png');
+    const slotsText = await a.locator('#slots').innerText();
+    assert.match(slotsText, /甲方/);
+    assert.match(slotsText, /Bob/);
+
+    // --- A starts; both devices show the board with the names per seat
+    await a.click('#btn-room-start');
+    for (const p of [a, b]) await p.waitForSelector('#view-game:not([hidden]) svg.board', { timeout: 15000 });
+    await a.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.room, null, { timeout: 15000 });
+    const ra = await roomOf(a);
+    const rb = await roomOf(b);
+    assert.equal(ra.mine.length, 1);
+    assert.equal(rb.mine.length, 1);
+    assert.notEqual(ra.mine[0], rb.mine[0], 'the two people hold different seats');
+    assert.equal(await a.locator('#btn-hint').isVisible(), false, 'no hint in rooms');
+    assert.equal(await a.locator('#btn-undo').isVisible(), false, 'no undo in rooms');
+    await a.waitForSelector('#board .seat-tag:text-matches("Bob")');
+    await b.waitForSelector('#board .seat-tag:text-matches("甲方")');
+
+    // --- C watches through the same link: the same board, no controls
+    const c = await C.page();
+    await open(c, { hash: `#room=${code}` });
+    await c.waitForSelector('#online-form #nick');
+    await c.fill('#nick', '观众丙');
+    await c.click('#btn-watch');
+    await c.waitForSelector('#view-game:not([hidden]) svg.board', { timeout: 15000 });
+    await c.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.room, null, { timeout: 15000 });
+    const rc = await roomOf(c);
+    assert.ok(rc.spectator, 'C is a spectator');
+    assert.equal(await c.locator('#btn-roll').isVisible(), false, 'a spectator has no roll button');
+    assert.equal(await c.locator('#chat-game').count(), 0, 'a spectator has no chat buttons');
+    await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.spectators >= 1, null, { timeout: 10000 });
+
+    // --- quick chat: A says 你好！, B (in English) sees "Hi!" next to A's seat
+    await a.click('#chat-game summary');
+    await a.click('#chat-game button[data-phrase="0"]');
+    await b.waitForSelector('#board .chat-bubble:text-is("Hi!")', { timeout: 10000 });
+    await c.waitForSelector('#board .chat-bubble:text-is("你好！")', { timeout: 10000 });
+
+    // --- B's connection drops: the page reconnects by itself, logs in with its token and re-joins
+    const vB = (await roomOf(b)).st.version;
+    await b.evaluate(() => /** @type {any} */ (window).__fxq.net.ws.close());
+    await b.waitForFunction(() => { const n = /** @type {any} */ (window).__fxq.net; return n.loggedIn && n.ws?.readyState === 1 && n.room; }, null, { timeout: 15000 });
+    await b.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version >= v, vB, { timeout: 15000 });
+    assert.deepEqual((await roomOf(b)).mine, rb.mine, 'B holds the same seat after reconnecting');
+
+    // --- play by clicking on both devices; B leaves (托管) after a few actions and comes back
+    let timerSeen = false, autoSeen = false, tookBack = false, actions = 0;
+    const t0 = Date.now();
+    while (Date.now() - t0 < 120000) {
+      const ends = await Promise.all([a, b].map((p) => p.evaluate(() => /** @type {HTMLDialogElement} */ (document.getElementById('end')).open)));
+      if (ends[0] && ends[1]) break;
+      if (!timerSeen && await a.locator('#turn-timer').isVisible()) {
+        const secs = Number(await a.locator('#turn-timer b').innerText());
+        assert.ok(secs >= 1 && secs <= 15, `timer shows ${secs}`);
+        timerSeen = true;
+      }
+      if (actions >= 6 && !autoSeen) {
+        // B leaves: its seat goes into 托管 at once; A sees the badge
+        b.once('dialog', (d) => d.accept());
+        await b.click('#btn-room-leave');
+        await b.waitForSelector('#online-form #btn-back-room', { timeout: 10000 });
+        await a.waitForSelector('#board .seat-tag .tag.auto', { timeout: 10000 });
+        await shot(a, 'room-auto.png');
+        autoSeen = true;
+        // B comes back (another tab or a reload would do the same) and takes the seat back
+        await b.click('#btn-back-room');
+        await b.waitForSelector('#view-game:not([hidden]) svg.board', { timeout: 15000 });
+        const back = await b.waitForSelector('#btn-take-back', { timeout: 15000 }).catch(() => null);
+        if (back) {
+          await b.click('#btn-take-back');
+          await a.waitForFunction(() => !/** @type {any} */ (window).__fxq.rooms.room?.slots.some((s) => s.auto), null, { timeout: 10000 });
+          await a.waitForSelector('#board .seat-tag .tag.auto', { state: 'detached', timeout: 10000 });
+          tookBack = true;
+        } else {
+          console.log('rooms: the game ended while B was away');
+        }
+        actions++;
+        continue;
+      }
+      let acted = false;
+      for (const p of [a, b]) {
+        const v = await actOnce(p);
+        if (typeof v === 'number') {
+          acted = true;
+          actions++;
+          await p.waitForFunction((v0) => /** @type {any} */ (window).__fxq.current.st?.version !== v0 || /** @type {HTMLDialogElement} */ (document.getElementById('end')).open, v, { timeout: 15000 });
+        }
+      }
+      if (!acted) await a.waitForTimeout(40);
+    }
+    console.log(`rooms: ${actions} actions by two people in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    assert.ok(timerSeen, 'the turn timer was shown');
+    assert.ok(autoSeen, 'the 托管 badge was shown');
+    if (tookBack) console.log('rooms: B took the seat back from 托管');
+
+    // --- the end on every device: ranking, points moved, the revealed seed, the verify link
+    for (const p of [a, b, c]) await p.waitForSelector('#end[open]', { timeout: 30000 });
+    await a.waitForSelector('#end-seed', { timeout: 10000 });
+    const seed = (await a.locator('#end-seed').innerText()).trim();
+    assert.match(seed, /^[0-9a-f]+$/);
+    const final = await roomOf(a);
+    assert.equal(final.room.status, 'over');
+    assert.equal(final.room.seed, seed);
+    const href = await a.locator('#end-verify').getAttribute('href');
+    assert.equal(href, `verify.html#game=${encodeURIComponent(final.st.gameId)}`);
+    await a.waitForFunction(() => !document.querySelector('#end-points .muted'), null, { timeout: 10000 });
+    const points = await a.locator('#end-points').innerText();
+    assert.match(points, /甲方/);
+    assert.match(points, /Bob/);
+    assert.match(await a.locator('#end .rank tbody').innerText(), /Bob/, 'the ranking names the people');
+    await shot(a, 'room-end.png');
+    await shot(b, 'room-end-phone.png');
+    await shot(c, 'room-end-spectator.png');
+
+    // --- the record's seed is the revealed one, and the profile / leaderboard count the game
+    const rec = await (await fetch(new URL(`api/games/${final.st.gameId}/record`, URL_BASE))).json();
+    assert.ok(rec.dice.seed, 'the record reveals the seed');
+    await a.click('#end-again');
+    await a.waitForSelector('#online-form');
+    await a.click('#btn-profile');
+    await a.waitForSelector('#view-profile:not([hidden]) .stats-row');
+    await a.waitForSelector('#board-card table');
+    const prof = await a.locator('#profile-card').innerText();
+    assert.match(prof, /甲方/);
+    const lb = await a.locator('#board-card').innerText();
+    assert.match(lb, /甲方/);
+    assert.match(lb, /Bob/);
+    await a.waitForSelector(`#profile-card a[href="#record=g:${final.st.gameId}"]`);
+    await shot(a, 'room-profile.png');
+
+    for (const x of [A, B, C]) assert.deepEqual(x.errors, []);
+  } finally {
+    await Promise.all([A.close(), B.close(), C.close()]);
+  }
+});
