@@ -43,7 +43,7 @@ use online::{Member, Pace, RoomConfig, RoomEnv, RoomTask, CODE_ALPHABET};
 use room::RoomHandle;
 use session::{ply_from_text, GameConfig, Session};
 use store::PlayerRow;
-use store::Store;
+use store::{SqliteStore, Store};
 
 /// The protocol version of docs/PROTOCOL.md.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -152,7 +152,7 @@ impl AppState {
     /// # Errors
     /// [`Error::Db`] / [`Error::Internal`] when the database cannot be opened.
     pub async fn open(config: Config) -> Result<AppState, Error> {
-        let store = Store::open(&config.data_dir).await?;
+        let store: Store = std::sync::Arc::new(SqliteStore::open(&config.data_dir).await?);
         let state = AppState {
             inner: Arc::new(Inner {
                 store,

@@ -3,6 +3,8 @@
 
 use std::{path::Path, str::FromStr, time::Duration};
 
+use async_trait::async_trait;
+
 use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
     Row, SqlitePool,
@@ -143,11 +145,14 @@ pub type RoomUpdate<'a> = (&'a str, &'a str, &'a str);
 /// Points of a new account.
 pub const START_POINTS: i64 = 1000;
 
-/// The database.
+/// The SQLite database.
 #[derive(Clone, Debug)]
-pub struct Store {
+pub struct SqliteStore {
     pool: SqlitePool,
 }
+
+/// The store the server uses: any [`Storage`] backend.
+pub type Store = std::sync::Arc<dyn Storage>;
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -156,12 +161,12 @@ fn now() -> i64 {
         .unwrap_or(0)
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) `feixingqi.sqlite3` in `data_dir` and creates the schema.
     ///
     /// # Errors
     /// [`Error::Internal`] when the folder cannot be created, [`Error::Db`] for the database.
-    pub async fn open(data_dir: &Path) -> Result<Store, Error> {
+    pub async fn open(data_dir: &Path) -> Result<SqliteStore, Error> {
         std::fs::create_dir_all(data_dir).map_err(|e| {
             Error::Internal(format!("creating data dir {}: {e}", data_dir.display()))
         })?;
@@ -196,14 +201,166 @@ impl Store {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        Ok(Store { pool })
+        Ok(SqliteStore { pool })
     }
+}
 
+/// The storage of games, rooms and accounts. SQLite ([`SqliteStore`]) is the embedded default; the
+/// SQL is plain (binds, no SQLite-only syntax beyond the schema's `WITHOUT ROWID`), so another
+/// backend implements this trait with the same statements.
+#[async_trait]
+pub trait Storage: Send + Sync + std::fmt::Debug {
     /// Stores a new game (no plies yet).
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn create_game(
+    async fn create_game(
+        &self,
+        id: &str,
+        token_hash: &str,
+        seed: &str,
+        config: &str,
+    ) -> Result<(), Error>;
+
+    /// Makes the stored plies `plies[..keep]` (already stored) followed by `append` (starting at
+    /// index `keep`), in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Db`]; nothing is changed then.
+    async fn sync_plies(
+        &self,
+        id: &str,
+        keep: usize,
+        append: &[String],
+        over: bool,
+        room: Option<RoomUpdate<'_>>,
+    ) -> Result<(), Error>;
+
+    /// Loads a game.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error>;
+
+    /// The room of game `id`, if it is a room's game.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn game_room(&self, id: &str) -> Result<Option<String>, Error>;
+
+    /// Ids of the local games not over (room games are restored by their rooms).
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn running_games(&self) -> Result<Vec<String>, Error>;
+
+    /// Stores a new room.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error>;
+
+    /// Whether a room code is taken.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn room_exists(&self, code: &str) -> Result<bool, Error>;
+
+    /// Writes a room's state (lobby changes, connections, 托管).
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error>;
+
+    /// Starts a room's game: stores the game and the room's new state in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn start_room_game(
+        &self,
+        game_id: &str,
+        seed: &str,
+        config: &str,
+        client_seeds: &[String],
+        room: RoomUpdate<'_>,
+    ) -> Result<(), Error>;
+
+    /// The rooms not over or closed.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error>;
+
+    /// One room.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error>;
+
+    /// Moves points and counts the game for every account of a finished room game, and writes
+    /// the room's state, in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Db`]; nothing is changed then.
+    async fn settle(
+        &self,
+        game_id: &str,
+        results: &[Settlement],
+        room: RoomUpdate<'_>,
+    ) -> Result<(), Error>;
+
+    /// Makes a guest account.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn create_player(
+        &self,
+        id: &str,
+        nickname: &str,
+        token_hash: &str,
+    ) -> Result<PlayerRow, Error>;
+
+    /// The account of a token hash.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error>;
+
+    /// An account by id.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error>;
+
+    /// Renames an account.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error>;
+
+    /// The top `limit` accounts by points among those with a game.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error>;
+
+    /// An account's last `limit` finished room games, newest first.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn recent_games(&self, player_id: &str, limit: i64) -> Result<Vec<RecentGame>, Error>;
+
+    /// Closes the pool.
+    async fn close(&self);
+}
+
+#[async_trait]
+impl Storage for SqliteStore {
+    /// Stores a new game (no plies yet).
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn create_game(
         &self,
         id: &str,
         token_hash: &str,
@@ -231,7 +388,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`]; nothing is changed then.
-    pub async fn sync_plies(
+    async fn sync_plies(
         &self,
         id: &str,
         keep: usize,
@@ -276,7 +433,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
+    async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
         let Some(row) = sqlx::query(
             "SELECT token_hash, seed, config, client_seeds, room FROM games WHERE id = ?",
         )
@@ -310,7 +467,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn game_room(&self, id: &str) -> Result<Option<String>, Error> {
+    async fn game_room(&self, id: &str) -> Result<Option<String>, Error> {
         let row = sqlx::query("SELECT room FROM games WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -325,7 +482,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn running_games(&self) -> Result<Vec<String>, Error> {
+    async fn running_games(&self) -> Result<Vec<String>, Error> {
         let rows =
             sqlx::query("SELECT id FROM games WHERE over = 0 AND room IS NULL ORDER BY created_at")
                 .fetch_all(&self.pool)
@@ -339,7 +496,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error> {
+    async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error> {
         let t = now();
         sqlx::query(
             "INSERT INTO rooms (code, seed, config, state, status, created_at, updated_at)
@@ -361,7 +518,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn room_exists(&self, code: &str) -> Result<bool, Error> {
+    async fn room_exists(&self, code: &str) -> Result<bool, Error> {
         Ok(sqlx::query("SELECT 1 FROM rooms WHERE code = ?")
             .bind(code)
             .fetch_optional(&self.pool)
@@ -373,7 +530,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
+    async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
         sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
             .bind(state)
             .bind(status)
@@ -388,7 +545,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn start_room_game(
+    async fn start_room_game(
         &self,
         game_id: &str,
         seed: &str,
@@ -427,7 +584,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error> {
+    async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error> {
         let rows = sqlx::query(
             "SELECT code, seed, config, state FROM rooms
              WHERE status IN ('lobby', 'playing') ORDER BY created_at",
@@ -441,7 +598,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error> {
+    async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error> {
         let row = sqlx::query("SELECT code, seed, config, state FROM rooms WHERE code = ?")
             .bind(code)
             .fetch_optional(&self.pool)
@@ -454,7 +611,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`]; nothing is changed then.
-    pub async fn settle(
+    async fn settle(
         &self,
         game_id: &str,
         results: &[Settlement],
@@ -500,7 +657,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn create_player(
+    async fn create_player(
         &self,
         id: &str,
         nickname: &str,
@@ -530,7 +687,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
+    async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE token_hash = ?",
         )
@@ -544,7 +701,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
+    async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query("SELECT id, nickname, points, games, wins FROM players WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -556,7 +713,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
+    async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
         sqlx::query("UPDATE players SET nickname = ? WHERE id = ?")
             .bind(nickname)
             .bind(id)
@@ -569,7 +726,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error> {
+    async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error> {
         let rows = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE games > 0
              ORDER BY points DESC, wins DESC, id LIMIT ?",
@@ -584,11 +741,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Db`].
-    pub async fn recent_games(
-        &self,
-        player_id: &str,
-        limit: i64,
-    ) -> Result<Vec<RecentGame>, Error> {
+    async fn recent_games(&self, player_id: &str, limit: i64) -> Result<Vec<RecentGame>, Error> {
         let rows = sqlx::query(
             "SELECT gp.game_id, g.config, gp.seat, gp.place, gp.delta, gp.ended_at
              FROM game_players gp JOIN games g ON g.id = gp.game_id
@@ -613,7 +766,7 @@ impl Store {
     }
 
     /// Closes the pool.
-    pub async fn close(&self) {
+    async fn close(&self) {
         self.pool.close().await;
     }
 }

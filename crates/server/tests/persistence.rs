@@ -7,14 +7,14 @@ mod common;
 use common::{next_action, temp_dir, Server};
 use feixingqi_server::{
     session::{ply_from_text, ply_text, GameConfig, Session},
-    store::Store,
+    store::{SqliteStore, Storage},
 };
 use serde_json::json;
 
 #[tokio::test]
 async fn store_round_trip() {
     let dir = temp_dir("store");
-    let store = Store::open(&dir).await.unwrap();
+    let store = SqliteStore::open(&dir).await.unwrap();
     store.create_game("g1", "th", "00ff", "{}").await.unwrap();
     let plies: Vec<String> = ["r6", "m0", "r3", "m0"]
         .iter()
