@@ -677,7 +677,6 @@ export class Rooms {
       <p class="muted">${t('commitmentWas')} <code class="hash">${esc(st.dice?.commitment || r?.commitment || '')}</code></p>
       <p class="muted">${seed ? `${t('seedIs')} <code class="hash" id="end-seed">${esc(seed)}</code>` : t('seedSoon')}</p>
       ${clientSeeds.length ? `<p class="muted">${t('clientSeeds')}: ${clientSeeds.join(' · ')}</p>` : ''}
-      <p><a class="button-link" id="end-verify" href="verify.html#game=${encodeURIComponent(st.gameId)}">${t('verifyDice')}</a></p>
     </section>`;
   }
 
