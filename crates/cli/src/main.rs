@@ -120,6 +120,7 @@ fn serve(args: &[String]) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
+    init_logs()?;
     let mut config = feixingqi_server::Config::new(data_dir);
     config.fixed_seed = fixed_seed;
     config.pace = pace;
@@ -127,6 +128,27 @@ fn serve(args: &[String]) -> Result<ExitCode> {
         .block_on(feixingqi_server::serve(addr, config))
         .context("serve")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Structured logs on stderr: `FEIXINGQI_LOG` filters them (`info` by default; e.g.
+/// `debug`, or `info,feixingqi_server=debug,sqlx=warn`), `FEIXINGQI_LOG_FORMAT=json` writes one
+/// JSON object per line. Requests are logged at `debug` with their connection and request ids;
+/// message contents (which may hold tokens) never are.
+fn init_logs() -> Result<()> {
+    use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+    let filter: Targets = std::env::var("FEIXINGQI_LOG")
+        .unwrap_or_else(|_| "info,sqlx=warn".into())
+        .parse()
+        .context("FEIXINGQI_LOG: a filter such as `info` or `info,feixingqi_server=debug`")?;
+    let json = std::env::var("FEIXINGQI_LOG_FORMAT").is_ok_and(|f| f == "json");
+    let registry = tracing_subscriber::registry().with(filter);
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let r = if json {
+        registry.with(fmt.json()).try_init()
+    } else {
+        registry.with(fmt.with_ansi(false)).try_init()
+    };
+    r.context("installing the log subscriber")
 }
 
 fn scenario(args: &[String]) -> Result<ExitCode> {
