@@ -262,7 +262,7 @@ async fn connect(
     tx: mpsc::UnboundedSender<Event>,
     stats: Arc<Stats>,
 ) -> Result<Sink> {
-    let (ws, _) = tokio_tungstenite::connect_async(url)
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false)
         .await
         .with_context(|| format!("connecting to {url}"))?;
     let (sink, mut stream) = ws.split();
@@ -283,6 +283,13 @@ async fn connect(
         let _ = tx.send((idx, Instant::now(), Value::Null));
     });
     Ok(sink)
+}
+
+/// Small buffers: the load test holds thousands of connections.
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(4 * 1024)
 }
 
 /// A tiny xorshift for the random bot's choices (no dependency, different per game).
@@ -569,7 +576,7 @@ async fn run_echo(
     let mut rtt = Vec::new();
     let ws = {
         let _permit = setup.acquire().await;
-        tokio_tungstenite::connect_async(url.as_str()).await
+        tokio_tungstenite::connect_async_with_config(url.as_str(), Some(ws_config()), false).await
     };
     let mut ws = match ws {
         Ok((ws, _)) => ws,

@@ -26,6 +26,11 @@ use crate::{
     AppState, HARD_FRAME_LIMIT, MAX_FRAME, PROTOCOL_VERSION,
 };
 
+/// Read and write buffer of each WebSocket (tungstenite's default is 128 KiB each, which is
+/// 256 KiB per connection before anything is sent: 2.5 GB for 10,000 players). Frames are at
+/// most [`MAX_FRAME`] and states a few KiB; the buffers grow when a frame needs it.
+const WS_BUFFER: usize = 4 * 1024;
+
 /// A connection that keeps flooding after this many dropped messages is closed.
 const MAX_DROPPED: u32 = 200;
 
@@ -55,6 +60,8 @@ pub(crate) async fn handler(
     }
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
+        .read_buffer_size(WS_BUFFER)
+        .write_buffer_size(WS_BUFFER)
         .on_upgrade(move |socket| run(socket, state))
 }
 
@@ -71,6 +78,8 @@ pub(crate) async fn echo_handler(
     }
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
+        .read_buffer_size(WS_BUFFER)
+        .write_buffer_size(WS_BUFFER)
         .on_upgrade(move |socket| echo(socket, state.metrics_arc()))
 }
 
