@@ -364,11 +364,11 @@ impl Game {
         let joined = self.wait_for(0, "roomJoined").await?;
         let code = joined["code"].as_str().unwrap_or_default().to_string();
         let mut slot_of = vec![0u64; self.n];
-        for i in 1..self.n {
+        for (i, slot) in slot_of.iter_mut().enumerate().skip(1) {
             self.send(i, json!({"type": "joinRoom", "code": code}))
                 .await?;
             let j = self.wait_for(i, "roomJoined").await?;
-            slot_of[i] = j["slot"].as_u64().unwrap_or(0);
+            *slot = j["slot"].as_u64().unwrap_or(0);
         }
         for i in 0..self.n {
             self.send(
@@ -562,21 +562,26 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     game.samples
 }
 
-/// One echo client: sends `payload`, waits for it back, until the stop.
-async fn run_echo(
+/// What the echo clients share.
+struct Echo {
     url: String,
-    payload: Arc<String>,
+    payload: String,
     stats: Arc<Stats>,
-    stop: Arc<AtomicBool>,
-    go: Arc<tokio::sync::Notify>,
-    ready: Arc<AtomicU64>,
-    started: Arc<AtomicBool>,
-    setup: Arc<Semaphore>,
-) -> Vec<u32> {
+    stop: AtomicBool,
+    go: tokio::sync::Notify,
+    ready: AtomicU64,
+    started: AtomicBool,
+    setup: Semaphore,
+}
+
+/// One echo client: sends the payload, waits for it back, until the stop.
+async fn run_echo(e: Arc<Echo>) -> Vec<u32> {
     let mut rtt = Vec::new();
+    let (stats, stop, go, ready, started) = (&e.stats, &e.stop, &e.go, &e.ready, &e.started);
+    let payload = &e.payload;
     let ws = {
-        let _permit = setup.acquire().await;
-        tokio_tungstenite::connect_async_with_config(url.as_str(), Some(ws_config()), false).await
+        let _permit = e.setup.acquire().await;
+        tokio_tungstenite::connect_async_with_config(e.url.as_str(), Some(ws_config()), false).await
     };
     let mut ws = match ws {
         Ok((ws, _)) => ws,
@@ -771,7 +776,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let game_errors = stats.errors.load(Ordering::Relaxed);
     let secs = play_time.as_secs_f64();
     let game_msgs = (sent + received) as f64 / secs;
-    let mean_frame = if received > 0 { bytes / received } else { 0 };
+    let mean_frame = bytes.checked_div(received).unwrap_or(0);
     let server_moves = metric(&metrics1, "feixingqi_moves_total").unwrap_or(0.0)
         - metric(&metrics0, "feixingqi_moves_total").unwrap_or(0.0);
     let server_errors: f64 = metrics1
@@ -812,50 +817,41 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     }
 
     // Echo.
-    let mut echo_msgs = f64::NAN;
     if a.echo {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let es = Arc::new(Stats::default());
-        let stop = Arc::new(AtomicBool::new(false));
-        let go = Arc::new(tokio::sync::Notify::new());
-        let ready = Arc::new(AtomicU64::new(0));
-        let started = Arc::new(AtomicBool::new(false));
-        let setup = Arc::new(Semaphore::new(256));
-        let payload = Arc::new(format!(
-            "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
-            "x".repeat(mean_frame.saturating_sub(24).max(1) as usize)
-        ));
-        let url = format!("ws://{http}/ws/echo");
+        let echo = Arc::new(Echo {
+            url: format!("ws://{http}/ws/echo"),
+            payload: format!(
+                "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
+                "x".repeat(mean_frame.saturating_sub(24).max(1) as usize)
+            ),
+            stats: es.clone(),
+            stop: AtomicBool::new(false),
+            go: tokio::sync::Notify::new(),
+            ready: AtomicU64::new(0),
+            started: AtomicBool::new(false),
+            setup: Semaphore::new(256),
+        });
         let handles: Vec<_> = (0..a.clients)
-            .map(|_| {
-                tokio::spawn(run_echo(
-                    url.clone(),
-                    payload.clone(),
-                    es.clone(),
-                    stop.clone(),
-                    go.clone(),
-                    ready.clone(),
-                    started.clone(),
-                    setup.clone(),
-                ))
-            })
+            .map(|_| tokio::spawn(run_echo(echo.clone())))
             .collect();
-        let failed = AtomicU64::new(0);
-        while ready.load(Ordering::Relaxed) + es.errors.load(Ordering::Relaxed) < a.clients as u64 {
+        while echo.ready.load(Ordering::Relaxed) + es.errors.load(Ordering::Relaxed)
+            < a.clients as u64
+        {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let _ = &failed;
         let e0 = es.echoes.load(Ordering::Relaxed);
         let t_echo = Instant::now();
-        started.store(true, Ordering::Release);
-        go.notify_waiters();
+        echo.started.store(true, Ordering::Release);
+        echo.go.notify_waiters();
         progress("echo", a.echo_duration, es.clone(), |s| {
             s.echoes.load(Ordering::Relaxed)
         })
         .await;
         let echoes = es.echoes.load(Ordering::Relaxed) - e0;
         let esecs = t_echo.elapsed().as_secs_f64();
-        stop.store(true, Ordering::Relaxed);
+        echo.stop.store(true, Ordering::Relaxed);
         let mut rtt = Vec::new();
         for h in handles {
             if let Ok(r) = h.await {
@@ -863,11 +859,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             }
         }
         rtt.sort_unstable();
-        echo_msgs = 2.0 * echoes as f64 / esecs;
+        let echo_msgs = 2.0 * echoes as f64 / esecs;
         println!(
             "echo:  {} clients on /ws/echo, {} B frames: {:.0} round trips/s = {echo_msgs:.0} messages/s; rtt p50 {:.2} ms, p99 {:.2} ms; errors {}",
             a.clients,
-            payload.len(),
+            echo.payload.len(),
             echoes as f64 / esecs,
             percentile(&rtt, 0.5),
             percentile(&rtt, 0.99),
@@ -897,7 +893,6 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             println!("  {:>6.0}   {:>8.1}", m.0, mb(m.1));
         }
     }
-    let _ = echo_msgs;
     drop(target);
     Ok(if game_errors == 0 {
         std::process::ExitCode::SUCCESS

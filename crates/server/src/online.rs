@@ -172,7 +172,7 @@ pub(crate) fn level_of(v: Option<&Value>) -> Result<Level, Error> {
 ///
 /// # Errors
 /// [`Error::BadRequest`] naming the slot.
-pub(crate) fn slot_kinds_of(m: &Map<String, Value>, n: usize) -> Result<Vec<Option<Level>>, Error> {
+pub fn slot_kinds_of(m: &Map<String, Value>, n: usize) -> Result<Vec<Option<Level>>, Error> {
     let Some(v) = m.get("slots") else {
         return Ok(vec![None; n]);
     };
