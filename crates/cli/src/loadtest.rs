@@ -253,8 +253,56 @@ fn metric(text: &str, name: &str) -> Option<f64> {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
 
-/// One connection's events: (connection index, arrival, message); `Value::Null` = closed.
-type Event = (usize, Instant, Value);
+/// The fields of a server message the clients read; the rest of the frame is skipped by the
+/// parser without being built (the clients share the machine with the server under test).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Frame {
+    #[serde(rename = "type")]
+    ty: String,
+    code: Option<Value>,
+    message: Option<String>,
+    version: Option<u64>,
+    turn: Option<u64>,
+    phase: Option<String>,
+    to_act: Option<String>,
+    #[serde(default)]
+    choices: Vec<Choice>,
+    slot: Option<u64>,
+    status: Option<String>,
+    #[serde(default)]
+    slots: Vec<SlotSeat>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Choice {
+    piece: u64,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct SlotSeat {
+    seat: Option<u64>,
+}
+
+impl Frame {
+    fn closed() -> Frame {
+        Frame {
+            ty: "closed".into(),
+            ..Frame::default()
+        }
+    }
+
+    fn code(&self) -> String {
+        match &self.code {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        }
+    }
+}
+
+/// One connection's events: (connection index, arrival, message); type `closed` = closed.
+type Event = (usize, Instant, Frame);
 
 async fn connect(
     url: &str,
@@ -274,13 +322,16 @@ async fn connect(
                 stats
                     .received_bytes
                     .fetch_add(text.len() as u64, Ordering::Relaxed);
-                let v = serde_json::from_str(text.as_str()).unwrap_or(Value::Null);
+                let v = serde_json::from_str(text.as_str()).unwrap_or_else(|_| Frame {
+                    ty: "unreadable".into(),
+                    ..Frame::default()
+                });
                 if tx.send((idx, t, v)).is_err() {
                     return;
                 }
             }
         }
-        let _ = tx.send((idx, Instant::now(), Value::Null));
+        let _ = tx.send((idx, Instant::now(), Frame::closed()));
     });
     Ok(sink)
 }
@@ -329,7 +380,7 @@ impl Game {
 
     async fn next(&mut self) -> Result<Event> {
         match tokio::time::timeout(STALL, self.rx.recv()).await {
-            Ok(Some((i, _, Value::Null))) => bail!("connection {i} closed"),
+            Ok(Some((i, _, f))) if f.ty == "closed" => bail!("connection {i} closed"),
             Ok(Some(e)) => Ok(e),
             Ok(None) => bail!("all connections closed"),
             Err(_) => bail!("no message for {} s", STALL.as_secs()),
@@ -337,13 +388,13 @@ impl Game {
     }
 
     /// Reads until connection `i` gets a message of type `ty` (other messages are dropped).
-    async fn wait_for(&mut self, i: usize, ty: &str) -> Result<Value> {
+    async fn wait_for(&mut self, i: usize, ty: &str) -> Result<Frame> {
         loop {
             let (j, _, v) = self.next().await?;
-            if v["type"] == "error" {
-                bail!("error {}: {}", v["code"], v["message"]);
+            if v.ty == "error" {
+                bail!("error {}: {:?}", v.code(), v.message);
             }
-            if j == i && v["type"] == ty {
+            if j == i && v.ty == ty {
                 return Ok(v);
             }
         }
@@ -362,13 +413,13 @@ impl Game {
         )
         .await?;
         let joined = self.wait_for(0, "roomJoined").await?;
-        let code = joined["code"].as_str().unwrap_or_default().to_string();
+        let code = joined.code();
         let mut slot_of = vec![0u64; self.n];
         for (i, slot) in slot_of.iter_mut().enumerate().skip(1) {
             self.send(i, json!({"type": "joinRoom", "code": code}))
                 .await?;
             let j = self.wait_for(i, "roomJoined").await?;
-            *slot = j["slot"].as_u64().unwrap_or(0);
+            *slot = j.slot.unwrap_or(0);
         }
         for i in 0..self.n {
             self.send(
@@ -382,13 +433,18 @@ impl Game {
         // The `room` broadcast after the start carries every slot's seat.
         loop {
             let (_, _, v) = self.next().await?;
-            if v["type"] == "error" {
-                bail!("start: {}", v["code"]);
+            if v.ty == "error" {
+                bail!("start: {}", v.code());
             }
-            if v["type"] == "room" && v["status"] == "playing" {
+            if v.ty == "room" && v.status.as_deref() == Some("playing") {
                 let seats = slot_of
                     .iter()
-                    .map(|s| v["slots"][*s as usize]["seat"].as_u64().unwrap_or(99))
+                    .map(|s| {
+                        v.slots
+                            .get(*s as usize)
+                            .and_then(|x| x.seat)
+                            .unwrap_or(99)
+                    })
                     .collect();
                 return Ok(seats);
             }
@@ -420,10 +476,11 @@ impl Game {
                 }
                 continue;
             };
-            match v["type"].as_str() {
-                Some("state") => {}
-                Some("error") => {
-                    self.stats.error(format!("{}: {}", v["code"], v["message"]));
+            match v.ty.as_str() {
+                "state" => {}
+                "error" => {
+                    self.stats
+                        .error(format!("{}: {:?}", v.code(), v.message));
                     // Back on track with the current state.
                     acted = None;
                     self.send(i, json!({"type": "sync"})).await?;
@@ -431,7 +488,7 @@ impl Game {
                 }
                 _ => continue,
             }
-            let v_new = v["version"].as_u64().unwrap_or(0);
+            let v_new = v.version.unwrap_or(0);
             if let Some((pv, sent, actor, left)) = &mut pending {
                 if v_new > *pv {
                     if i == *actor {
@@ -449,25 +506,24 @@ impl Game {
                 continue;
             }
             version = v_new;
-            if v["phase"] == "over" {
+            if v.phase.as_deref() == Some("over") {
                 self.stats.games_over.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
             if acted == Some(version)
-                || seats[i] != v["turn"].as_u64().unwrap_or(99)
-                || v["toAct"] != "human"
+                || seats[i] != v.turn.unwrap_or(99)
+                || v.to_act.as_deref() != Some("human")
             {
                 continue;
             }
-            let msg = match v["phase"].as_str() {
+            let msg = match v.phase.as_deref() {
                 Some("roll" | "opening") => json!({"type": "roll", "version": version}),
                 Some("move") => {
-                    let choices = v["choices"].as_array().cloned().unwrap_or_default();
-                    if choices.is_empty() {
+                    if v.choices.is_empty() {
                         bail!("a move is due but the state lists no choices");
                     }
-                    let c = &choices[self.rng.below(choices.len())];
-                    json!({"type": "move", "version": version, "piece": c["piece"]})
+                    let c = &v.choices[self.rng.below(v.choices.len())];
+                    json!({"type": "move", "version": version, "piece": c.piece})
                 }
                 _ => continue,
             };
