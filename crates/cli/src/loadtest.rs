@@ -215,7 +215,7 @@ async fn start_target(url: &Option<String>) -> Result<Target> {
         // Bots act the instant it is their turn: the per-connection limit meant for people
         // (20 messages/s) is raised for the server under test.
         .args(["--rate-limit", "1000"])
-        .env("FEIXINGQI_LOG", "warn")
+        .env("FEIXINGQI_LOG", "warn,sqlx=error")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
@@ -299,6 +299,34 @@ impl Frame {
             None => String::new(),
         }
     }
+}
+
+/// The cumulative buckets `(le, count)` of histogram `name` in a `/metrics` text.
+fn buckets(text: &str, name: &str) -> Vec<(f64, f64)> {
+    let prefix = format!("{name}_bucket{{le=\"");
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(&prefix)?;
+            let (le, count) = rest.split_once("\"} ")?;
+            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+            Some((le, count.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The bucket bound (ms) under which a fraction `p` of the observations made between two
+/// `/metrics` texts fall: the server's own view of its latency, to the bucket.
+fn server_quantile(before: &str, after: &str, name: &str, p: f64) -> Option<f64> {
+    let b0 = buckets(before, name);
+    let b1 = buckets(after, name);
+    let total = b1.last()?.1 - b0.last().map_or(0.0, |x| x.1);
+    if total <= 0.0 {
+        return None;
+    }
+    b1.iter().enumerate().find_map(|(i, (le, c))| {
+        let c0 = b0.get(i).map_or(0.0, |x| x.1);
+        ((c - c0) / total >= p).then_some(le * 1000.0)
+    })
 }
 
 /// One connection's events: (connection index, arrival, message); type `closed` = closed.
@@ -863,6 +891,15 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         percentile(&ack, 0.5),
         percentile(&ack, 0.99),
     );
+    let q = |p| {
+        server_quantile(&metrics0, &metrics1, "feixingqi_move_seconds", p)
+            .map_or("?".to_string(), |ms| format!("≤ {ms} ms"))
+    };
+    println!(
+        "       server side (frame read → reply, committed and broadcast): p50 {}, p99 {}",
+        q(0.5),
+        q(0.99)
+    );
     println!(
         "       errors: {game_errors} at the clients, {server_errors:.0} error replies counted by the server"
     );
@@ -981,5 +1018,10 @@ mod tests {
             metric("a 1\nfeixingqi_moves_total 42\n", "feixingqi_moves_total"),
             Some(42.0)
         );
+        let before = "h_bucket{le=\"0.001\"} 1\nh_bucket{le=\"0.01\"} 1\nh_bucket{le=\"+Inf\"} 1\n";
+        let after = "h_bucket{le=\"0.001\"} 51\nh_bucket{le=\"0.01\"} 100\nh_bucket{le=\"+Inf\"} 101\n";
+        assert_eq!(server_quantile(before, after, "h", 0.5), Some(1.0));
+        assert_eq!(server_quantile(before, after, "h", 0.99), Some(10.0));
+        assert_eq!(server_quantile(before, after, "h", 1.0), Some(f64::INFINITY));
     }
 }
