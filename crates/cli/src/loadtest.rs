@@ -561,7 +561,9 @@ impl Game {
                 self.send(i, msg).await?;
                 pending = Some((version, sent, i, self.n - 1));
             } else {
-                due = Some((Instant::now() + think, i, msg));
+                // Uniform in [½, 1½] × think: players do not act in step.
+                let pause = think.mul_f64(0.5 + self.rng.below(1000) as f64 / 1000.0);
+                due = Some((Instant::now() + pause, i, msg));
             }
         }
     }
@@ -614,13 +616,17 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
             .await?;
             game.wait_for(i, "welcome").await?;
         }
-        anyhow::Ok(())
+        // The first room is made and started before the clock starts.
+        game.new_room(&sh.rules, g).await
     };
-    if let Err(e) = setup.await {
-        sh.stats.error(format!("game {g} setup: {e:#}"));
-        sh.failed.fetch_add(1, Ordering::Relaxed);
-        return game.samples;
-    }
+    let mut seats = match setup.await {
+        Ok(seats) => seats,
+        Err(e) => {
+            sh.stats.error(format!("game {g} setup: {e:#}"));
+            sh.failed.fetch_add(1, Ordering::Relaxed);
+            return game.samples;
+        }
+    };
     // Register for the go before counting in, so it cannot be missed.
     let go = sh.go.notified();
     sh.ready.fetch_add(1, Ordering::Relaxed);
@@ -629,8 +635,11 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     }
     while !sh.stop.load(Ordering::Relaxed) {
         let r = async {
-            let seats = game.new_room(&sh.rules, g).await?;
-            game.play(&seats, sh.think, &sh.stop).await
+            game.play(&seats, sh.think, &sh.stop).await?;
+            if !sh.stop.load(Ordering::Relaxed) {
+                seats = game.new_room(&sh.rules, g).await?;
+            }
+            anyhow::Ok(())
         }
         .await;
         if let Err(e) = r {
@@ -869,7 +878,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
     println!(
-        "setup: {} connections logged in in {:.1} s ({} games failed)",
+        "setup: {} connections logged in, rooms made and started in {:.1} s ({} games failed)",
         sh.ready.load(Ordering::Relaxed) * seats as u64,
         setup_time.as_secs_f64(),
         sh.failed.load(Ordering::Relaxed)

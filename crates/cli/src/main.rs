@@ -54,7 +54,8 @@ USAGE:
     feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
                        [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]
         N real WebSocket clients (default 4 per game) play M online room games with the random
-        bot (each seat its own connection; `--think-ms` pauses before each action), against a
+        bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
+        ½–1½ times it), against a
         server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
         move→broadcast latency, errors and the server's memory, then measures the server's bare
         echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
