@@ -308,7 +308,11 @@ fn buckets(text: &str, name: &str) -> Vec<(f64, f64)> {
         .filter_map(|l| {
             let rest = l.strip_prefix(&prefix)?;
             let (le, count) = rest.split_once("\"} ")?;
-            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().ok()?
+            };
             Some((le, count.trim().parse().ok()?))
         })
         .collect()
@@ -467,12 +471,7 @@ impl Game {
             if v.ty == "room" && v.status.as_deref() == Some("playing") {
                 let seats = slot_of
                     .iter()
-                    .map(|s| {
-                        v.slots
-                            .get(*s as usize)
-                            .and_then(|x| x.seat)
-                            .unwrap_or(99)
-                    })
+                    .map(|s| v.slots.get(*s as usize).and_then(|x| x.seat).unwrap_or(99))
                     .collect();
                 return Ok(seats);
             }
@@ -507,8 +506,7 @@ impl Game {
             match v.ty.as_str() {
                 "state" => {}
                 "error" => {
-                    self.stats
-                        .error(format!("{}: {:?}", v.code(), v.message));
+                    self.stats.error(format!("{}: {:?}", v.code(), v.message));
                     // Back on track with the current state.
                     acted = None;
                     self.send(i, json!({"type": "sync"})).await?;
@@ -1028,9 +1026,13 @@ mod tests {
             Some(42.0)
         );
         let before = "h_bucket{le=\"0.001\"} 1\nh_bucket{le=\"0.01\"} 1\nh_bucket{le=\"+Inf\"} 1\n";
-        let after = "h_bucket{le=\"0.001\"} 51\nh_bucket{le=\"0.01\"} 100\nh_bucket{le=\"+Inf\"} 101\n";
+        let after =
+            "h_bucket{le=\"0.001\"} 51\nh_bucket{le=\"0.01\"} 100\nh_bucket{le=\"+Inf\"} 101\n";
         assert_eq!(server_quantile(before, after, "h", 0.5), Some(1.0));
         assert_eq!(server_quantile(before, after, "h", 0.99), Some(10.0));
-        assert_eq!(server_quantile(before, after, "h", 1.0), Some(f64::INFINITY));
+        assert_eq!(
+            server_quantile(before, after, "h", 1.0),
+            Some(f64::INFINITY)
+        );
     }
 }

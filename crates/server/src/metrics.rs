@@ -21,7 +21,7 @@ const BUCKETS: [f64; 14] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
-/// A latency histogram with the fixed [`BUCKETS`].
+/// A latency histogram with fixed buckets from 100 µs to 2.5 s (and `+Inf`).
 #[derive(Debug, Default)]
 pub struct Histogram {
     buckets: [AtomicU64; BUCKETS.len()],
@@ -463,5 +463,35 @@ impl Storage for TimedStore {
 impl TimedStore {
     fn store_op(&self, op: &str) -> Option<&Histogram> {
         self.metrics.store_op(op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_are_cumulative_and_errors_counted_by_code() {
+        let m = Metrics::default();
+        m.move_latency.observe(Duration::from_micros(50));
+        m.move_latency.observe(Duration::from_millis(3));
+        m.move_latency.observe(Duration::from_secs(9));
+        m.error("stale_version");
+        m.error("stale_version");
+        m.error("no_such_code");
+        let text = m.render(Some(4096));
+        assert!(text.contains("feixingqi_move_seconds_bucket{le=\"0.0001\"} 1\n"));
+        assert!(text.contains("feixingqi_move_seconds_bucket{le=\"0.005\"} 2\n"));
+        assert!(text.contains("feixingqi_move_seconds_bucket{le=\"2.5\"} 2\n"));
+        assert!(text.contains("feixingqi_move_seconds_bucket{le=\"+Inf\"} 3\n"));
+        assert!(text.contains("feixingqi_move_seconds_count 3\n"));
+        assert!(text.contains("feixingqi_errors_total{code=\"stale_version\"} 2\n"));
+        assert!(text.contains("process_resident_memory_bytes 4096\n"));
+        assert_eq!(m.errors("stale_version"), 2);
+        // Every sample line is `name{labels} value` or `name value`.
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let (_, value) = line.rsplit_once(' ').unwrap_or_default();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+        }
     }
 }
