@@ -782,6 +782,16 @@ async fn wait_setup(label: &str, n: u64, ready: &AtomicU64, failed: &AtomicU64) 
     }
 }
 
+/// CPU seconds (user + system) used so far by process `pid` (Linux `/proc`), `None` elsewhere.
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn mb(b: u64) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
@@ -834,6 +844,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .collect();
     let setup_time = wait_setup("setup", a.games as u64, &sh.ready, &sh.failed).await;
     let metrics0 = http_get(http, "/metrics").await.unwrap_or_default();
+    let server_pid = target.child.as_ref().map(|c| c.id().to_string());
+    let cpu0 = (
+        server_pid.as_deref().and_then(cpu_seconds),
+        cpu_seconds("self"),
+    );
     let (moves0, sent0, recv0, bytes0) = (
         stats.moves.load(Ordering::Relaxed),
         stats.sent.load(Ordering::Relaxed),
@@ -848,6 +863,10 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     })
     .await;
     let play_time = t_play.elapsed();
+    let cpu1 = (
+        server_pid.as_deref().and_then(cpu_seconds),
+        cpu_seconds("self"),
+    );
     let moves = stats.moves.load(Ordering::Relaxed) - moves0;
     let sent = stats.sent.load(Ordering::Relaxed) - sent0;
     let received = stats.received.load(Ordering::Relaxed) - recv0;
@@ -907,6 +926,14 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         q(0.5),
         q(0.99)
     );
+    if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (cpu0.0, cpu1.0, cpu0.1, cpu1.1) {
+        println!(
+            "       CPU during play: server {:.0} %, clients {:.0} % of one core ({} cores here)",
+            100.0 * (s1 - s0) / secs,
+            100.0 * (c1 - c0) / secs,
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        );
+    }
     println!(
         "       errors: {game_errors} at the clients, {server_errors:.0} error replies counted by the server"
     );
