@@ -16,14 +16,14 @@ use feixingqi_rules::{
     playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
 };
 
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .map(String::as_str)
 }
 
-fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
+pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
     match flag(args, name) {
         None => Ok(default),
         Some(v) => v
@@ -33,7 +33,7 @@ fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<
     }
 }
 
-fn rules_from(args: &[String]) -> Result<Rules> {
+pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
     let name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
@@ -49,7 +49,7 @@ fn rules_from(args: &[String]) -> Result<Rules> {
 }
 
 /// splitmix64: derives independent seeds from the arena seed.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -266,18 +266,27 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Mid-game positions in [`Phase::Move`] with at least two distinct options, from seeded games of
-/// the Hard heuristic against itself.
-pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+/// Mid-game positions in [`Phase::Move`] with at least two distinct options (about one decision
+/// in eight, up to the first finisher), from seeded games of `levels` (seat `j` of game `g` plays
+/// `levels[(j + g) % len]`).
+pub fn sample_positions(
+    rules: Rules,
+    seats: SeatSet,
+    levels: &[Level],
+    count: usize,
+    seed: u64,
+) -> Vec<Position> {
     let mut out = Vec::with_capacity(count);
     let mut rng = FastRng(mix(seed));
     let mut g = 0u64;
-    while out.len() < count {
+    while out.len() < count && !levels.is_empty() {
         g += 1;
-        let Ok(mut pos) = Position::new(rules, SeatSet::ALL) else {
+        let Ok(mut pos) = Position::new(rules, seats) else {
             break;
         };
-        let mut bot = Level::Hard.bot(g);
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+            .map(|j| levels[(j + g as usize) % levels.len()].bot(mix(g * 4 + j as u64)))
+            .collect();
         let mut rolls = 0;
         while !pos.is_over() && pos.ranking().next().is_none() && rolls < 100_000 {
             rolls += 1;
@@ -286,7 +295,7 @@ pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> 
                 if opts.len() >= 2 && rng.below(8) == 0 && out.len() < count {
                     out.push(pos);
                 }
-                let mv = bot.choose(&pos);
+                let mv = bots[pos.turn().index()].choose(&pos);
                 pos.play_unchecked(mv, &mut NoEvents);
             }
         }
@@ -307,7 +316,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
         ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
     }
-    let positions = sample_positions(rules, count, seed);
+    let positions = sample_positions(rules, SeatSet::ALL, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());
     let mut options = 0usize;
     for pos in &positions {
@@ -384,7 +393,7 @@ mod tests {
 
     #[test]
     fn sampled_positions_await_a_choice() {
-        for pos in sample_positions(Rules::feixingqi(), 20, 1) {
+        for pos in sample_positions(Rules::feixingqi(), SeatSet::ALL, &[Level::Hard], 20, 1) {
             assert!(matches!(pos.phase(), Phase::Move(_)));
             assert!(pos.distinct_moves().len() >= 2);
         }

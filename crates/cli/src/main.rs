@@ -1,6 +1,7 @@
 //! `feixingqi`: the one binary of the project — the game server (the default with no
 //! arguments), scenarios, replays, benchmarks and the bot arena (verification joins it later).
 
+mod accuracy;
 mod arena;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
@@ -34,6 +35,13 @@ USAGE:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
+    feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
+                            [--players 2|3|4] [--policy hard] [--seed S] [--threads T]
+        The hint's loss against a slow reference: mid-game decisions sampled from seeded
+        Master/Normal games; every distinct option played out R times to the first finisher by
+        the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
+        dice. Prints mean / p95 loss in points of win probability for
+        the hint and, for comparison, Hard, Normal, Easy and random choices.
     feixingqi help
         This text.
 ";
@@ -62,6 +70,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("bench") => bench(&args[1..]),
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
+        Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }
