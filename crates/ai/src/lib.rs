@@ -48,6 +48,7 @@ pub mod eval;
 pub mod hint;
 pub mod rollout;
 pub mod search;
+pub mod td;
 
 pub use analysis::{analyse, grade, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
@@ -58,3 +59,4 @@ pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, Advisor, RankedOption, Reason};
 pub use rollout::Rollouts;
 pub use search::{Scored, Search};
+pub use td::{train, Learned, Training};

@@ -11,7 +11,10 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{bot_by_name, Advisor, Bot, Level, BOT_NAMES};
+use feixingqi_ai::{
+    bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, Search, SearchBot, Training,
+    BOT_NAMES,
+};
 use feixingqi_rules::{
     playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
 };
@@ -56,6 +59,36 @@ pub(crate) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A bot by name: [`bot_by_name`], or `td:FILE[@DEPTH]` — the Master's search (DEPTH chance
+/// layers, default 1) over a table written by `feixingqi train` (used for both rule sets).
+pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
+    if let Some(spec) = name.strip_prefix("td:") {
+        let (path, depth) = match spec.rsplit_once('@') {
+            Some((p, d)) => (p, d.parse::<u8>().ok()?.min(3)),
+            None => (spec, 1),
+        };
+        let table = load_table(path)?;
+        let eval = Evaluator::MASTER.with_learned(Some(table), Some(table));
+        return Some(Box::new(SearchBot::new(Search::new(eval, depth), name)));
+    }
+    bot_by_name(name, seed)
+}
+
+/// Tables read by [`make_bot`], each read once and kept for the life of the process.
+static TABLES: Mutex<Vec<(String, &'static Learned)>> = Mutex::new(Vec::new());
+
+fn load_table(path: &str) -> Option<&'static Learned> {
+    let mut tables = TABLES.lock().ok()?;
+    if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
+        return Some(t);
+    }
+    let table: &'static Learned = Box::leak(Box::new(Learned::from_rust(
+        &std::fs::read_to_string(path).ok()?,
+    )?));
+    tables.push((path.to_string(), table));
+    Some(table)
+}
+
 /// The result of one game.
 #[derive(Clone, Debug, Default)]
 struct GameResult {
@@ -81,7 +114,7 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
         let e = entry_of(j);
         entry_at[s.index()] = e;
         let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
-        bots.push(bot_by_name(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
+        bots.push(make_bot(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
     }
     let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
@@ -133,8 +166,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .collect();
     for nm in &names {
         ensure!(
-            bot_by_name(nm, 0).is_some(),
-            "unknown bot {nm:?}; known: {}, expectimax-N",
+            make_bot(nm, 0).is_some(),
+            "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH]",
             BOT_NAMES.join(", ")
         );
     }
@@ -357,6 +390,68 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         q(0.95),
         q(0.99),
         q(1.0)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `feixingqi train`: a TD(λ) self-play table for one rule set, written as Rust source.
+pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
+    let rules = rules_from(args)?;
+    ensure!(
+        !rules.options.team,
+        "train plays individual games; drop --team"
+    );
+    let d = Training::DEFAULT;
+    let cfg = Training {
+        games: num(args, "--games", d.games)?,
+        lambda: num(args, "--lambda", d.lambda)?,
+        alpha: num(args, "--alpha", d.alpha)?,
+        explore: num(args, "--explore", d.explore)?,
+        two_player_every: num(args, "--two-player-every", d.two_player_every)?,
+        seed: num(args, "--seed", d.seed)?,
+    };
+    let out = flag(args, "--out").context("--out FILE is required")?;
+    let ludo = rules.is_ludo();
+    let start = match flag(args, "--from") {
+        Some(path) => Learned::from_rust(
+            &std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?,
+        )
+        .with_context(|| format!("{path}: not a table written by feixingqi train"))?,
+        None => Learned::from_weights(
+            if ludo {
+                &Evaluator::MASTER.ludo
+            } else {
+                &Evaluator::MASTER.feixingqi
+            },
+            ludo,
+        ),
+    };
+    let t0 = Instant::now();
+    let table = train(rules, start, &cfg, |g| {
+        eprint!(
+            "\r{g}/{} games, {:.0} s",
+            cfg.games,
+            t0.elapsed().as_secs_f64()
+        )
+    });
+    eprintln!();
+    let command = format!(
+        "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {}{}` (TD(λ) self-play, see td.rs); do not edit.",
+        rules.rule_set.name(),
+        cfg.games,
+        cfg.lambda,
+        cfg.alpha,
+        cfg.explore,
+        cfg.two_player_every,
+        cfg.seed,
+        flag(args, "--from").map_or(String::new(), |p| format!(" --from {p}"))
+    );
+    let name = if ludo { "LUDO" } else { "FEIXINGQI" };
+    std::fs::write(out, table.to_rust(name, &command)).with_context(|| format!("writing {out}"))?;
+    println!(
+        "trained {} games in {:.1} s; wrote {out}",
+        cfg.games,
+        t0.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
 }

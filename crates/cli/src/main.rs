@@ -42,6 +42,11 @@ USAGE:
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
         dice. Prints mean / p95 loss in points of win probability for
         the hint and, for comparison, Hard, Normal, Easy and random choices.
+    feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
+                    [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
+        Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed)
+        and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
+        such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi help
         This text.
 ";
@@ -71,6 +76,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
         Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
+        Some("train") => arena::train_cmd(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }
