@@ -241,3 +241,32 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     );
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use feixingqi_rules::Rules;
+
+    use super::*;
+
+    #[test]
+    fn the_reference_values_every_option_reproducibly() {
+        let positions = sample_positions(
+            Rules::ludo(),
+            SeatSet::ALL,
+            &[Level::Master, Level::Normal],
+            3,
+            4,
+        );
+        for (i, pos) in positions.iter().enumerate() {
+            let a = measure(pos, "hard", 40, i as u64);
+            let b = measure(pos, "hard", 40, i as u64);
+            assert_eq!(a.win, b.win);
+            assert_eq!(a.win.len(), pos.distinct_moves().len());
+            assert!(a.win.iter().all(|w| (0.0..=1.0).contains(w)));
+            assert!(a.hint < a.win.len() && a.levels.iter().all(|&l| l < a.win.len()));
+            // The hint's option is the Master's.
+            let master = Level::Master.bot(0).choose(pos);
+            assert_eq!(pos.distinct_moves()[a.hint], master);
+        }
+    }
+}

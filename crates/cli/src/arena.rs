@@ -409,6 +409,12 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
         explore: num(args, "--explore", d.explore)?,
         two_player_every: num(args, "--two-player-every", d.two_player_every)?,
         seed: num(args, "--seed", d.seed)?,
+        policy: match flag(args, "--policy").unwrap_or("table") {
+            "table" => None,
+            "hard" => Some(Evaluator::BALANCED),
+            "master" => Some(Evaluator::MASTER),
+            other => bail!("--policy {other:?}: table, hard or master"),
+        },
     };
     let out = flag(args, "--out").context("--out FILE is required")?;
     let ludo = rules.is_ludo();
@@ -436,7 +442,7 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
     });
     eprintln!();
     let command = format!(
-        "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {}{}` (TD(λ) self-play, see td.rs); do not edit.",
+        "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {} --policy {}{}` (TD(λ) self-play, see td.rs); do not edit.",
         rules.rule_set.name(),
         cfg.games,
         cfg.lambda,
@@ -444,6 +450,7 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
         cfg.explore,
         cfg.two_player_every,
         cfg.seed,
+        flag(args, "--policy").unwrap_or("table"),
         flag(args, "--from").map_or(String::new(), |p| format!(" --from {p}"))
     );
     let name = if ludo { "LUDO" } else { "FEIXINGQI" };

@@ -44,7 +44,9 @@ USAGE:
         the hint and, for comparison, Hard, Normal, Easy and random choices.
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
-        Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed)
+                    [--policy table|hard|master]
+        Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed;
+        the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi help
