@@ -11,19 +11,22 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{bot_by_name, Advisor, Bot, Level, BOT_NAMES};
+use feixingqi_ai::{
+    bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, Search, SearchBot, Training,
+    BOT_NAMES,
+};
 use feixingqi_rules::{
     playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
 };
 
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .map(String::as_str)
 }
 
-fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
+pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
     match flag(args, name) {
         None => Ok(default),
         Some(v) => v
@@ -33,7 +36,7 @@ fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<
     }
 }
 
-fn rules_from(args: &[String]) -> Result<Rules> {
+pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
     let name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
@@ -49,11 +52,41 @@ fn rules_from(args: &[String]) -> Result<Rules> {
 }
 
 /// splitmix64: derives independent seeds from the arena seed.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// A bot by name: [`bot_by_name`], or `td:FILE[@DEPTH]` — the Master's search (DEPTH chance
+/// layers, default 1) over a table written by `feixingqi train` (used for both rule sets).
+pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
+    if let Some(spec) = name.strip_prefix("td:") {
+        let (path, depth) = match spec.rsplit_once('@') {
+            Some((p, d)) => (p, d.parse::<u8>().ok()?.min(3)),
+            None => (spec, 1),
+        };
+        let table = load_table(path)?;
+        let eval = Evaluator::MASTER.with_learned(Some(table), Some(table));
+        return Some(Box::new(SearchBot::new(Search::new(eval, depth), name)));
+    }
+    bot_by_name(name, seed)
+}
+
+/// Tables read by [`make_bot`], each read once and kept for the life of the process.
+static TABLES: Mutex<Vec<(String, &'static Learned)>> = Mutex::new(Vec::new());
+
+fn load_table(path: &str) -> Option<&'static Learned> {
+    let mut tables = TABLES.lock().ok()?;
+    if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
+        return Some(t);
+    }
+    let table: &'static Learned = Box::leak(Box::new(Learned::from_rust(
+        &std::fs::read_to_string(path).ok()?,
+    )?));
+    tables.push((path.to_string(), table));
+    Some(table)
 }
 
 /// The result of one game.
@@ -81,7 +114,7 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
         let e = entry_of(j);
         entry_at[s.index()] = e;
         let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
-        bots.push(bot_by_name(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
+        bots.push(make_bot(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
     }
     let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
@@ -133,8 +166,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .collect();
     for nm in &names {
         ensure!(
-            bot_by_name(nm, 0).is_some(),
-            "unknown bot {nm:?}; known: {}, expectimax-N",
+            make_bot(nm, 0).is_some(),
+            "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH]",
             BOT_NAMES.join(", ")
         );
     }
@@ -266,18 +299,27 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Mid-game positions in [`Phase::Move`] with at least two distinct options, from seeded games of
-/// the Hard heuristic against itself.
-pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+/// Mid-game positions in [`Phase::Move`] with at least two distinct options (about one decision
+/// in eight, up to the first finisher), from seeded games of `levels` (seat `j` of game `g` plays
+/// `levels[(j + g) % len]`).
+pub fn sample_positions(
+    rules: Rules,
+    seats: SeatSet,
+    levels: &[Level],
+    count: usize,
+    seed: u64,
+) -> Vec<Position> {
     let mut out = Vec::with_capacity(count);
     let mut rng = FastRng(mix(seed));
     let mut g = 0u64;
-    while out.len() < count {
+    while out.len() < count && !levels.is_empty() {
         g += 1;
-        let Ok(mut pos) = Position::new(rules, SeatSet::ALL) else {
+        let Ok(mut pos) = Position::new(rules, seats) else {
             break;
         };
-        let mut bot = Level::Hard.bot(g);
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+            .map(|j| levels[(j + g as usize) % levels.len()].bot(mix(g * 4 + j as u64)))
+            .collect();
         let mut rolls = 0;
         while !pos.is_over() && pos.ranking().next().is_none() && rolls < 100_000 {
             rolls += 1;
@@ -286,7 +328,7 @@ pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> 
                 if opts.len() >= 2 && rng.below(8) == 0 && out.len() < count {
                     out.push(pos);
                 }
-                let mv = bot.choose(&pos);
+                let mv = bots[pos.turn().index()].choose(&pos);
                 pos.play_unchecked(mv, &mut NoEvents);
             }
         }
@@ -307,7 +349,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
         ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
     }
-    let positions = sample_positions(rules, count, seed);
+    let positions = sample_positions(rules, SeatSet::ALL, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());
     let mut options = 0usize;
     for pos in &positions {
@@ -352,6 +394,75 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `feixingqi train`: a TD(λ) self-play table for one rule set, written as Rust source.
+pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
+    let rules = rules_from(args)?;
+    ensure!(
+        !rules.options.team,
+        "train plays individual games; drop --team"
+    );
+    let d = Training::DEFAULT;
+    let cfg = Training {
+        games: num(args, "--games", d.games)?,
+        lambda: num(args, "--lambda", d.lambda)?,
+        alpha: num(args, "--alpha", d.alpha)?,
+        explore: num(args, "--explore", d.explore)?,
+        two_player_every: num(args, "--two-player-every", d.two_player_every)?,
+        seed: num(args, "--seed", d.seed)?,
+        policy: match flag(args, "--policy").unwrap_or("table") {
+            "table" => None,
+            "hard" => Some(Evaluator::BALANCED),
+            "master" => Some(Evaluator::MASTER),
+            other => bail!("--policy {other:?}: table, hard or master"),
+        },
+    };
+    let out = flag(args, "--out").context("--out FILE is required")?;
+    let ludo = rules.is_ludo();
+    let start = match flag(args, "--from") {
+        Some(path) => Learned::from_rust(
+            &std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?,
+        )
+        .with_context(|| format!("{path}: not a table written by feixingqi train"))?,
+        None => Learned::from_weights(
+            if ludo {
+                &Evaluator::MASTER.ludo
+            } else {
+                &Evaluator::MASTER.feixingqi
+            },
+            ludo,
+        ),
+    };
+    let t0 = Instant::now();
+    let table = train(rules, start, &cfg, |g| {
+        eprint!(
+            "\r{g}/{} games, {:.0} s",
+            cfg.games,
+            t0.elapsed().as_secs_f64()
+        )
+    });
+    eprintln!();
+    let command = format!(
+        "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {} --policy {}{}` (TD(λ) self-play, see td.rs); do not edit.",
+        rules.rule_set.name(),
+        cfg.games,
+        cfg.lambda,
+        cfg.alpha,
+        cfg.explore,
+        cfg.two_player_every,
+        cfg.seed,
+        flag(args, "--policy").unwrap_or("table"),
+        flag(args, "--from").map_or(String::new(), |p| format!(" --from {p}"))
+    );
+    let name = if ludo { "LUDO" } else { "FEIXINGQI" };
+    std::fs::write(out, table.to_rust(name, &command)).with_context(|| format!("writing {out}"))?;
+    println!(
+        "trained {} games in {:.1} s; wrote {out}",
+        cfg.games,
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,7 +495,7 @@ mod tests {
 
     #[test]
     fn sampled_positions_await_a_choice() {
-        for pos in sample_positions(Rules::feixingqi(), 20, 1) {
+        for pos in sample_positions(Rules::feixingqi(), SeatSet::ALL, &[Level::Hard], 20, 1) {
             assert!(matches!(pos.phase(), Phase::Move(_)));
             assert!(pos.distinct_moves().len() >= 2);
         }

@@ -1,6 +1,7 @@
 //! `feixingqi`: the one binary of the project — the game server (the default with no
 //! arguments), scenarios, replays, dice verification, benchmarks and the bot arena.
 
+mod accuracy;
 mod arena;
 
 use std::{
@@ -48,6 +49,20 @@ USAGE:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
+    feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
+                            [--players 2|3|4] [--policy hard] [--seed S] [--threads T]
+        The hint's loss against a slow reference: mid-game decisions sampled from seeded
+        Master/Normal games; every distinct option played out R times to the first finisher by
+        the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
+        dice. Prints mean / p95 loss in points of win probability for
+        the hint and, for comparison, Hard, Normal, Easy and random choices.
+    feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
+                    [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
+                    [--policy table|hard|master]
+        Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed;
+        the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
+        and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
+        such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi help
         This text.
 ";
@@ -77,6 +92,8 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("bench") => bench(&args[1..]),
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
+        Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
+        Some("train") => arena::train_cmd(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }
