@@ -1064,6 +1064,7 @@ proptest! {
                 pieces,
                 first_player: if roll { FirstPlayer::Roll } else { FirstPlayer::Seat0 },
                 scoring: Scoring::None,
+                items: false,
             },
         };
         let mut s = Setup::start(rules, seats);
