@@ -385,7 +385,7 @@ impl Game {
     }
 
     /// The report of a roll just made, after auto-moving a single distinct option.
-    fn after_roll<E: EventSink>(
+    pub(crate) fn after_roll<E: EventSink>(
         &mut self,
         seat: Seat,
         die: Die,
