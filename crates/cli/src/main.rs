@@ -7,7 +7,7 @@ use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use anyhow::{bail, Context, Result};
 use feixingqi_rules::{
-    playout::{playouts, FastRng},
+    playout::{item_playouts, playouts, FastRng},
     scenario::run_paths,
     Position, Record, RuleSet, Rules, SeatSet,
 };
@@ -24,9 +24,10 @@ USAGE:
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
         Validate a game record and print the final position and ranking.
-    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]
+    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
-        prints ns per roll, games/s and rolls per game.
+        prints ns per roll, games/s and rolls per game. --items: 飞行棋 item mode (random
+        item uses, items and weather from each game's item stream).
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--team] [--threads T]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
@@ -174,7 +175,7 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 
 fn bench(args: &[String]) -> Result<ExitCode> {
     if args.first().map(String::as_str) != Some("playout") {
-        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]");
+        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]");
     }
     let rules_name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set = RuleSet::from_name(rules_name)
@@ -189,15 +190,27 @@ fn bench(args: &[String]) -> Result<ExitCode> {
         .transpose()
         .context("--seed must be a number")?
         .unwrap_or(0x1234_5678_9abc_def0);
-    let start = Position::new(Rules::new(rule_set), SeatSet::ALL).context("start position")?;
+    let mut rules = Rules::new(rule_set);
+    rules.options.items = args.iter().any(|a| a == "--items");
+    let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);
-    playouts(&start, (games / 100).clamp(1, 10_000), &mut rng);
+    // Item mode: items used at random, distinct options compared with the item state, items and
+    // weather from each game's item stream (RULES.md §10.3).
+    let run = |games: u64, rng: &mut FastRng| {
+        if rules.options.items {
+            item_playouts(&start, games, seed, rng)
+        } else {
+            playouts(&start, games, rng)
+        }
+    };
+    run((games / 100).clamp(1, 10_000), &mut rng);
     let t0 = Instant::now();
-    let st = playouts(&start, games, &mut rng);
+    let st = run(games, &mut rng);
     let dt = t0.elapsed().as_secs_f64();
     println!(
-        "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
+        "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"items\": {}, \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
         rule_set.name(),
+        rules.options.items,
         st.games,
         dt,
         st.games as f64 / dt,

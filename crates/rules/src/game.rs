@@ -335,18 +335,19 @@ impl Game {
         u: ItemUse,
         ev: &mut E,
     ) -> Result<Option<Rolled>, UseError> {
-        self.items
-            .check_use(&self.pos, seat, u)
+        let (before, items_before) = (self.pos, self.items);
+        let fixed = self
+            .items
+            .use_item(&mut self.pos, seat, u, ev)
             .map_err(UseError::Item)?;
         self.history.push(Entry {
             step: Step::Use(u),
-            before: self.pos,
-            items_before: self.items,
+            before,
+            items_before,
             rolls_before: self.rolls,
             options: 0,
         });
-        self.items.apply_use(&mut self.pos, u, ev);
-        let rolled = match u.fixed_die() {
+        let rolled = match fixed {
             // check_use made sure a roll is due.
             Some(die) => Some(self.pos.roll_unchecked(die, ev)),
             None => None,

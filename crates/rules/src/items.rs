@@ -509,10 +509,26 @@ impl ItemState {
         Ok(())
     }
 
-    /// Spends the item of a checked use and applies what happens before the roll: the shield goes
-    /// up, the missile hits, the booster is armed. The caller rolls next (at once for 6数骰 and
-    /// 遥控骰子, whose die [`ItemUse::fixed_die`] gives; from the stream for 动力装置).
-    pub(crate) fn apply_use<E: EventSink>(&mut self, pos: &mut Position, u: ItemUse, ev: &mut E) {
+    /// Uses an item for `seat` on `pos` (checked as [`ItemState::check_use`]): spends it and does
+    /// what happens before the roll — the shield goes up, the missile hits, the booster is armed.
+    /// Returns the die to roll at once without the dice stream (6数骰, 遥控骰子); the caller rolls
+    /// it (a [`crate::Game`] does), or rolls the stream's next die for 动力装置.
+    ///
+    /// # Errors
+    /// [`ItemError`] from [`ItemState::check_use`]; nothing changes.
+    pub fn use_item<E: EventSink>(
+        &mut self,
+        pos: &mut Position,
+        seat: Seat,
+        u: ItemUse,
+        ev: &mut E,
+    ) -> Result<Option<Die>, ItemError> {
+        self.check_use(pos, seat, u)?;
+        self.apply_use(pos, u, ev);
+        Ok(u.fixed_die())
+    }
+
+    fn apply_use<E: EventSink>(&mut self, pos: &mut Position, u: ItemUse, ev: &mut E) {
         let seat = pos.turn();
         if let Some(slot) = self.bars[seat].iter().position(|b| *b == Some(u.item())) {
             // Keep the bar in pick-up order.
@@ -718,20 +734,20 @@ pub fn is_safe_square(a: u8) -> bool {
     (0..4u8).any(|s| fxq_abs(s, FLY_FROM) == a || fxq_abs(s, FLY_TO) == a)
 }
 
-/// The distinct options of the pending roll in item mode (RULES.md §6.2 step 5 with §10.3): the
-/// legal moves whose outcomes differ, a seat's planes being interchangeable only together with
-/// their shields. The lowest-index piece represents an option.
-pub(crate) fn distinct_mask(pos: &Position, items: &ItemState) -> u8 {
+/// The distinct options of the pending roll in item mode (RULES.md §6.2 step 5 with §10.3), a bit
+/// per piece: the legal moves whose outcomes differ, a seat's planes being interchangeable only
+/// together with their shields. The lowest-index piece represents an option.
+pub fn distinct_mask(pos: &Position, items: &ItemState) -> u8 {
     let legal = pos.legal_moves();
-    let mut keys: Vec<([u8; 16], Position, ItemState)> = Vec::with_capacity(legal.len());
+    let mut keys: [Option<([u8; 16], Position, ItemState)>; 4] = [None; 4];
     let mut out = 0u8;
-    for &mv in legal.iter() {
+    for (j, &mv) in legal.iter().enumerate() {
         let mut p = *pos;
         let mut it = *items;
         p.play_unchecked_with_items(mv, &mut it, &mut crate::event::NoEvents);
         let key = outcome_key(&p, &it);
-        if !keys.contains(&key) {
-            keys.push(key);
+        if !keys.contains(&Some(key)) {
+            keys[j] = Some(key);
             out |= 1 << mv.piece;
         }
     }

@@ -178,10 +178,7 @@ impl ItemSetup {
                     FormatError::new(&fi, "an item on the board is {\"item\", \"seat\", \"at\"}")
                 })?;
                 known_keys(o, &["item", "seat", "at"], &fi)?;
-                let item = item_name(
-                    o.get("item").unwrap_or(&Value::Null),
-                    &format!("{fi}.item"),
-                )?;
+                let item = item_name(o.get("item").unwrap_or(&Value::Null), &format!("{fi}.item"))?;
                 board.push((square_from_json(o, &fi)?, item));
             }
             out.board = Some(board);
@@ -190,7 +187,10 @@ impl ItemSetup {
             let f = name("bars");
             out.bars = by_seat_lists(v, &f, item_name)?;
             for s in Seat::ALL {
-                if out.bars[s].as_ref().is_some_and(|b| b.len() > crate::items::BAR_SIZE) {
+                if out.bars[s]
+                    .as_ref()
+                    .is_some_and(|b| b.len() > crate::items::BAR_SIZE)
+                {
                     return Err(FormatError::new(
                         format!("{f}.{s}"),
                         "an item bar holds at most 3 items",
@@ -214,16 +214,13 @@ impl ItemSetup {
                                 "must be \"tailwind\", \"fog\" or \"storm\"",
                             )
                         })?;
-                    let rounds = match o.get("rounds") {
-                        None => None,
-                        Some(r) => Some(
-                            r.as_u64()
-                                .filter(|r| (1..=3).contains(r))
-                                .ok_or_else(|| {
-                                    FormatError::new(format!("{f}.rounds"), "must be 1, 2 or 3")
-                                })? as u32,
-                        ),
-                    };
+                    let rounds =
+                        match o.get("rounds") {
+                            None => None,
+                            Some(r) => Some(r.as_u64().filter(|r| (1..=3).contains(r)).ok_or_else(
+                                || FormatError::new(format!("{f}.rounds"), "must be 1, 2 or 3"),
+                            )? as u32),
+                        };
                     Some((square_from_json(o, &f)?, kind, rounds))
                 }
                 _ => {
@@ -617,7 +614,9 @@ impl Scenario {
                     r.and_then(Value::as_u64)
                         .and_then(|n| u8::try_from(n).ok())
                         .and_then(Die::new)
-                        .ok_or_else(|| FormatError::new(format!("{field}.roll"), "must be 1..=6"))?,
+                        .ok_or_else(|| {
+                            FormatError::new(format!("{field}.roll"), "must be 1..=6")
+                        })?,
                 ),
             };
             if let (Some(f), Some(r)) = (fixed, roll) {
@@ -628,7 +627,11 @@ impl Scenario {
                     ));
                 }
             }
-            if roll.is_none() && ["piece", "legal", "skip"].iter().any(|k| pm.contains_key(*k)) {
+            if roll.is_none()
+                && ["piece", "legal", "skip"]
+                    .iter()
+                    .any(|k| pm.contains_key(*k))
+            {
                 return Err(FormatError::new(
                     format!("{field}.roll"),
                     "missing: piece, legal and skip belong to a roll",
@@ -752,9 +755,7 @@ impl Scenario {
     /// [`Failure`] says which play went wrong or what differed at the end.
     pub fn run(&self) -> Result<Game, Failure> {
         let pos = Position::from_setup(&self.setup).map_err(|e| Failure(format!("setup: {e}")))?;
-        let dice = self
-            .item_seed
-            .map(|n| DiceStream::new(Seed::from_u64(n)));
+        let dice = self.item_seed.map(|n| DiceStream::new(Seed::from_u64(n)));
         let mut game = if pos.rules().options.items {
             Game::from_position_with_items(pos, dice, self.items.to_state(pos.turn()))
         } else {
@@ -845,11 +846,7 @@ impl Scenario {
                     .play(Move { piece: p }, &mut NoEvents)
                     .map_err(|e| Failure(format!("{at}: {e}")))?,
                 (RollOutcome::Choose, None) => {
-                    let d: Vec<u8> = game
-                        .distinct_moves()
-                        .iter()
-                        .map(|m| m.piece)
-                        .collect();
+                    let d: Vec<u8> = game.distinct_moves().iter().map(|m| m.piece).collect();
                     return Err(Failure(format!(
                         "{at}: the roll needs a choice among pieces {d:?} but the play gives no piece"
                     )));
