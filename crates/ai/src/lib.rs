@@ -46,6 +46,7 @@ pub mod analysis;
 pub mod bots;
 pub mod eval;
 pub mod hint;
+pub mod items;
 pub mod rollout;
 pub mod search;
 
@@ -56,5 +57,6 @@ pub use bots::{
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, Advisor, RankedOption, Reason};
+pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
 pub use search::{Scored, Search};

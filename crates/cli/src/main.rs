@@ -29,10 +29,12 @@ USAGE:
         prints ns per roll, games/s and rolls per game. --items: 飞行棋 item mode (random
         item uses, items and weather from each game's item stream).
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
-                    [--players 2|3|4] [--seed S] [--team] [--threads T]
+                    [--players 2|3|4] [--seed S] [--team] [--items] [--threads T]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish) with 95% CI, mean game length and ms per decision per bot. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
+        --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
+        any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi help
