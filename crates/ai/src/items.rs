@@ -65,6 +65,8 @@ pub struct ItemValuer {
     pub eval: Evaluator,
     /// Chance layers of the move choice (0: 1-ply; 1: Master's one layer).
     pub depth: u8,
+    /// Multiplier of [`keep_value`] (1 in play; other values for tuning by arena).
+    pub keep_scale: f32,
 }
 
 impl ItemValuer {
@@ -73,7 +75,7 @@ impl ItemValuer {
         let shares = self.eval.shares(pos, place);
         let mut v = shares;
         for s in pos.seats().iter() {
-            v[s] += items.bar(s).map(keep_value).sum::<f32>();
+            v[s] += self.keep_scale * items.bar(s).map(keep_value).sum::<f32>();
             for i in 0..pos.rules().options.pieces {
                 if items.shielded(s, i) && pos.square(s, i).is_some() {
                     v[s] += danger(pos, s, i) * self.piece_loss(pos, s, i, place, shares[s]);
@@ -272,13 +274,18 @@ impl ItemPlayer {
     /// The item-mode player of a level, seeded.
     pub fn new(level: Level, seed: u64) -> ItemPlayer {
         let (eval, depth, random) = match level {
-            Level::Easy => (Style::Fast.evaluator(), 0, 0.5),
+            // As the plain Easy level in 飞行棋: three decisions in four at random.
+            Level::Easy => (Style::Fast.evaluator(), 0, 0.75),
             Level::Normal => (Style::Fast.evaluator(), 0, 0.0),
             Level::Hard => (Style::Balanced.evaluator(), 0, 0.0),
             Level::Master => (Evaluator::MASTER, 1, 0.0),
         };
         ItemPlayer {
-            valuer: ItemValuer { eval, depth },
+            valuer: ItemValuer {
+                eval,
+                depth,
+                keep_scale: 1.0,
+            },
             random,
             rng: FastRng(seed ^ 0x17e3_5000_0000_0001),
             name: level.name().into(),
@@ -373,9 +380,17 @@ impl ItemBot for RandomItemBot {
 }
 
 /// An item-mode player by name: a level (`easy`, `normal`, `hard`, `master`) with its item logic,
-/// `random` (random uses and options), or `plain:NAME` — any [`bot_by_name`] bot without item
-/// logic (it never uses an item and ignores weather and shields).
+/// `LEVEL*K` (the level with its items' keep values times K, for tuning), `random` (random uses
+/// and options), or `plain:NAME` — any [`bot_by_name`] bot without item logic (it never uses an
+/// item and ignores weather and shields).
 pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>> {
+    if let Some((level, k)) = name.split_once('*') {
+        let level = Level::ALL.into_iter().find(|l| l.name() == level)?;
+        let mut p = ItemPlayer::new(level, seed);
+        p.valuer.keep_scale = k.parse().ok()?;
+        p.name = name.into();
+        return Some(Box::new(p));
+    }
     if let Some(inner) = name.strip_prefix("plain:") {
         return Some(Box::new(PlainInItems {
             inner: bot_by_name(inner, seed)?,
@@ -451,7 +466,7 @@ pub fn item_hint(pos: &Position, items: &ItemState) -> Option<ItemHint> {
 }
 
 /// The Master's ranking of the item-aware options of `pos` (in [`Phase::Move`]): each option
-/// with the mover's value, best first. The plain [`crate::hint`] ignores weather and shields.
+/// with the mover's value, best first. The plain [`crate::hint()`] ignores weather and shields.
 pub fn item_move_hint(pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
     let valuer = ItemPlayer::new(Level::Master, 0).valuer;
     let mut v = valuer.score_options(pos, items);
@@ -537,7 +552,15 @@ mod tests {
 
     #[test]
     fn bots_by_name() {
-        for n in ["easy", "normal", "hard", "master", "random", "plain:master"] {
+        for n in [
+            "easy",
+            "normal",
+            "hard",
+            "master",
+            "random",
+            "plain:master",
+            "master*0.5",
+        ] {
             assert!(item_bot_by_name(n, 1).is_some(), "{n}");
         }
         assert!(item_bot_by_name("plain:nonsense", 1).is_none());
