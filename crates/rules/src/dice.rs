@@ -12,7 +12,8 @@
 //!
 //! Bytes ≥ 252 are rejected, so every face has probability exactly 1/6. The commitment published
 //! before play is `SHA-256(server seed)`. Domains keep independent streams apart: `"dice"` for the
-//! shared die, and a second domain for the item mode later.
+//! shared die, and `"items"` ([`crate::items::ITEM_DOMAIN`]) for what the item mode puts on the
+//! board (draws by [`DiceStream::below`]).
 
 use core::fmt;
 
