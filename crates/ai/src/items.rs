@@ -15,7 +15,8 @@
 //!   item-aware resolution itself ([`Position::play_unchecked_with_items`]): a move that walks into
 //!   a 雷暴 is valued where the storm leaves it, and in Master's chance layer an enemy's reply
 //!   walks through the same weather, so a 顺风 behind a plane is a real threat and a 大雾 in
-//!   front of an enemy a real shelter.
+//!   front of an enemy a real shelter. The levels without a chance layer correct the evaluator's
+//!   danger model by [`ItemValuer::weather_risk`]: every enemy reply, with and without the weather.
 //!
 //! An item use is chosen by comparing, for every legal use and for not using anything, the
 //! expected value of the roll that follows (the best option for each die; for 6数骰 the 6, for
@@ -105,9 +106,74 @@ impl ItemValuer {
         options(pos, items)
             .map(|mv| {
                 let (p, it) = after_move(pos, items, mv);
-                (mv, self.chance(&p, &it, self.depth, place)[me])
+                let mut v = self.chance(&p, &it, self.depth, place)[me];
+                if self.depth == 0 {
+                    // Without a chance layer the evaluator's danger model does not see the
+                    // weather: correct it by the enemies' replies through the weather.
+                    v -= self.weather_risk(&p, &it, me, place);
+                }
+                (mv, v)
             })
             .collect()
+    }
+
+    /// How much the weather changes `s`'s expected loss before its next turn (win share; positive
+    /// when it adds risk): for every enemy seat, every die and every move it could make, whether
+    /// one of `s`'s planes on the loop goes home, once through the item-aware resolution and once
+    /// through the plain one. A hit plane costs what [`ItemValuer::values`] loses without it.
+    pub fn weather_risk(&self, pos: &Position, items: &ItemState, s: Seat, place: usize) -> f32 {
+        if items.weather().is_none() || pos.is_over() {
+            return 0.0;
+        }
+        let mut setup = pos.to_setup();
+        setup.sixes = 0;
+        setup.forced = None;
+        // P(no hit) per plane of s, with and without the weather.
+        let mut miss = [[1f32; 4]; 2];
+        for e in pos.seats().iter() {
+            if !pos.enemies(s, e) || pos.finished_seats().contains(e) {
+                continue;
+            }
+            setup.turn = e;
+            let Ok(base) = Position::from_setup(&setup) else {
+                continue;
+            };
+            let mut hits = [[0u8; 4]; 2];
+            for die in Die::ALL {
+                let mut p = base;
+                if p.roll_unchecked(die, &mut NoEvents) != Rolled::Move {
+                    continue;
+                }
+                let (mut with, mut without) = (0u8, 0u8);
+                for &mv in p.legal_moves().iter() {
+                    let mut a = p;
+                    let mut ai = *items;
+                    a.play_unchecked_with_items(mv, &mut ai, &mut NoEvents);
+                    with |= sent_home(pos, &a, s);
+                    let mut b = p;
+                    b.play_unchecked(mv, &mut NoEvents);
+                    without |= sent_home(pos, &b, s);
+                }
+                for (k, mask) in [with, without].into_iter().enumerate() {
+                    for (i, h) in hits[k].iter_mut().enumerate() {
+                        *h += mask >> i & 1;
+                    }
+                }
+            }
+            for (m, h) in miss.iter_mut().zip(hits) {
+                for (mi, hi) in m.iter_mut().zip(h) {
+                    *mi *= 1.0 - hi as f32 / 6.0;
+                }
+            }
+        }
+        let share = self.eval.shares(pos, place)[s];
+        (0..4u8)
+            .filter(|&i| miss[0][i as usize] != miss[1][i as usize])
+            .map(|i| {
+                let extra = miss[1][i as usize] - miss[0][i as usize];
+                extra * self.piece_loss(pos, s, i, place, share)
+            })
+            .sum()
     }
 
     /// The best item-aware option (lowest piece among equals).
@@ -212,6 +278,13 @@ impl ItemValuer {
         }
         best
     }
+}
+
+/// Planes of `s` on the loop in `before` that are in their hangar in `after` (bit per piece).
+fn sent_home(before: &Position, after: &Position, s: Seat) -> u8 {
+    (0..4u8)
+        .filter(|&i| before.square(s, i).is_some() && after.piece(s, i) == Some(Progress::Hangar))
+        .fold(0, |m, i| m | 1 << i)
 }
 
 /// The item-aware distinct options of `pos`.
@@ -548,6 +621,28 @@ mod tests {
         }));
         let mut normal = ItemPlayer::new(Level::Normal, 1);
         assert_eq!(normal.choose(&p, &items), Move { piece: 1 });
+    }
+
+    #[test]
+    fn weather_changes_the_risk_of_a_plane() {
+        let v = ItemPlayer::new(Level::Hard, 1).valuer;
+        let weather = |kind, at| {
+            let mut items = ItemState::default();
+            items.set_weather(Some(WeatherCell {
+                square: feixingqi_rules::geometry::fxq_abs(0, at),
+                kind,
+                until_round: 9,
+            }));
+            items
+        };
+        // Green p25 is red p12, eight squares behind red p20: no die reaches it, but a tailwind on
+        // red p14 carries a 6 there.
+        let p = pos("feixingqi turn=0 0:20,H,H,H 3:25,H,H,H");
+        assert_eq!(v.weather_risk(&p, &ItemState::default(), Seat::S0, 0), 0.0);
+        assert!(v.weather_risk(&p, &weather(Weather::Tailwind, 14), Seat::S0, 0) > 0.0);
+        // Green p28 is red p15, five behind: a 5 hits, unless a fog on red p17 stops every walk.
+        let q = pos("feixingqi turn=0 0:20,H,H,H 3:28,H,H,H");
+        assert!(v.weather_risk(&q, &weather(Weather::Fog, 17), Seat::S0, 0) < 0.0);
     }
 
     #[test]
