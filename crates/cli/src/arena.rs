@@ -12,11 +12,13 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, Search, SearchBot, Training,
-    BOT_NAMES,
+    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, ItemBot, Learned, Level, Search,
+    SearchBot, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
-    playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
+    items::{distinct_mask, ItemState, ITEM_DOMAIN},
+    playout::FastRng,
+    DiceStream, Move, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
 
 pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -47,6 +49,7 @@ pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
         rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
         rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
         rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
+        rules.options.items = args.iter().any(|a| a == "--items");
     }
     Ok(rules)
 }
@@ -102,6 +105,9 @@ struct GameResult {
 
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where).
 fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+    if rules.options.items {
+        return play_item_game(rules, seats, names, seed, g);
+    }
     let n = names.len();
     let deal = g / n as u64;
     let rot = (g % n as u64) as usize;
@@ -156,6 +162,87 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
     res
 }
 
+/// Game `g` in 道具模式 (RULES.md §10.3): as [`play_game`], and the deal also fixes the item
+/// stream, so every rotation sees the same items and weather appear (as long as the positions
+/// allow the same squares). A die fixed by an item does not consume the deal's dice.
+fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+    let n = names.len();
+    let deal = g / n as u64;
+    let rot = (g % n as u64) as usize;
+    let in_play: Vec<Seat> = seats.iter().collect();
+    let mut bots: Vec<Box<dyn ItemBot + Send>> = Vec::new();
+    let mut entry_at = [usize::MAX; 4];
+    for (j, &s) in in_play.iter().enumerate() {
+        let e = (j + rot) % n;
+        entry_at[s.index()] = e;
+        let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
+        bots.push(
+            item_bot_by_name(&names[e], bseed)
+                .or_else(|| item_bot_by_name("easy", bseed))
+                .expect("easy is a known bot"),
+        );
+    }
+    let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
+    let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
+    let stream = DiceStream::new(Seed::from_u64(mix(seed ^ mix(deal)))).domain(ITEM_DOMAIN);
+    let mut res = GameResult {
+        won: vec![false; n],
+        decisions: vec![0; n],
+        time: vec![Duration::ZERO; n],
+        ..GameResult::default()
+    };
+    let Ok(mut pos) = Position::new(rules, seats) else {
+        return res;
+    };
+    let mut items = ItemState::default();
+    items.sync(&pos, Some(&stream), true, &mut NoEvents);
+    let team = rules.options.team;
+    while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
+        res.rolls += 1;
+        let s = pos.turn();
+        let e = entry_at[s.index()];
+        let mut fixed = None;
+        if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
+            let t0 = Instant::now();
+            let u = bots[bot_index(s)].use_item(&pos, &items);
+            res.time[e] += t0.elapsed();
+            if let Some(u) = u {
+                fixed = items
+                    .use_item(&mut pos, s, u, &mut NoEvents)
+                    .unwrap_or_else(|err| panic!("{} made an illegal item use: {err}", names[e]));
+                items.sync(&pos, Some(&stream), false, &mut NoEvents);
+            }
+        }
+        let die = fixed.unwrap_or_else(|| dice.die());
+        let rolled = pos.roll_unchecked(die, &mut NoEvents);
+        items.sync(&pos, Some(&stream), true, &mut NoEvents);
+        if let Rolled::Move = rolled {
+            let opts = distinct_mask(&pos, &items);
+            let mv = if opts.count_ones() == 1 {
+                Move {
+                    piece: opts.trailing_zeros() as u8,
+                }
+            } else {
+                let t0 = Instant::now();
+                let mv = bots[bot_index(s)].choose(&pos, &items);
+                res.time[e] += t0.elapsed();
+                res.decisions[e] += 1;
+                assert!(pos.is_legal(mv), "{} chose an illegal move", names[e]);
+                mv
+            };
+            pos.play_unchecked_with_items(mv, &mut items, &mut NoEvents);
+            items.sync(&pos, Some(&stream), true, &mut NoEvents);
+        }
+    }
+    if let Some(w) = pos.ranking().next() {
+        res.won[entry_at[w.index()]] = true;
+        if team && seats.contains(w.opposite()) {
+            res.won[entry_at[w.opposite().index()]] = true;
+        }
+    }
+    res
+}
+
 /// `feixingqi arena`.
 pub fn arena(args: &[String]) -> Result<ExitCode> {
     let rules = rules_from(args)?;
@@ -165,11 +252,18 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .map(|s| s.trim().to_string())
         .collect();
     for nm in &names {
-        ensure!(
-            make_bot(nm, 0).is_some(),
-            "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH]",
-            BOT_NAMES.join(", ")
-        );
+        if rules.options.items {
+            ensure!(
+                item_bot_by_name(nm, 0).is_some(),
+                "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, plain:BOT"
+            );
+        } else {
+            ensure!(
+                make_bot(nm, 0).is_some(),
+                "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH]",
+                BOT_NAMES.join(", ")
+            );
+        }
     }
     let players: u8 = num(args, "--players", names.len() as u8)?;
     ensure!(
@@ -233,9 +327,10 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     ensure!(results.len() as u64 == games, "some games did not finish");
     let rolls: u64 = results.iter().map(|r| r.rolls).sum();
     println!(
-        "arena: rules={} team={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
+        "arena: rules={} team={} items={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
         rules.rule_set.name(),
         rules.options.team,
+        rules.options.items,
         players,
         names.join(","),
         games,
@@ -490,6 +585,21 @@ mod tests {
             assert_eq!(g.rolls, g0.rolls);
             let w0 = g0.won.iter().position(|&w| w).expect("a winner");
             assert!(g.won[(w0 + r as usize) % 4]);
+        }
+    }
+
+    #[test]
+    fn item_arena_games_are_reproducible() {
+        let mut rules = Rules::feixingqi();
+        rules.options.items = true;
+        let names: Vec<String> = ["hard", "plain:hard", "random", "easy"]
+            .map(String::from)
+            .to_vec();
+        for g in 0..4 {
+            let a = play_game(rules, SeatSet::ALL, &names, 3, g);
+            let b = play_game(rules, SeatSet::ALL, &names, 3, g);
+            assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
+            assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
         }
     }
 
