@@ -358,9 +358,14 @@ export function createBoard(host, geo, opts = {}) {
     el('circle', { r: 0.2 }, badge);
     el('text', { y: 0.08 }, badge);
     const piece = { seat: s, piece: k, p: -1, g, inner, x: 0, y: 0, badge };
-    g.addEventListener('click', () => { if (g.classList.contains('legal')) opts.onPick?.(k); });
+    g.addEventListener('click', () => {
+      if (g.classList.contains('target')) onTarget?.(s, k);
+      else if (g.classList.contains('legal')) opts.onPick?.(k);
+    });
     g.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
+      if (e.key !== 'Enter') return;
+      if (g.classList.contains('target')) { e.preventDefault(); e.stopPropagation(); onTarget?.(s, k); }
+      else if (g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
     });
     return piece;
   }
@@ -561,6 +566,29 @@ export function createBoard(host, geo, opts = {}) {
       if (legal) pc.g.setAttribute('tabindex', '0'); else pc.g.removeAttribute('tabindex');
     }
   }
+  /** @type {((seat:number, piece:number)=>void)|null} */
+  let onTarget = null;
+  /**
+   * The targeting step of an item (护盾: an own plane, 导弹: an enemy plane): these planes are
+   * marked and focusable, a click or Enter on one calls `cb(seat, piece)`. An empty list ends it.
+   * @param {number[][]} list [seat, piece] pairs @param {((seat:number, piece:number)=>void)|null} [cb]
+   */
+  function setTargets(list, cb = null) {
+    onTarget = list.length ? cb : null;
+    for (const pc of pieces) {
+      const on = list.some(([s, k]) => s === pc.seat && k === pc.piece);
+      pc.g.classList.toggle('target', on);
+      if (on) pc.g.setAttribute('tabindex', '0');
+      else if (!pc.g.classList.contains('legal')) pc.g.removeAttribute('tabindex');
+    }
+  }
+  /** Focuses the next (dir 1) or previous (-1) target plane. */
+  function focusTarget(dir = 1) {
+    const list = pieces.filter((pc) => pc.g.classList.contains('target'));
+    if (!list.length) return;
+    const i = list.findIndex((pc) => pc.g === document.activeElement);
+    /** @type {any} */ (list[(i + dir + list.length) % list.length].g).focus();
+  }
   function setTurn(seat) {
     baseEls.forEach((g, s) => g.classList.toggle('turn', s === seat));
     svg.dataset.turn = String(seat);
@@ -646,7 +674,7 @@ export function createBoard(host, geo, opts = {}) {
 
   host.replaceChildren(svg);
   return {
-    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf, setItems,
+    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf, setItems, setTargets, focusTarget,
     setSpeed(v) { speed = v; },
     skip() { skipAll = true; },
     state() { return pieces.map((pc) => ({ seat: pc.seat, piece: pc.piece, p: pc.p })); },
