@@ -428,7 +428,7 @@ impl Conn {
             return match ty {
                 "ping" => Ok(vec![json!({"type": "pong"})]),
                 "sync" => task.sync().await,
-                "roll" | "move" => {
+                "roll" | "move" | "useItem" => {
                     let action = action_of(ty, m)?;
                     let v = version(m)?;
                     Ok(vec![task.act(self.id, self.member()?, action, v).await?])
@@ -473,7 +473,7 @@ impl Conn {
                 let v = version(m)?;
                 return Ok(vec![self.room()?.hint(v).await?]);
             }
-            "roll" | "move" => action_of(ty, m)?,
+            "roll" | "move" | "useItem" => action_of(ty, m)?,
             "step" => Action::Step,
             "fastForward" => Action::FastForward,
             "undo" => Action::Undo,
@@ -485,10 +485,18 @@ impl Conn {
     }
 }
 
-/// `roll` / `move` as an [`Action`].
+/// `roll` / `move` / `useItem` as an [`Action`].
 fn action_of(ty: &str, m: &Map<String, Value>) -> Result<Action, Error> {
     if ty == "roll" {
         return Ok(Action::Roll);
+    }
+    if ty == "useItem" {
+        let u = m
+            .get("use")
+            .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
+        let u = feixingqi_rules::items::item_use_from_json(u, "use")
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+        return Ok(Action::UseItem(u));
     }
     let piece = m
         .get("piece")
