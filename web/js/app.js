@@ -493,7 +493,7 @@ function describeEvent(e, rules, said, log = logLine) {
 
 /** Frames of this game as this browser saw them: the replay viewer's fallback without POST /api/replay. */
 function recordFrame(st) {
-  const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die };
+  const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die, items: st.items };
   if (st.cause === 'create' || st.cause === 'start' || !current.local || current.local.gameId !== st.gameId) {
     current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
   }
@@ -644,11 +644,20 @@ async function act(msg) {
     return await net.request({ ...msg, version: st.version });
   } catch (e) {
     if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
+    if (e.code === 'rate_limited') { resyncLater(); return; }
     if (e.code === 'game_over') return;
     // a double key press or a click racing a state: quietly resync
     if (!['not_your_turn', 'illegal_move', 'not_allowed'].includes(e.code)) toast(t('error', { msg: e.message }));
     net.request({ type: 'sync' }).catch(() => {});
   }
+}
+
+/**
+ * The server drops messages above its rate (20 a second, PROTOCOL.md): computers stepping at once
+ * can reach it. Wait, then sync: the synced state schedules the next step again.
+ */
+function resyncLater(ms = 600) {
+  setTimeout(() => { net.request({ type: 'sync' }).catch((e) => { if (e.code === 'rate_limited') resyncLater(ms); }); }, ms);
 }
 
 function roll() {
@@ -677,14 +686,15 @@ async function hint() {
     const lang = getLang();
     const best = h.options?.[0];
     const it = h.item && h.item.use ? h.item : null;
-    if (!best && !it) { toast(t('noHint')); return; }
+    if (!best && !it) { toast(beforeRoll ? t('itemHintNone') : t('noHint')); announce(beforeRoll ? t('itemHintNone') : t('noHint')); return; }
     let itemHtml = '', itemSaid = '';
     if (it) {
       current.itemHint = it.use;
       renderItems(st);
-      const text = `${t('itemHint', { use: useText(st.rules, it.use) })}${typeof it.gainPct === 'number' ? ` (${t('itemHintGain', { p: it.gainPct.toFixed(1) })})` : ''}`;
-      itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)} — ${esc(lang === 'zh' ? it.zh : it.en)}</span>`;
-      itemSaid = `${t('hint')}: ${text}. ${lang === 'zh' ? it.zh : it.en}`;
+      // the Master's own sentence names the use and its gain (docs/PROTOCOL.md §9 Hint)
+      const text = t('itemHint', { use: (lang === 'zh' ? it.zh : it.en) || useText(st.rules, it.use) });
+      itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)}</span>`;
+      itemSaid = `${t('hint')}: ${text}`;
     }
     const panel = $('hint-panel');
     if (best) {
@@ -869,8 +879,11 @@ async function sendItem(use) {
     await net.request({ type: 'useItem', version: st.version, use });
   } catch (e) {
     if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
-    const key = 'itemErr_' + e.code;
-    const own = e.code ? t(key) : key;
+    if (e.code === 'rate_limited') { resyncLater(); return; }
+    // refusals are `illegal_item` with the engine's reason (docs/PROTOCOL.md §9); game_over is plain
+    const why = e.code === 'illegal_item' ? e.reason : e.code;
+    const key = 'itemErr_' + why;
+    const own = why ? t(key) : key;
     const msg = own !== key ? own : t('itemErr_other', { msg: e.message || String(e) });
     toast(msg);
     announce(msg);
