@@ -587,7 +587,8 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '');
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '')
+    + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';

@@ -15,14 +15,16 @@ const snap = (page) => page.evaluate(async () => {
   const { absOf } = await import('./js/board.js');
   const geo = w.current.board?.geo;
   const squares = (st.items?.board || []).map((b) => b.square);
-  // the legal move that would end its walk on an item (a plain walk; jumps and flies are ignored)
+  // a legal move that would end on an item: the walk's end, or 4 further where it lands on its own
+  // colour and jumps (RULES.md §3.2; weather and flies are ignored: a guess is enough here)
   let toItem = -1;
   if (st.phase === 'move' && geo) {
     const me = st.seats.find((s) => s.seat === st.turn);
     for (const k of st.legal) {
       const p = me.pieces[k].progress;
-      const to = typeof p === 'number' && p >= 1 ? p + st.die : -1;
-      if (to >= 1 && to <= 50 && squares.includes(absOf(geo, st.turn, to))) { toItem = k; break; }
+      if (typeof p !== 'number' || p < 0) continue;
+      const ends = [p + st.die, p + st.die + 4].filter((to) => to >= 1 && to <= 50);
+      if (ends.some((to) => squares.includes(absOf(geo, st.turn, to)))) { toItem = k; break; }
     }
   }
   return {
@@ -79,7 +81,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     assert.equal(await page.locator('input[name=items]').count(), 1);
     assert.match(await page.locator('input[name=items]').locator('..').innerText(), /道具模式/);
 
-    await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 4, seats: { 2: 'easy' }, opts: { items: true } });
+    await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 4, seats: { 2: 'easy' }, opts: { items: true, takeoff: '56' } });
     await page.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.items, null, { timeout: 10000 });
     const opts = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.options);
     assert.equal(opts.items, true, '"items": true reached the server');
@@ -107,14 +109,14 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     const t0 = Date.now();
     const used = { click: null, key: null };
     let cancelled = false, hinted = null, hintTries = 0, actions = 0, picked = 0, games = 1;
-    while (Date.now() - t0 < 50000) {
+    while (Date.now() - t0 < 40000) {
       await humanOrEnd(page);
       const st = await snap(page);
       if (st.over) {
         if (used.click && used.key) break;
         games++;
         await page.click('#end-again');
-        await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 4, seats: { 2: 'easy' }, opts: { items: true } });
+        await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 4, seats: { 2: 'easy' }, opts: { items: true, takeoff: '56' } });
         await page.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.items, null, { timeout: 10000 });
         await hook();
         continue;
@@ -137,11 +139,18 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
           }
         }
         const how = used.click ? (used.key ? null : 'key') : 'click';
-        if (how) {
-          const i = 0;
+        let done = false;
+        // the first item of the bar that can be used now (护盾 and 导弹 need a plane to aim at)
+        for (let i = 0; how && i < bar.length && !done; i++) {
           const item = bar[i];
-          if (how === 'click') await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`);
-          else await page.keyboard.press(String(i + 1));
+          const slot = `#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`;
+          const activate = () => (how === 'click' ? page.click(slot) : page.keyboard.press(String(i + 1)));
+          await page.evaluate(() => { document.getElementById('toast').textContent = ''; });
+          await activate();
+          if (/没有可以选择的飞机/.test(await page.locator('#toast').innerText())) {
+            assert.equal((await snap(page)).targeting, null, 'no targeting step without a target');
+            continue;
+          }
           let tg = (await snap(page)).targeting;
           if (tg && !cancelled) {
             // Escape leaves the targeting step and the item stays in the bar
@@ -149,10 +158,9 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
             const after = await snap(page);
             assert.equal(after.targeting, null, 'Escape cancels');
             assert.equal(after.version, st.version);
-            assert.equal(await page.locator(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`).isDisabled(), false);
+            assert.equal(await page.locator(slot).isDisabled(), false);
             cancelled = true;
-            if (how === 'click') await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`);
-            else await page.keyboard.press(String(i + 1));
+            await activate();
             tg = (await snap(page)).targeting;
           }
           if (tg) {
@@ -169,22 +177,18 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
               await page.keyboard.press('Enter');
             }
           }
-          const acted = await nextState(page, st.version).then(() => true, () => false);
-          if (acted) {
-            // the answer to useItem (computers may have played on since: look it up among the frames)
-            const ev = await page.evaluate((v0) => /** @type {any} */ (window).__fxq.current.local.frames
-              .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === 0), st.version);
-            assert.ok(ev, `useItem answered with an itemUsed event (${item}, ${how})`);
-            assert.equal(ev.use.item, item);
-            used[how] = { item, use: ev.use };
-            const said = { sixDie: '用 6数骰', booster: '用动力装置', remoteDie: '用遥控骰子', shield: '加护盾', missile: '用导弹' }[item];
-            assert.ok((await page.locator('#log').innerText()).includes(said), `the use is in the log: ${said}`);
-            actions++;
-            continue;
-          }
-          // no target on the board for this item (a message says so): roll as usual
-          assert.equal((await snap(page)).targeting, null);
+          await nextState(page, st.version);
+          // the answer to useItem (computers may have played on since: look it up among the frames)
+          const ev = await page.evaluate((v0) => /** @type {any} */ (window).__fxq.current.local.frames
+            .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === 0), st.version);
+          assert.ok(ev, `useItem answered with an itemUsed event (${item}, ${how})`);
+          assert.equal(ev.use.item, item);
+          used[how] = { item, use: ev.use };
+          const said = { sixDie: '用 6数骰', booster: '用动力装置', remoteDie: '用遥控骰子', shield: '加护盾', missile: '用导弹' }[item];
+          assert.ok((await page.locator('#log').innerText()).includes(said), `the use is in the log: ${said}`);
+          done = true;
         }
+        if (done) { actions++; continue; }
       }
       if (st.phase === 'move') {
         const k = st.toItem >= 0 ? st.toItem : st.legal[0];
@@ -213,6 +217,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     if (hinted) assert.ok(hinted.marked >= 1, 'the hinted item is marked in the bar');
 
     // the game in English: the bar's words follow the language
+    if (await page.locator('#end[open]').count()) await page.click('#end-close');
     await page.click('#btn-lang');
     assert.match(await page.locator('#items-panel').innerText(), /Item bars/);
     await page.click('#btn-lang');
@@ -234,6 +239,49 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     const roomSt = await page.evaluate(() => { const s = /** @type {any} */ (window).__fxq.current.st; return { items: !!s.items, opt: s.options.items, room: !!s.room }; });
     assert.deepEqual(roomSt, { items: true, opt: true, room: true });
     assert.equal(await page.locator('#items-panel .seat-bar').count(), 2);
+    // play the room game by clicking; once this seat holds an item before its roll, use it (useItem
+    // is a seat action in rooms); the computer's bar is seen but never usable here
+    const r0 = Date.now();
+    let roomUse = null, otherBarUsable = 0, mine = -1;
+    while (!roomUse && Date.now() - r0 < 8000) {
+      const step = await page.evaluate(() => {
+        const w = /** @type {any} */ (window).__fxq;
+        const st = w.current.st;
+        const my = w.rooms.mySeats();
+        if (/** @type {HTMLDialogElement} */ (document.getElementById('end')).open) return { over: true };
+        const other = [...document.querySelectorAll('#items-panel .seat-bar')].filter((r) => !my.includes(Number(/** @type {HTMLElement} */ (r).dataset.seat)))
+          .reduce((n, r) => n + r.querySelectorAll('.item-slot:not(:disabled)').length, 0);
+        const go = st && st.phase !== 'over' && my.includes(st.turn)
+          && (st.phase === 'move' ? document.querySelectorAll('svg.board .piece.legal').length > 0 : !/** @type {HTMLButtonElement} */ (document.getElementById('btn-roll')).disabled);
+        return { go, other, mine: my[0] };
+      });
+      otherBarUsable += step.other || 0;
+      if (step.over) break;
+      if (!step.go) { await page.waitForTimeout(40); continue; }
+      mine = step.mine;
+      const st = await snap(page);
+      const bar = st.items.bars[st.turn] || [];
+      if (st.phase === 'roll' && bar.length && !st.items.usedThisRoll) {
+        await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=0`);
+        const tg = (await snap(page)).targeting;
+        if (tg?.item === 'remoteDie') await page.click('#item-target [data-die="5"]');
+        else if (tg) await page.locator(`svg.board .piece.target[data-seat="${tg.targets[0][0]}"][data-piece="${tg.targets[0][1] + 1}"]`).dispatchEvent('click');
+        if (await nextState(page, st.version).then(() => true, () => false)) {
+          roomUse = await page.evaluate(([v0, seat]) => /** @type {any} */ (window).__fxq.current.local?.frames
+            .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === seat) ?? null, [st.version, st.turn]);
+          assert.ok(roomUse, `the room answered useItem with itemUsed (${bar[0]})`);
+          assert.equal(roomUse.use.item, bar[0]);
+          break;
+        }
+      }
+      if (st.phase === 'move') {
+        const k = st.toItem >= 0 ? st.toItem : st.legal[0];
+        await page.locator(`svg.board .piece.legal[data-seat="${st.turn}"][data-piece="${k + 1}"]`).dispatchEvent('click');
+      } else await page.click('#btn-roll');
+      await nextState(page, st.version).catch(() => {});
+    }
+    console.log(`room: seat ${mine}, item used ${JSON.stringify(roomUse)} in ${((Date.now() - r0) / 1000).toFixed(1)} s`);
+    assert.equal(otherBarUsable, 0, 'the computer seat’s bar is never usable from this screen');
     await shot(page, 'items-room.png');
     assert.deepEqual(b.errors, []);
   } finally {
