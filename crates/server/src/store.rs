@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
-    Row, SqlitePool,
+    Row, SqliteConnection, SqlitePool,
 };
 
 use crate::error::Error;
@@ -356,10 +356,6 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
 
 #[async_trait]
 impl Storage for SqliteStore {
-    /// Stores a new game (no plies yet).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_game(
         &self,
         id: &str,
@@ -383,11 +379,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// Makes the stored plies `plies[..keep]` (already stored) followed by `append` (starting at
-    /// index `keep`), in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`]; nothing is changed then.
     async fn sync_plies(
         &self,
         id: &str,
@@ -397,14 +388,8 @@ impl Storage for SqliteStore {
         room: Option<RoomUpdate<'_>>,
     ) -> Result<(), Error> {
         let mut tx = self.pool.begin().await?;
-        if let Some((code, state, status)) = room {
-            sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-                .bind(state)
-                .bind(status)
-                .bind(now())
-                .bind(code)
-                .execute(&mut *tx)
-                .await?;
+        if let Some(room) = room {
+            update_room(&mut tx, room).await?;
         }
         sqlx::query("DELETE FROM plies WHERE game_id = ? AND idx >= ?")
             .bind(id)
@@ -429,10 +414,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// Loads a game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
         let Some(row) = sqlx::query(
             "SELECT token_hash, seed, config, client_seeds, room FROM games WHERE id = ?",
@@ -463,10 +444,6 @@ impl Storage for SqliteStore {
         }))
     }
 
-    /// The room of game `id`, if it is a room's game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn game_room(&self, id: &str) -> Result<Option<String>, Error> {
         let row = sqlx::query("SELECT room FROM games WHERE id = ?")
             .bind(id)
@@ -478,10 +455,6 @@ impl Storage for SqliteStore {
         })
     }
 
-    /// Ids of the local games not over (room games are restored by their rooms).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn running_games(&self) -> Result<Vec<String>, Error> {
         let rows =
             sqlx::query("SELECT id FROM games WHERE over = 0 AND room IS NULL ORDER BY created_at")
@@ -492,10 +465,6 @@ impl Storage for SqliteStore {
             .collect()
     }
 
-    /// Stores a new room.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error> {
         let t = now();
         sqlx::query(
@@ -514,10 +483,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// Whether a room code is taken.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn room_exists(&self, code: &str) -> Result<bool, Error> {
         Ok(sqlx::query("SELECT 1 FROM rooms WHERE code = ?")
             .bind(code)
@@ -526,25 +491,11 @@ impl Storage for SqliteStore {
             .is_some())
     }
 
-    /// Writes a room's state (lobby changes, connections, 托管).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(state)
-            .bind(status)
-            .bind(now())
-            .bind(code)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let mut conn = self.pool.acquire().await?;
+        update_room(&mut conn, (code, state, status)).await
     }
 
-    /// Starts a room's game: stores the game and the room's new state in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn start_room_game(
         &self,
         game_id: &str,
@@ -569,21 +520,11 @@ impl Storage for SqliteStore {
         .bind(room.0)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(room.1)
-            .bind(room.2)
-            .bind(t)
-            .bind(room.0)
-            .execute(&mut *tx)
-            .await?;
+        update_room(&mut tx, room).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// The rooms not over or closed.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error> {
         let rows = sqlx::query(
             "SELECT code, seed, config, state FROM rooms
@@ -594,10 +535,6 @@ impl Storage for SqliteStore {
         rows.iter().map(stored_room).collect()
     }
 
-    /// One room.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error> {
         let row = sqlx::query("SELECT code, seed, config, state FROM rooms WHERE code = ?")
             .bind(code)
@@ -606,11 +543,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(stored_room).transpose()
     }
 
-    /// Moves points and counts the game for every account of a finished room game, and writes
-    /// the room's state, in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`]; nothing is changed then.
     async fn settle(
         &self,
         game_id: &str,
@@ -642,21 +574,11 @@ impl Storage for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(room.1)
-            .bind(room.2)
-            .bind(t)
-            .bind(room.0)
-            .execute(&mut *tx)
-            .await?;
+        update_room(&mut tx, room).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Makes a guest account.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_player(
         &self,
         id: &str,
@@ -683,10 +605,6 @@ impl Storage for SqliteStore {
         })
     }
 
-    /// The account of a token hash.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE token_hash = ?",
@@ -697,10 +615,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(player_row).transpose()
     }
 
-    /// An account by id.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query("SELECT id, nickname, points, games, wins FROM players WHERE id = ?")
             .bind(id)
@@ -709,10 +623,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(player_row).transpose()
     }
 
-    /// Renames an account.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
         sqlx::query("UPDATE players SET nickname = ? WHERE id = ?")
             .bind(nickname)
@@ -722,10 +632,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// The top `limit` accounts by points among those with a game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error> {
         let rows = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE games > 0
@@ -737,10 +643,6 @@ impl Storage for SqliteStore {
         rows.iter().map(player_row).collect()
     }
 
-    /// An account's last `limit` finished room games, newest first.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn recent_games(&self, player_id: &str, limit: i64) -> Result<Vec<RecentGame>, Error> {
         let rows = sqlx::query(
             "SELECT gp.game_id, g.config, gp.seat, gp.place, gp.delta, gp.ended_at
@@ -765,7 +667,6 @@ impl Storage for SqliteStore {
             .collect()
     }
 
-    /// Closes the pool.
     async fn close(&self) {
         self.pool.close().await;
     }
@@ -788,4 +689,19 @@ fn player_row(r: &sqlx::sqlite::SqliteRow) -> Result<PlayerRow, Error> {
         games: r.try_get("games")?,
         wins: r.try_get("wins")?,
     })
+}
+
+/// Writes a room's state and status (inside the caller's transaction, if any).
+async fn update_room(
+    conn: &mut SqliteConnection,
+    (code, state, status): RoomUpdate<'_>,
+) -> Result<(), Error> {
+    sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+        .bind(state)
+        .bind(status)
+        .bind(now())
+        .bind(code)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
