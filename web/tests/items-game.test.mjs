@@ -104,6 +104,14 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
 
     await hook();
 
+    // a refusal is told in words: a use of an item the bar does not hold (the UI never offers it)
+    await humanOrEnd(page);
+    const v0 = (await snap(page)).version;
+    await page.evaluate(() => /** @type {any} */ (window).__fxq.sendItem({ item: 'missile', seat: 2, piece: 0 }));
+    await page.waitForFunction(() => /道具栏里没有这个道具/.test(document.getElementById('toast')?.textContent || ''), null, { timeout: 5000 });
+    await humanOrEnd(page);
+    assert.equal((await snap(page)).version, v0, 'a refused use changes nothing');
+
     // Items appear at random squares and the human must land on one to hold it: play games (taking
     // walks that end on an item) until an item was used by click and one by key.
     const t0 = Date.now();
