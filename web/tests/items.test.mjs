@@ -1,6 +1,6 @@
 // 道具模式 on the board (docs/PROTOCOL.md "Items (proposal)"): items, weather and shields drawn from
-// `state.items`, the item events animated, the item bar used by click and by the keys 1–3. The server
-// does not send item state yet, so the test drives board.js directly with the proposal's shapes.
+// `state.items`, the item events animated, the item bar used by click and by the keys 1–3, driven
+// directly with the protocol's shapes (items-game.test.mjs plays real item games through the server).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, open, shot } from './helpers.mjs';
