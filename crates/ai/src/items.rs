@@ -499,11 +499,9 @@ impl ItemHint {
             ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点。", d.get()),
             ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击。", piece + 1),
             ItemUse::Missile { seat, piece } => {
-                format!(
-                    "用导弹把 {} 号座位的 {} 号飞机打回机场。",
-                    seat.get(),
-                    piece + 1
-                )
+                // Items are a 飞行棋 mode: its colours.
+                let (zh, _) = seat.colour_names(false);
+                format!("用导弹把{zh}方的 {} 号飞机打回机场。", piece + 1)
             }
         };
         format!("{what}（胜率约 +{:.1}%）", self.gain)
@@ -519,8 +517,8 @@ impl ItemHint {
                 format!("Shield plane {} against captures.", piece + 1)
             }
             ItemUse::Missile { seat, piece } => format!(
-                "Fire the missile at seat {}'s plane {}: it goes back to its hangar.",
-                seat.get(),
+                "Fire the missile at {}'s plane {}: it goes back to its hangar.",
+                seat.colour_names(false).1,
                 piece + 1
             ),
         };
