@@ -25,16 +25,16 @@ use feixingqi_server::{
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Number, Value};
 
-const TYPES: [&str; 21] = [
-    "create", "join", "roll", "move", "step", "fastForward", "undo", "hint", "sync", "ping",
+const TYPES: [&str; 22] = [
+    "create", "join", "roll", "move", "useItem", "step", "fastForward", "undo", "hint", "sync", "ping",
     "login", "createRoom", "joinRoom", "leaveRoom", "ready", "setSlot", "start", "resume", "chat",
     "", "teleport",
 ];
 
-const FIELDS: [&str; 24] = [
+const FIELDS: [&str; 27] = [
     "id", "version", "piece", "seat", "gameId", "token", "nickname", "code", "spectate", "ready",
     "clientSeed", "slot", "kind", "level", "phrase", "rules", "players", "options", "seats",
-    "slots", "turnTimerMs", "controller", "pieces", "scoring",
+    "slots", "turnTimerMs", "controller", "pieces", "scoring", "use", "item", "die",
 ];
 
 fn value(u: &mut Unstructured<'_>, depth: u8) -> arbitrary::Result<Value> {
@@ -48,8 +48,10 @@ fn value(u: &mut Unstructured<'_>, depth: u8) -> arbitrary::Result<Value> {
         5 => Value::from(u.arbitrary::<u8>()? % 8),
         6 => Value::String(u.arbitrary::<String>()?),
         7 => Value::String(
-            ["feixingqi", "ludo", "open", "computer", "player", "human", "master", "easy"]
-                [usize::from(u.arbitrary::<u8>()? % 8)]
+            [
+                "feixingqi", "ludo", "open", "computer", "player", "human", "master", "easy",
+                "sixDie", "booster", "remoteDie", "shield", "missile", "items",
+            ][usize::from(u.arbitrary::<u8>()? % 14)]
             .into(),
         ),
         8 if depth < 4 => {

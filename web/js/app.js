@@ -2,7 +2,7 @@
 // keyboard and screen-reader play, the end screen and the replay viewer.
 
 import { t, setLang, getLang, seatName } from './i18n.js';
-import { createBoard, normalizeGeo, COLOURS, SHAPE_NAMES } from './board.js';
+import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
 import { renderEnd } from './end.js';
@@ -106,7 +106,7 @@ function showView(name) {
 const LEVELS = ['easy', 'normal', 'hard', 'master'];
 const defaults = {
   rules: 'feixingqi', players: 4, seats: { 1: 'normal', 2: 'normal', 3: 'normal' },
-  takeoff: '6', tripleSix: false, sixStops: false, team: false, pieces: 4, firstPlayer: 'seat0', scoring: 'none', room: 1000,
+  takeoff: '6', tripleSix: false, sixStops: false, items: false, team: false, pieces: 4, firstPlayer: 'seat0', scoring: 'none', room: 1000,
 };
 function loadSetup() { return { ...defaults, ...store.get('fxq.setup', {}), rules: store.get('fxq.rules', 'feixingqi') }; }
 function seatsFor(n) { return n === 2 ? [0, 2] : n === 3 ? [0, 1, 2] : [0, 1, 2, 3]; }
@@ -148,7 +148,8 @@ export function optionsCard(s, extraRows = '', cls = 'o3') {
   const fxq = s.rules === 'feixingqi';
   return `<div class="card ${cls}"><h2>${t('options')}</h2><div class="opts">
       ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg">${radioHtml('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radioHtml('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
-      <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>` : ''}
+      <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>
+      <div class="row seg" title="${t('itemModeNote')}">${checkHtml('items', t('itemMode'), s.items)}<span class="muted">${t('itemModeNote')}</span></div>` : ''}
       <div class="row seg">${checkHtml('team', t('team'), s.team && s.players === 4, s.players !== 4)}</div>
       <div class="row"><span class="lab">${t('pieces')}</span><div class="seg">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
       <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
@@ -233,6 +234,7 @@ function saveSetup(form) {
     takeoff: String(f.get('takeoff') ?? s.takeoff),
     tripleSix: rules === 'feixingqi' ? f.get('tripleSix') === 'on' : s.tripleSix,
     sixStops: rules === 'feixingqi' ? f.get('sixStops') === 'on' : s.sixStops,
+    items: rules === 'feixingqi' ? f.get('items') === 'on' : s.items,
     team: players === 4 && f.get('team') === 'on',
     pieces: Number(f.get('pieces') || s.pieces),
     firstPlayer: String(f.get('firstPlayer') || s.firstPlayer),
@@ -251,6 +253,8 @@ export function optionsFrom(s) {
     options.takeoff = s.takeoff === '56' ? [5, 6] : [6];
     options.tripleSixPenalty = !!s.tripleSix;
     options.sixStopsOnStack = !!s.sixStops;
+    // 道具模式 (RULES.md §10.3): 飞行棋 only; absent means off
+    if (s.items) options.items = true;
   }
   options.scoring = s.scoring === 'room' ? { room: s.room } : s.scoring;
   return options;
@@ -285,6 +289,13 @@ const current = {
   hint: null,
   /** @type {any} */ local: null,
   paused: false,
+  /** 道具模式: the item bar of each seat in play, and for which game/language/seats they were made */
+  /** @type {Map<number, ReturnType<typeof createItemBar>>} */ itemBars: new Map(),
+  itemKey: '',
+  /** the item the 大师提示 suggests using before this roll (its `use` object), or null */
+  /** @type {any} */ itemHint: null,
+  /** the targeting step of an item being used: {item, index, targets} */
+  /** @type {{item:string, index:number, targets:number[][]}|null} */ targeting: null,
 };
 
 // `?speed=instant` (tests, impatient people): no animation, computers at once; not remembered
@@ -456,6 +467,23 @@ function describeEvent(e, rules, said, log = logLine) {
       banner(t('bonus', { name: nm(e.seat) }), 700);
       break;
     case 'turnPassed': text = t('passes', { name: nm(e.to) }); break;
+    // ---- 道具模式 (docs/PROTOCOL.md "Items")
+    case 'roundStarted': text = t('evRoundStarted', { n: e.round }); break;
+    case 'itemAppeared': text = t('evItemAppeared', { item: itemName(e.item) }); break;
+    case 'itemPicked': sfx.jump(); text = t('evItemPicked', { name: nm(e.seat), piece: pc(e.piece), item: itemName(e.item) }); imp = true; break;
+    case 'itemUsed': {
+      text = t('evItemUsed', { name: nm(e.seat), use: useText(rules, e.use) });
+      imp = true; banner(`${itemName(e.use?.item)}`, 800); break;
+    }
+    case 'missileHit':
+      sfx.capture();
+      text = t('evMissileHit', { victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
+      imp = true; banner(itemName('missile'), 900); break;
+    case 'shieldHeld': text = t('evShieldHeld', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
+    case 'shieldEnded': text = t('evShieldEnded', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    case 'weatherAppeared': text = t('evWeatherAppeared', { weather: itemName(e.weather) }); break;
+    case 'weatherVanished': text = t('evWeatherVanished'); break;
+    case 'weatherStruck': text = t('evStruck_' + e.weather, { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
     case 'gameOver': text = t('gameOver'); imp = true; break;
     default: return null;
   }
@@ -465,11 +493,11 @@ function describeEvent(e, rules, said, log = logLine) {
 
 /** Frames of this game as this browser saw them: the replay viewer's fallback without POST /api/replay. */
 function recordFrame(st) {
-  const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die };
+  const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die, items: st.items };
   if (st.cause === 'create' || st.cause === 'start' || !current.local || current.local.gameId !== st.gameId) {
     current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
   }
-  if (['roll', 'move', 'step', 'fastForward', 'computer', 'timeout'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
+  if (['roll', 'move', 'step', 'fastForward', 'computer', 'timeout', 'useItem'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
   if (st.cause === 'undo') current.local.frames = current.local.frames.filter((f) => f.version <= st.version);
 }
 
@@ -487,15 +515,17 @@ async function handleState(st) {
   current.st = st;
   board.setHint(null);
   $('hint-panel').hidden = true;
+  current.itemHint = null;
+  cancelTarget(false);
   const said = [];
   if (st.cause === 'fastForward') {
     // the result at once; the board stays where it was so 继续观看 can play the same events
-    current.ff = { events: st.events, from: prev ? progressOf(prev) : null };
+    current.ff = { events: st.events, from: prev ? progressOf(prev) : null, items: prev?.items ?? null };
     renderSide(st);
     openEnd(st, true);
     return;
   }
-  if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout'].includes(st.cause)) {
+  if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout', 'useItem'].includes(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
     /** @type {any} */ let mover = null;
@@ -517,6 +547,7 @@ async function handleState(st) {
     logLine(t('undone'), true);
   }
   board.setPieces(progressOf(st), seatsOf(st));
+  board.setItems(st.items ?? null);
   if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
@@ -542,7 +573,7 @@ function turnPrompt(st) {
 function setButtons(st) {
   const human = canAct(st);
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening'));
-  /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && st.phase === 'move');
+  /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
 }
 
@@ -556,7 +587,8 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '');
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '')
+    + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';
@@ -577,6 +609,7 @@ function renderSide(st) {
       <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
   }).join('');
   $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment.slice(0, 16) + '…' }) : '';
+  renderItems(st);
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
   if (canAct(st) && current.keyboard) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);
@@ -612,6 +645,7 @@ async function act(msg) {
     return await net.request({ ...msg, version: st.version });
   } catch (e) {
     if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
+    if (e.code === 'rate_limited') { resyncLater(); return; }
     if (e.code === 'game_over') return;
     // a double key press or a click racing a state: quietly resync
     if (!['not_your_turn', 'illegal_move', 'not_allowed'].includes(e.code)) toast(t('error', { msg: e.message }));
@@ -619,9 +653,18 @@ async function act(msg) {
   }
 }
 
+/**
+ * The server drops messages above its rate (20 a second, PROTOCOL.md): computers stepping at once
+ * can reach it. Wait, then sync: the synced state schedules the next step again.
+ */
+function resyncLater(ms = 600) {
+  setTimeout(() => { net.request({ type: 'sync' }).catch((e) => { if (e.code === 'rate_limited') resyncLater(ms); }); }, ms);
+}
+
 function roll() {
   const st = current.st;
   if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
+  cancelTarget(false);
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true;
   showDie(0, true);
   act({ type: 'roll' });
@@ -634,24 +677,221 @@ function pick(piece) {
 }
 async function hint() {
   const st = current.st;
-  if (!st || st.phase !== 'move' || st.toAct !== 'human' || inRoom(st)) return;
+  if (!st || st.toAct !== 'human' || inRoom(st)) return;
+  // before the roll the Master advises on the item bar only (docs/PROTOCOL.md "Items", Hint)
+  const beforeRoll = st.phase === 'roll' && canUseItem(st) && ownBar(st).length > 0;
+  if (st.phase !== 'move' && !beforeRoll) return;
   try {
     const h = await net.request({ type: 'hint', version: st.version });
     if (current.st !== st) return;
-    const best = h.options[0];
-    if (!best) { toast(t('noHint')); return; }
-    current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
     const lang = getLang();
-    const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${lang === 'zh' ? o.zh : o.en}</li>`;
+    const best = h.options?.[0];
+    const it = h.item && h.item.use ? h.item : null;
+    if (!best && !it) { toast(beforeRoll ? t('itemHintNone') : t('noHint')); announce(beforeRoll ? t('itemHintNone') : t('noHint')); return; }
+    let itemHtml = '', itemSaid = '';
+    if (it) {
+      current.itemHint = it.use;
+      renderItems(st);
+      // the Master's own sentence names the use and its gain (docs/PROTOCOL.md §9 Hint)
+      const text = t('itemHint', { use: (lang === 'zh' ? it.zh : it.en) || useText(st.rules, it.use) });
+      itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)}</span>`;
+      itemSaid = `${t('hint')}: ${text}`;
+    }
     const panel = $('hint-panel');
-    panel.innerHTML = `<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${lang === 'zh' ? best.zh : best.en}
+    if (best) {
+      current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
+      const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${lang === 'zh' ? o.zh : o.en}</li>`;
+      panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${lang === 'zh' ? best.zh : best.en}
       <details ${h.options.length > 1 ? '' : 'hidden'}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol></details>`;
+      announce(`${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${lang === 'zh' ? best.zh : best.en}`);
+    } else {
+      panel.innerHTML = itemHtml;
+      announce(itemSaid);
+    }
     panel.hidden = false;
-    announce(`${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${lang === 'zh' ? best.zh : best.en}`);
   } catch (e) {
     toast(t('noHint'));
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 道具模式 item mode (RULES.md §10.3, docs/PROTOCOL.md "Items"): the item bars, using an item with
+// its targeting step, the item events' words
+
+const esc = (x) => String(x ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c] || c));
+const itemName = (k) => ITEM_NAMES[getLang()][k] ?? String(k);
+/** The item bar of the seat to act. @returns {string[]} */
+const ownBar = (st) => st?.items?.bars?.[st.turn] || [];
+/** Whether this screen may use an item now: its seat to act, before that seat's roll, once per roll. */
+function canUseItem(st) {
+  return !!st?.items && canAct(st) && st.phase === 'roll' && !st.items.usedThisRoll;
+}
+/** A plane on the loop (progress 1–50, RULES.md §2.2): what 护盾 and 导弹 may target. */
+const onLoop = (p) => !!p && !p.finished && typeof p.progress === 'number' && p.progress >= 1 && p.progress <= 50;
+const isShielded = (st, seat, piece) => (st.items?.shields || []).some(([s, k]) => s === seat && k === piece);
+
+/** 护盾 targets: the mover's own planes on the loop not shielded yet. @returns {number[][]} */
+function shieldTargets(st) {
+  const me = seatInfo(st, st.turn);
+  return (me?.pieces || []).flatMap((p, k) => (onLoop(p) && !isShielded(st, st.turn, k) ? [[st.turn, k]] : []));
+}
+/**
+ * 导弹 targets: enemy planes on the loop that are neither shielded nor stacked (≥ 2 planes of its
+ * colour on the square, of its team in team play — RULES.md §10.3, §3.5, §9). @returns {number[][]}
+ */
+function missileTargets(st) {
+  const geo = current.board?.geo;
+  if (!geo) return [];
+  const team = !!st.options?.team;
+  const side = (s) => st.seats.filter((o) => o.seat === s || (team && o.seat === (s + 2) % 4));
+  const out = [];
+  for (const info of st.seats) {
+    const s = info.seat;
+    if (s === st.turn || (team && s === (st.turn + 2) % 4)) continue;
+    info.pieces.forEach((p, k) => {
+      if (!onLoop(p) || isShielded(st, s, k)) return;
+      const a = absOf(geo, s, p.progress);
+      const here = side(s).reduce((n, o) => n + o.pieces.filter((q) => onLoop(q) && absOf(geo, o.seat, q.progress) === a).length, 0);
+      if (here < 2) out.push([s, k]);
+    });
+  }
+  return out;
+}
+
+/** What an item use does, in words: `{item, die|piece|seat}` (docs/PROTOCOL.md "Items"). */
+function useText(rules, use) {
+  switch (use?.item) {
+    case 'sixDie': return t('itemUseSix');
+    case 'booster': return t('itemUseBooster');
+    case 'remoteDie': return t('itemUseRemote', { d: use.die });
+    case 'shield': return t('itemUseShield', { piece: use.piece + 1 });
+    case 'missile': return t('itemUseMissile', { victim: seatName(rules, use.seat), piece: use.piece + 1 });
+    default: return itemName(use?.item);
+  }
+}
+
+/** The item panel: round, weather, booster and one bar per seat; only the seat to act here may use its bar. */
+function renderItems(st) {
+  const panel = $('items-panel');
+  const it = st?.items;
+  $('keys-items').hidden = !it;
+  if (!it) {
+    for (const bar of current.itemBars.values()) bar.destroy();
+    current.itemBars.clear();
+    current.itemKey = '';
+    panel.hidden = true;
+    panel.replaceChildren();
+    return;
+  }
+  const key = `${st.gameId}|${getLang()}|${seatsOf(st).join()}`;
+  if (current.itemKey !== key) {
+    for (const bar of current.itemBars.values()) bar.destroy();
+    current.itemBars.clear();
+    panel.innerHTML = `<div class="items-head"><b>${t('itemBars')}</b><span class="round"></span><span class="weather"></span><span class="booster"></span></div>`;
+    for (const seat of seatsOf(st)) {
+      const row = document.createElement('div');
+      row.className = 'seat-bar';
+      row.dataset.seat = String(seat);
+      row.style.setProperty('--c', COLOURS[st.rules][seat]);
+      row.innerHTML = `<span class="chip">${chipSvg(st.rules, seat, 18)}</span><span class="nm">${seatName(st.rules, seat)}</span>`;
+      panel.appendChild(row);
+      const bar = createItemBar(row, { lang: getLang() === 'en' ? 'en' : 'zh', onUse: (item, i) => useFromBar(seat, item, i) });
+      bar.el.setAttribute('aria-label', t('itemBarOf', { name: seatName(st.rules, seat) }));
+      current.itemBars.set(seat, bar);
+    }
+    current.itemKey = key;
+  }
+  panel.hidden = false;
+  /** @type {HTMLElement} */ (panel.querySelector('.round')).textContent = it.round ? t('itemRound', { n: it.round }) : '';
+  /** @type {HTMLElement} */ (panel.querySelector('.weather')).textContent = it.weather ? t('itemWeatherUntil', { w: itemName(it.weather.kind), n: it.weather.untilRound }) : '';
+  /** @type {HTMLElement} */ (panel.querySelector('.booster')).textContent = it.booster ? t('itemBoosterOn') : '';
+  const over = st.phase === 'over';
+  for (const [seat, bar] of current.itemBars) {
+    const turn = !over && seat === st.turn;
+    const usable = turn && canUseItem(st) && !current.targeting;
+    bar.set(it.bars?.[seat] || [], usable, turn ? current.itemHint?.item ?? null : null);
+    bar.el.parentElement?.classList.toggle('turn', turn);
+    if (turn && current.targeting) bar.el.children[current.targeting.index]?.classList.add('active');
+  }
+}
+
+/** A click or key 1–3 on the bar of `seat`: items without a target are used at once. */
+function useFromBar(seat, item, index) {
+  const st = current.st;
+  if (!canUseItem(st) || seat !== st.turn || current.targeting) return;
+  if (item === 'sixDie' || item === 'booster') { sendItem({ item }); return; }
+  const targets = item === 'shield' ? shieldTargets(st) : item === 'missile' ? missileTargets(st) : [];
+  if (item !== 'remoteDie' && !targets.length) { toast(t('itemNoTarget', { item: itemName(item) })); return; }
+  startTarget(item, index, targets);
+}
+
+/** The targeting step: a plane to click (护盾, 导弹) or a face to choose (遥控骰子); Escape cancels. */
+function startTarget(item, index, targets) {
+  const st = current.st;
+  current.targeting = { item, index, targets };
+  const box = $('item-target');
+  const hinted = current.itemHint?.item === item ? current.itemHint : null;
+  const prompt = t(item === 'remoteDie' ? 'itemTargetRemote' : item === 'shield' ? 'itemTargetShield' : 'itemTargetMissile');
+  box.setAttribute('aria-label', itemName(item));
+  if (item === 'remoteDie') {
+    box.innerHTML = `<div>${prompt}</div><div class="faces">${[1, 2, 3, 4, 5, 6].map((d) => `<button type="button" class="item-slot${hinted?.die === d ? ' hinted' : ''}" data-die="${d}" aria-label="${t('itemFace', { d })}"><svg viewBox="0 0 100 100" aria-hidden="true">${dieSvg(d)}</svg></button>`).join('')}</div>
+      <div><button type="button" id="item-cancel">${t('itemCancel')}</button></div>`;
+    box.querySelectorAll('[data-die]').forEach((b) => b.addEventListener('click', () => chooseTarget({ item, die: Number(/** @type {HTMLElement} */ (b).dataset.die) })));
+  } else {
+    box.innerHTML = `<div>${prompt}</div><div><button type="button" id="item-cancel">${t('itemCancel')}</button></div>`;
+    current.board?.setTargets(targets, (seat, piece) => chooseTarget(item === 'shield' ? { item, piece } : { item, seat, piece }));
+    if (hinted) current.board?.setHint({ seat: hinted.seat ?? st.turn, piece: hinted.piece });
+  }
+  box.hidden = false;
+  $('item-cancel').addEventListener('click', () => cancelTarget(true));
+  renderItems(st);
+  announce(`${itemName(item)}: ${prompt}`);
+  if (current.keyboard) {
+    if (item === 'remoteDie') /** @type {HTMLElement|null} */ (box.querySelector('[data-die]'))?.focus();
+    else current.board?.focusTarget(1);
+  }
+}
+
+/** Ends the targeting step (a target chosen, Escape, a new state). */
+function cancelTarget(say) {
+  if (!current.targeting) return;
+  current.targeting = null;
+  current.board?.setTargets([]);
+  current.board?.setHint(null);
+  const box = $('item-target');
+  box.hidden = true;
+  box.replaceChildren();
+  if (current.st) renderItems(current.st);
+  if (say) { toast(t('itemCancelled')); announce(t('itemCancelled')); }
+}
+function chooseTarget(use) {
+  cancelTarget(false);
+  sendItem(use);
+}
+
+/** `useItem` (docs/PROTOCOL.md "Items"); a refusal is said in words of its code. */
+async function sendItem(use) {
+  const st = current.st;
+  if (!canUseItem(st)) return;
+  // no second use while this one is on its way
+  for (const [seat, bar] of current.itemBars) bar.set(st.items.bars?.[seat] || [], false);
+  if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true; showDie(0, true); }
+  try {
+    await net.request({ type: 'useItem', version: st.version, use });
+  } catch (e) {
+    if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
+    if (e.code === 'rate_limited') { resyncLater(); return; }
+    // refusals are `illegal_item` with the engine's reason (docs/PROTOCOL.md §9); game_over is plain
+    const why = e.code === 'illegal_item' ? e.reason : e.code;
+    const key = 'itemErr_' + why;
+    const own = why ? t(key) : key;
+    const msg = own !== key ? own : t('itemErr_other', { msg: e.message || String(e) });
+    toast(msg);
+    announce(msg);
+    net.request({ type: 'sync' }).catch(() => {});
+  }
+}
+
 function undo() {
   const st = current.st;
   if (!st || !st.canUndo || inRoom(st)) return;
@@ -668,10 +908,12 @@ async function watch() {
   current.watching = true;
   current.board.setLegal(-1, []);
   if (ff.from) current.board.setPieces(ff.from, seatsOf(st));
+  current.board.setItems(ff.items);
   const said = [];
   current.queue = current.queue.then(async () => {
     await current.board?.animate(ff.events, (e) => describeEvent(e, st.rules, said));
     current.board?.setPieces(progressOf(st), seatsOf(st));
+    current.board?.setItems(st.items ?? null);
     current.watching = false;
     current.ff = null;
     openEnd(st, false);
@@ -809,6 +1051,23 @@ function wire() {
     if (current.view === 'viewer') { viewer.key(e); return; }
     if (current.view !== 'game') return;
     const st = current.st;
+    // the targeting step of an item takes the keys first: Escape cancels, digits choose
+    const tg = current.targeting;
+    if (tg) {
+      if (e.key === 'Escape') { e.preventDefault(); cancelTarget(true); return; }
+      const d = /^[1-6]$/.test(e.key) ? Number(e.key) : 0;
+      if (d && tg.item === 'remoteDie') { e.preventDefault(); chooseTarget({ item: 'remoteDie', die: d }); return; }
+      if (d && tg.item === 'shield') {
+        if (tg.targets.some(([, k]) => k === d - 1)) { e.preventDefault(); chooseTarget({ item: 'shield', piece: d - 1 }); }
+        return;
+      }
+      if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(e.key) && tg.item !== 'remoteDie') {
+        e.preventDefault();
+        current.board?.focusTarget(e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : -1);
+        return;
+      }
+      if (d) return;
+    }
     if (e.key === ' ' || e.code === 'Space') {
       if (tag === 'BUTTON' && e.target !== $('btn-roll')) return; // Space presses the focused button
       e.preventDefault();
@@ -867,6 +1126,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t, rooms };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem };
 
 boot();

@@ -105,6 +105,95 @@ function shapePath(seat, r) {
 }
 export const SHAPE_NAMES = { zh: ['圆', '方', '三角', '菱形'], en: ['circle', 'square', 'triangle', 'diamond'] };
 
+// ---- item mode glyphs (RULES.md §10.3): each draws into a group centred on (0,0), radius ≈ 0.3
+const SVGNS = 'http://www.w3.org/2000/svg';
+function gl(tag, attrs, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  parent.appendChild(e);
+  return e;
+}
+function dieFace(g, pips, fill = '#fff') {
+  gl('rect', { x: -0.24, y: -0.24, width: 0.48, height: 0.48, rx: 0.08, fill, stroke: '#222', 'stroke-width': 0.035 }, g);
+  for (const [x, y] of pips) gl('circle', { cx: x * 0.13, cy: y * 0.13, r: 0.045, fill: '#222' }, g);
+}
+/** 6数骰, 动力装置, 遥控骰子, 护盾, 导弹 */
+export const ITEM_GLYPH = {
+  sixDie: (g) => dieFace(g, [[-1, -1], [-1, 0], [-1, 1], [1, -1], [1, 0], [1, 1]], '#ffe082'),
+  booster: (g) => gl('path', { d: 'M0.05,-0.3L-0.18,0.04H0L-0.06,0.3L0.18,-0.06H0Z', fill: '#fb8c00', stroke: '#5d2f00', 'stroke-width': 0.025 }, g),
+  remoteDie: (g) => {
+    dieFace(g, [[0, 0]], '#b3e5fc');
+    gl('path', { d: 'M0.18,-0.24L0.3,-0.36M0.24,-0.36A0.06,0.06 0 0 1 0.3,-0.3', fill: 'none', stroke: '#0277bd', 'stroke-width': 0.04 }, g);
+  },
+  shield: (g) => gl('path', { d: 'M0,-0.28L0.22,-0.18V0.02C0.22,0.16 0.1,0.24 0,0.29C-0.1,0.24 -0.22,0.16 -0.22,0.02V-0.18Z', fill: '#64b5f6', stroke: '#0d47a1', 'stroke-width': 0.035 }, g),
+  missile: (g) => {
+    gl('path', { d: 'M0.3,0L0.1,-0.08H-0.2L-0.3,-0.16V0.16L-0.2,0.08H0.1Z', fill: '#e53935', stroke: '#5b0000', 'stroke-width': 0.025 }, g);
+    gl('path', { d: 'M-0.3,0H-0.4', stroke: '#ff9800', 'stroke-width': 0.06 }, g);
+  },
+};
+/** 顺风, 大雾, 雷暴 */
+export const WEATHER_GLYPH = {
+  tailwind: (g) => gl('path', { d: 'M-0.3,-0.12H0.12A0.1,0.1 0 1 0 0.02,-0.24M-0.3,0.02H0.24M-0.3,0.16H0.08A0.1,0.1 0 1 1 -0.02,0.28', fill: 'none', stroke: '#e0f7fa', 'stroke-width': 0.055, 'stroke-linecap': 'round' }, g),
+  fog: (g) => gl('path', { d: 'M-0.3,-0.14Q-0.15,-0.22 0,-0.14T0.3,-0.14M-0.3,0Q-0.15,-0.08 0,0T0.3,0M-0.3,0.14Q-0.15,0.06 0,0.14T0.3,0.14', fill: 'none', stroke: '#eceff1', 'stroke-width': 0.06, 'stroke-linecap': 'round' }, g),
+  storm: (g) => {
+    gl('path', { d: 'M-0.28,-0.02A0.12,0.12 0 0 1 -0.14,-0.2A0.16,0.16 0 0 1 0.16,-0.2A0.12,0.12 0 0 1 0.28,-0.02Z', fill: '#90a4ae' }, g);
+    gl('path', { d: 'M0.02,-0.04L-0.1,0.14H0.02L-0.06,0.32L0.14,0.08H0.02L0.1,-0.04Z', fill: '#ffeb3b', stroke: '#795548', 'stroke-width': 0.02 }, g);
+  },
+};
+export const ITEM_NAMES = {
+  zh: { sixDie: '6数骰', booster: '动力装置', remoteDie: '遥控骰子', shield: '护盾', missile: '导弹', tailwind: '顺风', fog: '大雾', storm: '雷暴' },
+  en: { sixDie: 'six die', booster: 'booster', remoteDie: 'remote die', shield: 'shield', missile: 'missile', tailwind: 'tailwind', fog: 'fog', storm: 'storm' },
+};
+
+/**
+ * The item bar 道具栏 (at most 3 items): one button per item, used by click or by the keys 1–3.
+ * `onUse(item, index)` is called for an enabled bar; the caller then asks for a target where the
+ * item needs one (护盾: an own plane; 导弹: an enemy plane; 遥控骰子: a face).
+ * @param {HTMLElement} host
+ * @param {{onUse?: (item:string, index:number)=>void, lang?: 'zh'|'en', hint?: string|null}} [opts]
+ */
+export function createItemBar(host, opts = {}) {
+  const bar = document.createElement('div');
+  bar.className = 'item-bar';
+  bar.setAttribute('role', 'toolbar');
+  bar.setAttribute('aria-label', (opts.lang || 'zh') === 'zh' ? '道具栏' : 'Item bar');
+  host.appendChild(bar);
+  let items = [], enabled = false;
+  function render(hint) {
+    bar.replaceChildren();
+    for (let i = 0; i < 3; i++) {
+      const it = items[i];
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'item-slot' + (it && hint === it ? ' hinted' : '');
+      b.disabled = !it || !enabled;
+      const name = it ? ITEM_NAMES[opts.lang || 'zh'][it] : '';
+      b.setAttribute('aria-label', it ? `${i + 1}: ${name}` : `${i + 1}: —`);
+      b.title = name;
+      const svg = document.createElementNS(SVGNS, 'svg');
+      svg.setAttribute('viewBox', '-0.4 -0.4 0.8 0.8');
+      svg.setAttribute('width', '36');
+      svg.setAttribute('height', '36');
+      if (it) ITEM_GLYPH[it]?.(gl('g', {}, svg));
+      b.appendChild(svg);
+      b.addEventListener('click', () => { if (it && enabled) opts.onUse?.(it, i); });
+      bar.appendChild(b);
+    }
+  }
+  const onKey = (e) => {
+    const i = ['1', '2', '3'].indexOf(e.key);
+    if (i >= 0 && enabled && items[i] && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); opts.onUse?.(items[i], i); }
+  };
+  document.addEventListener('keydown', onKey);
+  render(opts.hint ?? null);
+  return {
+    el: bar,
+    /** @param {string[]} list the bar's items @param {boolean} canUse before the own roll @param {string|null} [hint] the 大师提示's item */
+    set(list, canUse, hint = null) { items = list.slice(0, 3); enabled = canUse; render(hint); },
+    destroy() { document.removeEventListener('keydown', onKey); bar.remove(); },
+  };
+}
+
 /**
  * @param {HTMLElement} host
  * @param {Geo} geo
@@ -118,6 +207,7 @@ export function createBoard(host, geo, opts = {}) {
   const svg = el('svg', { viewBox: `-0.15 -0.15 ${n + 0.3} ${n + 0.3}`, class: 'board ' + geo.rules, role: 'group' });
   const gBoard = el('g', { class: 'squares' }, svg);
   const gMarks = el('g', { class: 'marks' }, svg);
+  const gItems = el('g', { class: 'items' }, svg);
   const gPieces = el('g', { class: 'pieces' }, svg);
   const gOver = el('g', { class: 'over' }, svg);
 
@@ -262,13 +352,20 @@ export function createBoard(host, geo, opts = {}) {
     el('ellipse', { cx: 0.04, cy: 0.1, rx: PR * 0.95, ry: PR * 0.55, class: 'shadow' }, inner);
     el('path', { d: shapePath(s, PR), fill: col[s], class: 'body' }, inner);
     el('text', { x: 0, y: 0.15, class: 'num' }, inner).textContent = String(k + 1);
+    // 护盾: a ring shown while the plane is shielded (item mode)
+    el('circle', { r: PR + 0.14, fill: 'none', stroke: '#1e88e5', 'stroke-width': 0.07, 'stroke-dasharray': '0.12 0.06', class: 'shield-ring', style: 'display:none' }, inner);
     const badge = /** @type {SVGGElement} */ (el('g', { class: 'badge', transform: `translate(${PR * 0.85} ${-PR * 0.85})` }, g));
     el('circle', { r: 0.2 }, badge);
     el('text', { y: 0.08 }, badge);
     const piece = { seat: s, piece: k, p: -1, g, inner, x: 0, y: 0, badge };
-    g.addEventListener('click', () => { if (g.classList.contains('legal')) opts.onPick?.(k); });
+    g.addEventListener('click', () => {
+      if (g.classList.contains('target')) onTarget?.(s, k);
+      else if (g.classList.contains('legal')) opts.onPick?.(k);
+    });
     g.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
+      if (e.key !== 'Enter') return;
+      if (g.classList.contains('target')) { e.preventDefault(); e.stopPropagation(); onTarget?.(s, k); }
+      else if (g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
     });
     return piece;
   }
@@ -400,6 +497,55 @@ export function createBoard(host, geo, opts = {}) {
         }
         case 'collision': if (pc) flash(pc.x, pc.y, '#000'); break;
         case 'finished': if (pc) { pc.p = 56; flash(pc.x, pc.y, col[pc.seat], 'burst gold'); } break;
+        // ---- item mode (docs/PROTOCOL.md "Items (proposal)")
+        case 'itemAppeared': await popIn(glyphAt(ITEM_GLYPH[e.item], e.square)); break;
+        case 'weatherAppeared': await popIn(glyphAt(WEATHER_GLYPH[e.weather], e.square, true)); break;
+        case 'weatherVanished': {
+          const w = gItems.querySelector(`.weather-cell[data-a="${e.square}"]`);
+          if (w) await tween(400, (u) => w.setAttribute('opacity', String(1 - u)));
+          w?.remove();
+          break;
+        }
+        case 'itemPicked': {
+          const ic = gItems.querySelector(`.item-icon[data-a="${e.square}"]`);
+          if (ic) {
+            const [x0, y0] = loopPt[e.square], [x1, y1] = baseSpot(e.seat, 0);
+            await tween(500, (u) => {
+              const k = ease(u);
+              ic.setAttribute('transform', `translate(${x0 + (x1 - x0) * k} ${y0 + (y1 - y0) * k - Math.sin(Math.PI * u) * 0.8}) scale(${1 - 0.5 * u})`);
+            });
+            ic.remove();
+          }
+          break;
+        }
+        case 'itemUsed': {
+          const [x, y] = baseSpot(e.seat, 0);
+          const g = itemGlyph(e.use?.item, x, y, 0.9, gOver);
+          await tween(450, (u) => g.setAttribute('opacity', String(1 - u * 0.8)));
+          g.remove();
+          if (e.use?.item === 'shield') { const t = find(e.seat, e.use.piece); if (t) setShielded(t, true); }
+          break;
+        }
+        case 'missileHit': {
+          const v = find(e.victimSeat, e.victimPiece);
+          if (v) {
+            const [sx, sy] = baseSpot(e.seat, 0);
+            const m = itemGlyph('missile', sx, sy, 0.6, gOver);
+            await tween(450, (u) => {
+              const k = ease(u);
+              m.setAttribute('transform', `translate(${sx + (v.x - sx) * k} ${sy + (v.y - sy) * k}) rotate(${Math.atan2(v.y - sy, v.x - sx) * 180 / Math.PI}) scale(0.6)`);
+            });
+            m.remove();
+            flash(v.x, v.y, '#e53935');
+            v.p = -1;
+            const [x, y] = pointOf(v.seat, -1, v.piece);
+            await moveTo(v, x, y, 450, 1.2);
+          }
+          break;
+        }
+        case 'shieldHeld': if (pc) flash(pc.x, pc.y, '#1e88e5'); break;
+        case 'shieldEnded': if (pc) setShielded(pc, false); break;
+        case 'weatherStruck': if (pc) await weatherEffect(e.weather, pc.x, pc.y); break;
         case 'penalty': {
           await Promise.all(pieces.filter((q) => q.seat === e.seat).map((q) => {
             q.p = -1; const [x, y] = pointOf(q.seat, -1, q.piece); return moveTo(q, x, y, 500, 1);
@@ -419,6 +565,29 @@ export function createBoard(host, geo, opts = {}) {
       pc.g.classList.toggle('legal', legal);
       if (legal) pc.g.setAttribute('tabindex', '0'); else pc.g.removeAttribute('tabindex');
     }
+  }
+  /** @type {((seat:number, piece:number)=>void)|null} */
+  let onTarget = null;
+  /**
+   * The targeting step of an item (护盾: an own plane, 导弹: an enemy plane): these planes are
+   * marked and focusable, a click or Enter on one calls `cb(seat, piece)`. An empty list ends it.
+   * @param {number[][]} list [seat, piece] pairs @param {((seat:number, piece:number)=>void)|null} [cb]
+   */
+  function setTargets(list, cb = null) {
+    onTarget = list.length ? cb : null;
+    for (const pc of pieces) {
+      const on = list.some(([s, k]) => s === pc.seat && k === pc.piece);
+      pc.g.classList.toggle('target', on);
+      if (on) pc.g.setAttribute('tabindex', '0');
+      else if (!pc.g.classList.contains('legal')) pc.g.removeAttribute('tabindex');
+    }
+  }
+  /** Focuses the next (dir 1) or previous (-1) target plane. */
+  function focusTarget(dir = 1) {
+    const list = pieces.filter((pc) => pc.g.classList.contains('target'));
+    if (!list.length) return;
+    const i = list.findIndex((pc) => pc.g === document.activeElement);
+    /** @type {any} */ (list[(i + dir + list.length) % list.length].g).focus();
   }
   function setTurn(seat) {
     baseEls.forEach((g, s) => g.classList.toggle('turn', s === seat));
@@ -454,9 +623,58 @@ export function createBoard(host, geo, opts = {}) {
     /** @type {any} */ (next.g).focus();
   }
 
+  // ---- item mode: items and weather on the board, shields on planes (RULES.md §10.3)
+  /** An icon group at loop square `a`; weather cells get a tinted square behind the glyph. */
+  function glyphAt(draw, a, weather = false) {
+    const [x, y] = loopPt[a];
+    const g = el('g', { class: weather ? 'weather-cell' : 'item-icon', 'data-a': a, transform: `translate(${x} ${y})` }, gItems);
+    if (weather) el('rect', { x: -0.5, y: -0.5, width: 1, height: 1, rx: 0.2, fill: 'rgba(40,60,90,.35)' }, g);
+    else el('circle', { r: 0.36, fill: '#fff', stroke: '#333', 'stroke-width': 0.04 }, g);
+    draw?.(g);
+    return g;
+  }
+  async function popIn(g) {
+    const t = g.getAttribute('transform');
+    await tween(300, (u) => g.setAttribute('transform', `${t} scale(${0.2 + 0.8 * ease(u)})`));
+    g.setAttribute('transform', t);
+  }
+  function itemGlyph(kind, x, y, size, parent) {
+    const g = el('g', { transform: `translate(${x} ${y}) scale(${size})` }, parent);
+    el('circle', { r: 0.36, fill: '#fff', stroke: '#333', 'stroke-width': 0.04 }, g);
+    ITEM_GLYPH[kind]?.(g);
+    return g;
+  }
+  function setShielded(pc, on) {
+    const ring = pc.inner.querySelector('.shield-ring');
+    if (ring) ring.style.display = on ? '' : 'none';
+    pc.g.classList.toggle('shielded', on);
+  }
+  async function weatherEffect(kind, x, y) {
+    const g = el('g', { transform: `translate(${x} ${y})` }, gOver);
+    WEATHER_GLYPH[kind]?.(g);
+    await tween(kind === 'storm' ? 500 : 400, (u) => {
+      g.setAttribute('opacity', String(kind === 'storm' ? (Math.floor(u * 6) % 2 ? 0.3 : 1) : 1 - u));
+      g.setAttribute('transform', `translate(${x + (kind === 'tailwind' ? u * 0.6 : 0)} ${y}) scale(${1 + u * 0.4})`);
+    });
+    g.remove();
+  }
+  /**
+   * Draws the item mode's state (docs/PROTOCOL.md "Items (proposal)"): items on the board, the
+   * weather cell, shields on planes. `null` clears it (the plain game).
+   * @param {{board?:{square:number,item:string}[], weather?:{square:number,kind:string}|null, shields?:number[][]}|null} items
+   */
+  function setItems(items) {
+    gItems.replaceChildren();
+    for (const pc of pieces) setShielded(pc, false);
+    if (!items) return;
+    if (items.weather) glyphAt(WEATHER_GLYPH[items.weather.kind], items.weather.square, true);
+    for (const b of items.board || []) glyphAt(ITEM_GLYPH[b.item], b.square);
+    for (const [s, k] of items.shields || []) { const pc = find(s, k); if (pc) setShielded(pc, true); }
+  }
+
   host.replaceChildren(svg);
   return {
-    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf,
+    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf, setItems, setTargets, focusTarget,
     setSpeed(v) { speed = v; },
     skip() { skipAll = true; },
     state() { return pieces.map((pc) => ({ seat: pc.seat, piece: pc.piece, p: pc.p })); },

@@ -351,6 +351,7 @@ export class Rooms {
       parts.push(`${t('takeoff')} ${(o.takeoff || [6]).join('/')}`);
       if (o.tripleSixPenalty) parts.push(t('tripleSix'));
       if (o.sixStopsOnStack) parts.push(t('sixStops'));
+      if (o.items) parts.push(t('itemMode'));
     }
     if (o.team) parts.push(t('team'));
     parts.push(`${t('firstPlayer')}: ${o.firstPlayer === 'roll' ? t('firstRoll') : t('firstSeat0')}`);

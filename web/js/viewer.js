@@ -88,6 +88,7 @@ export class Viewer {
     this.i = Math.max(0, Math.min(this.frames.length, i));
     const f = this.stateAt(this.i);
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
+    this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.update();
   }
@@ -99,6 +100,7 @@ export class Viewer {
     const said = [];
     await this.board.animate(f.events || [], (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp)));
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
+    this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.i++;
     this.busy = false;

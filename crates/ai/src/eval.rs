@@ -21,6 +21,8 @@ use feixingqi_rules::{
     BySeat, Position, Progress, Seat, SeatSet,
 };
 
+use crate::td::Learned;
+
 /// Weight of the leading partner's distance in a team's distance.
 const TEAM_MIN: f32 = 0.25;
 
@@ -195,7 +197,7 @@ const fn reach_one(ludo: bool, s: u8, q: u8, k: u8) -> Reach {
 /// number of its own rolls to reach the centre (jumps, the fly and the bounce at the centre
 /// included, blocks ignored), scaled so that the takeoff point is 56. A square just before a jump
 /// or the fly is worth more than its raw progress says.
-static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> = std::sync::LazyLock::new(|| {
+pub(crate) static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> = std::sync::LazyLock::new(|| {
     let next = |p: u8, d: u8| -> usize {
         let f = p + d;
         let f = if f > CENTRE { 2 * CENTRE - f } else { f };
@@ -243,6 +245,9 @@ pub struct Evaluator {
     pub ludo: Weights,
     /// Weights for 飞行棋.
     pub feixingqi: Weights,
+    /// A self-play-trained distance table per rule set (`[Ludo, 飞行棋]`); where present it
+    /// replaces the hand-tuned distance of that rule set (see [`crate::td`]).
+    pub learned: [Option<&'static Learned>; 2],
 }
 
 impl Default for Evaluator {
@@ -252,7 +257,7 @@ impl Default for Evaluator {
 }
 
 /// Per enemy seat: dice bitmask that hit each square (53 entries: 52 loop squares + crossing).
-struct Threats {
+pub(crate) struct Threats {
     one: [[u8; 53]; 4],
     two: [[u8; 53]; 4],
 }
@@ -271,12 +276,35 @@ impl Evaluator {
         Evaluator {
             ludo: weights,
             feixingqi: weights,
+            learned: [None, None],
         }
     }
 
     /// An evaluator with weights per rule set.
     pub const fn per_rules(ludo: Weights, feixingqi: Weights) -> Evaluator {
-        Evaluator { ludo, feixingqi }
+        Evaluator {
+            ludo,
+            feixingqi,
+            learned: [None, None],
+        }
+    }
+
+    /// This evaluator with a learned distance table for Ludo and/or 飞行棋.
+    pub const fn with_learned(
+        self,
+        ludo: Option<&'static Learned>,
+        feixingqi: Option<&'static Learned>,
+    ) -> Evaluator {
+        Evaluator {
+            learned: [ludo, feixingqi],
+            ..self
+        }
+    }
+
+    /// The learned table used for this position's rule set, if any.
+    #[inline]
+    pub fn learned(&self, pos: &Position) -> Option<&'static Learned> {
+        self.learned[!pos.rules().is_ludo() as usize]
     }
 
     /// The weights used for this position's rule set.
@@ -289,7 +317,7 @@ impl Evaluator {
         }
     }
 
-    fn threats(pos: &Position) -> Threats {
+    pub(crate) fn threats(pos: &Position) -> Threats {
         let ludo = pos.rules().is_ludo() as usize;
         let mut t = Threats {
             one: [[0; 53]; 4],
@@ -326,6 +354,9 @@ impl Evaluator {
 
     /// The distance `D` of every seat (smaller is better; 0 for seats not in play).
     pub fn distances(&self, pos: &Position) -> [f32; 4] {
+        if let Some(l) = self.learned(pos) {
+            return l.distances(pos);
+        }
         let w = self.weights(pos);
         let rules = pos.rules();
         let ludo = rules.is_ludo();
@@ -389,66 +420,11 @@ impl Evaluator {
     /// unranked seats. In team play (`place` 0) both partners get their team's share, and only
     /// the end of the game decides. Seats out of the race get 0.
     pub fn shares(&self, pos: &Position, place: usize) -> Shares {
-        let mut out = [0f32; 4];
-        let rules = pos.rules();
-        let team = rules.options.team;
-        // In team play a team wins when both partners have finished: only game over decides.
-        let decided = if team {
-            pos.is_over().then(|| pos.ranking().next()).flatten()
-        } else {
-            pos.ranking().nth(place)
+        let temp = match self.learned(pos) {
+            Some(l) => l.temp,
+            None => self.weights(pos).temp,
         };
-        if let Some(winner) = decided {
-            out[winner.index()] = 1.0;
-            if team {
-                out[winner.opposite().index()] = 1.0;
-            }
-            return BySeat(out);
-        }
-        let d = self.distances(pos);
-        let racing: SeatSet = if team {
-            pos.seats()
-        } else {
-            pos.seats().minus(pos.finished_seats())
-        };
-        // Team distance: the partner further behind decides (each moves only its own pieces and a
-        // finished partner is skipped), plus a little of the other.
-        let mut dist = [0f32; 4];
-        let mut mean = 0f32;
-        let mut count = 0f32;
-        for s in racing.iter() {
-            let v = if team {
-                let (a, b) = (d[s.index()], d[s.opposite().index()]);
-                a.max(b) + TEAM_MIN * a.min(b)
-            } else {
-                d[s.index()]
-            };
-            dist[s.index()] = v;
-            mean += v;
-            count += 1.0;
-        }
-        if count == 0.0 {
-            return BySeat(out);
-        }
-        mean /= count;
-        let temp = self.weights(pos).temp * (mean + 4.0).sqrt();
-        let lo = racing
-            .iter()
-            .map(|s| dist[s.index()])
-            .fold(f32::MAX, f32::min);
-        let mut sum = 0f32;
-        for s in racing.iter() {
-            let e = (-(dist[s.index()] - lo) / temp).exp();
-            out[s.index()] = e;
-            // In team play each team is counted once (seats 0 and 1 stand for their teams).
-            if !team || s.index() < 2 {
-                sum += e;
-            }
-        }
-        for v in &mut out {
-            *v /= sum;
-        }
-        BySeat(out)
+        shares_of(pos, place, temp, || self.distances(pos))
     }
 
     /// The share of one seat (see [`Evaluator::shares`]).
@@ -458,7 +434,7 @@ impl Evaluator {
 }
 
 /// How a piece on the board stands against capture.
-enum Exposure {
+pub(crate) enum Exposure {
     /// Off the loop and out of reach (takeoff point, lane, centre).
     Out,
     /// On a square where it cannot be captured (Ludo safe square or own stack).
@@ -473,7 +449,7 @@ enum Exposure {
 }
 
 /// The exposure of piece `i` of seat `s`, standing at progress `p < 56`.
-fn exposure(pos: &Position, th: &Threats, s: Seat, i: u8, p: u8) -> Exposure {
+pub(crate) fn exposure(pos: &Position, th: &Threats, s: Seat, i: u8, p: u8) -> Exposure {
     let ludo = pos.rules().is_ludo();
     let team = pos.rules().options.team;
     let (sq, only) = if let Some(a) = pos.square(s, i) {
@@ -528,4 +504,74 @@ pub fn danger(pos: &Position, seat: Seat, piece: u8) -> f32 {
         Exposure::Exposed { risk, .. } => risk,
         _ => 0.0,
     }
+}
+
+/// The win shares for `place` from the seats' distances (computed only when the place is still
+/// open) and the temperature factor: see [`Evaluator::shares`].
+pub(crate) fn shares_of(
+    pos: &Position,
+    place: usize,
+    temp: f32,
+    distances: impl FnOnce() -> [f32; 4],
+) -> Shares {
+    let mut out = [0f32; 4];
+    let rules = pos.rules();
+    let team = rules.options.team;
+    // In team play a team wins when both partners have finished: only game over decides.
+    let decided = if team {
+        pos.is_over().then(|| pos.ranking().next()).flatten()
+    } else {
+        pos.ranking().nth(place)
+    };
+    if let Some(winner) = decided {
+        out[winner.index()] = 1.0;
+        if team {
+            out[winner.opposite().index()] = 1.0;
+        }
+        return BySeat(out);
+    }
+    let d = distances();
+    let racing: SeatSet = if team {
+        pos.seats()
+    } else {
+        pos.seats().minus(pos.finished_seats())
+    };
+    // Team distance: the partner further behind decides (each moves only its own pieces and a
+    // finished partner is skipped), plus a little of the other.
+    let mut dist = [0f32; 4];
+    let mut mean = 0f32;
+    let mut count = 0f32;
+    for s in racing.iter() {
+        let v = if team {
+            let (a, b) = (d[s.index()], d[s.opposite().index()]);
+            a.max(b) + TEAM_MIN * a.min(b)
+        } else {
+            d[s.index()]
+        };
+        dist[s.index()] = v;
+        mean += v;
+        count += 1.0;
+    }
+    if count == 0.0 {
+        return BySeat(out);
+    }
+    mean /= count;
+    let temp = temp * (mean + 4.0).sqrt();
+    let lo = racing
+        .iter()
+        .map(|s| dist[s.index()])
+        .fold(f32::MAX, f32::min);
+    let mut sum = 0f32;
+    for s in racing.iter() {
+        let e = (-(dist[s.index()] - lo) / temp).exp();
+        out[s.index()] = e;
+        // In team play each team is counted once (seats 0 and 1 stand for their teams).
+        if !team || s.index() < 2 {
+            sum += e;
+        }
+    }
+    for v in &mut out {
+        *v /= sum;
+    }
+    BySeat(out)
 }

@@ -1,5 +1,9 @@
 //! The 大师提示 master hint: every distinct option of the current roll, ranked by the estimated
 //! win probability of the mover, with where it lands and why it is good (RULES.md §6.4 "Hint").
+//!
+//! In 道具模式 the hint before a roll is an item use ([`crate::items::item_hint`]: which item, on
+//! which plane, and its gain), and after the roll the options are ranked through weather and
+//! shields by [`crate::items::item_move_hint`].
 
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},

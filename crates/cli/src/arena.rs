@@ -11,19 +11,24 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{bot_by_name, Advisor, Bot, Level, BOT_NAMES};
+use feixingqi_ai::{
+    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, ItemBot, Learned, Level, Search,
+    SearchBot, Training, BOT_NAMES,
+};
 use feixingqi_rules::{
-    playout::FastRng, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet,
+    items::{distinct_mask, ItemState, ITEM_DOMAIN},
+    playout::FastRng,
+    DiceStream, Move, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
 
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .map(String::as_str)
 }
 
-fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
+pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
     match flag(args, name) {
         None => Ok(default),
         Some(v) => v
@@ -33,7 +38,7 @@ fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<
     }
 }
 
-fn rules_from(args: &[String]) -> Result<Rules> {
+pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
     let name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
@@ -44,16 +49,47 @@ fn rules_from(args: &[String]) -> Result<Rules> {
         rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
         rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
         rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
+        rules.options.items = args.iter().any(|a| a == "--items");
     }
     Ok(rules)
 }
 
 /// splitmix64: derives independent seeds from the arena seed.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// A bot by name: [`bot_by_name`], or `td:FILE[@DEPTH]` — the Master's search (DEPTH chance
+/// layers, default 1) over a table written by `feixingqi train` (used for both rule sets).
+pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
+    if let Some(spec) = name.strip_prefix("td:") {
+        let (path, depth) = match spec.rsplit_once('@') {
+            Some((p, d)) => (p, d.parse::<u8>().ok()?.min(3)),
+            None => (spec, 1),
+        };
+        let table = load_table(path)?;
+        let eval = Evaluator::MASTER.with_learned(Some(table), Some(table));
+        return Some(Box::new(SearchBot::new(Search::new(eval, depth), name)));
+    }
+    bot_by_name(name, seed)
+}
+
+/// Tables read by [`make_bot`], each read once and kept for the life of the process.
+static TABLES: Mutex<Vec<(String, &'static Learned)>> = Mutex::new(Vec::new());
+
+fn load_table(path: &str) -> Option<&'static Learned> {
+    let mut tables = TABLES.lock().ok()?;
+    if let Some((_, t)) = tables.iter().find(|(p, _)| p == path) {
+        return Some(t);
+    }
+    let table: &'static Learned = Box::leak(Box::new(Learned::from_rust(
+        &std::fs::read_to_string(path).ok()?,
+    )?));
+    tables.push((path.to_string(), table));
+    Some(table)
 }
 
 /// The result of one game.
@@ -69,6 +105,9 @@ struct GameResult {
 
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where).
 fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+    if rules.options.items {
+        return play_item_game(rules, seats, names, seed, g);
+    }
     let n = names.len();
     let deal = g / n as u64;
     let rot = (g % n as u64) as usize;
@@ -81,7 +120,7 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
         let e = entry_of(j);
         entry_at[s.index()] = e;
         let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
-        bots.push(bot_by_name(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
+        bots.push(make_bot(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
     }
     let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
@@ -123,6 +162,87 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
     res
 }
 
+/// Game `g` in 道具模式 (RULES.md §10.3): as [`play_game`], and the deal also fixes the item
+/// stream, so every rotation sees the same items and weather appear (as long as the positions
+/// allow the same squares). A die fixed by an item does not consume the deal's dice.
+fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+    let n = names.len();
+    let deal = g / n as u64;
+    let rot = (g % n as u64) as usize;
+    let in_play: Vec<Seat> = seats.iter().collect();
+    let mut bots: Vec<Box<dyn ItemBot + Send>> = Vec::new();
+    let mut entry_at = [usize::MAX; 4];
+    for (j, &s) in in_play.iter().enumerate() {
+        let e = (j + rot) % n;
+        entry_at[s.index()] = e;
+        let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
+        bots.push(
+            item_bot_by_name(&names[e], bseed)
+                .or_else(|| item_bot_by_name("easy", bseed))
+                .expect("easy is a known bot"),
+        );
+    }
+    let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
+    let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
+    let stream = DiceStream::new(Seed::from_u64(mix(seed ^ mix(deal)))).domain(ITEM_DOMAIN);
+    let mut res = GameResult {
+        won: vec![false; n],
+        decisions: vec![0; n],
+        time: vec![Duration::ZERO; n],
+        ..GameResult::default()
+    };
+    let Ok(mut pos) = Position::new(rules, seats) else {
+        return res;
+    };
+    let mut items = ItemState::default();
+    items.sync(&pos, Some(&stream), true, &mut NoEvents);
+    let team = rules.options.team;
+    while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
+        res.rolls += 1;
+        let s = pos.turn();
+        let e = entry_at[s.index()];
+        let mut fixed = None;
+        if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
+            let t0 = Instant::now();
+            let u = bots[bot_index(s)].use_item(&pos, &items);
+            res.time[e] += t0.elapsed();
+            if let Some(u) = u {
+                fixed = items
+                    .use_item(&mut pos, s, u, &mut NoEvents)
+                    .unwrap_or_else(|err| panic!("{} made an illegal item use: {err}", names[e]));
+                items.sync(&pos, Some(&stream), false, &mut NoEvents);
+            }
+        }
+        let die = fixed.unwrap_or_else(|| dice.die());
+        let rolled = pos.roll_unchecked(die, &mut NoEvents);
+        items.sync(&pos, Some(&stream), true, &mut NoEvents);
+        if let Rolled::Move = rolled {
+            let opts = distinct_mask(&pos, &items);
+            let mv = if opts.count_ones() == 1 {
+                Move {
+                    piece: opts.trailing_zeros() as u8,
+                }
+            } else {
+                let t0 = Instant::now();
+                let mv = bots[bot_index(s)].choose(&pos, &items);
+                res.time[e] += t0.elapsed();
+                res.decisions[e] += 1;
+                assert!(pos.is_legal(mv), "{} chose an illegal move", names[e]);
+                mv
+            };
+            pos.play_unchecked_with_items(mv, &mut items, &mut NoEvents);
+            items.sync(&pos, Some(&stream), true, &mut NoEvents);
+        }
+    }
+    if let Some(w) = pos.ranking().next() {
+        res.won[entry_at[w.index()]] = true;
+        if team && seats.contains(w.opposite()) {
+            res.won[entry_at[w.opposite().index()]] = true;
+        }
+    }
+    res
+}
+
 /// `feixingqi arena`.
 pub fn arena(args: &[String]) -> Result<ExitCode> {
     let rules = rules_from(args)?;
@@ -132,11 +252,18 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .map(|s| s.trim().to_string())
         .collect();
     for nm in &names {
-        ensure!(
-            bot_by_name(nm, 0).is_some(),
-            "unknown bot {nm:?}; known: {}, expectimax-N",
-            BOT_NAMES.join(", ")
-        );
+        if rules.options.items {
+            ensure!(
+                item_bot_by_name(nm, 0).is_some(),
+                "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, plain:BOT"
+            );
+        } else {
+            ensure!(
+                make_bot(nm, 0).is_some(),
+                "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH]",
+                BOT_NAMES.join(", ")
+            );
+        }
     }
     let players: u8 = num(args, "--players", names.len() as u8)?;
     ensure!(
@@ -200,9 +327,10 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     ensure!(results.len() as u64 == games, "some games did not finish");
     let rolls: u64 = results.iter().map(|r| r.rolls).sum();
     println!(
-        "arena: rules={} team={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
+        "arena: rules={} team={} items={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
         rules.rule_set.name(),
         rules.options.team,
+        rules.options.items,
         players,
         names.join(","),
         games,
@@ -266,18 +394,27 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Mid-game positions in [`Phase::Move`] with at least two distinct options, from seeded games of
-/// the Hard heuristic against itself.
-pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+/// Mid-game positions in [`Phase::Move`] with at least two distinct options (about one decision
+/// in eight, up to the first finisher), from seeded games of `levels` (seat `j` of game `g` plays
+/// `levels[(j + g) % len]`).
+pub fn sample_positions(
+    rules: Rules,
+    seats: SeatSet,
+    levels: &[Level],
+    count: usize,
+    seed: u64,
+) -> Vec<Position> {
     let mut out = Vec::with_capacity(count);
     let mut rng = FastRng(mix(seed));
     let mut g = 0u64;
-    while out.len() < count {
+    while out.len() < count && !levels.is_empty() {
         g += 1;
-        let Ok(mut pos) = Position::new(rules, SeatSet::ALL) else {
+        let Ok(mut pos) = Position::new(rules, seats) else {
             break;
         };
-        let mut bot = Level::Hard.bot(g);
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+            .map(|j| levels[(j + g as usize) % levels.len()].bot(mix(g * 4 + j as u64)))
+            .collect();
         let mut rolls = 0;
         while !pos.is_over() && pos.ranking().next().is_none() && rolls < 100_000 {
             rolls += 1;
@@ -286,7 +423,7 @@ pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> 
                 if opts.len() >= 2 && rng.below(8) == 0 && out.len() < count {
                     out.push(pos);
                 }
-                let mv = bot.choose(&pos);
+                let mv = bots[pos.turn().index()].choose(&pos);
                 pos.play_unchecked(mv, &mut NoEvents);
             }
         }
@@ -307,7 +444,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
         ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
     }
-    let positions = sample_positions(rules, count, seed);
+    let positions = sample_positions(rules, SeatSet::ALL, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());
     let mut options = 0usize;
     for pos in &positions {
@@ -352,6 +489,75 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `feixingqi train`: a TD(λ) self-play table for one rule set, written as Rust source.
+pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
+    let rules = rules_from(args)?;
+    ensure!(
+        !rules.options.team,
+        "train plays individual games; drop --team"
+    );
+    let d = Training::DEFAULT;
+    let cfg = Training {
+        games: num(args, "--games", d.games)?,
+        lambda: num(args, "--lambda", d.lambda)?,
+        alpha: num(args, "--alpha", d.alpha)?,
+        explore: num(args, "--explore", d.explore)?,
+        two_player_every: num(args, "--two-player-every", d.two_player_every)?,
+        seed: num(args, "--seed", d.seed)?,
+        policy: match flag(args, "--policy").unwrap_or("table") {
+            "table" => None,
+            "hard" => Some(Evaluator::BALANCED),
+            "master" => Some(Evaluator::MASTER),
+            other => bail!("--policy {other:?}: table, hard or master"),
+        },
+    };
+    let out = flag(args, "--out").context("--out FILE is required")?;
+    let ludo = rules.is_ludo();
+    let start = match flag(args, "--from") {
+        Some(path) => Learned::from_rust(
+            &std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?,
+        )
+        .with_context(|| format!("{path}: not a table written by feixingqi train"))?,
+        None => Learned::from_weights(
+            if ludo {
+                &Evaluator::MASTER.ludo
+            } else {
+                &Evaluator::MASTER.feixingqi
+            },
+            ludo,
+        ),
+    };
+    let t0 = Instant::now();
+    let table = train(rules, start, &cfg, |g| {
+        eprint!(
+            "\r{g}/{} games, {:.0} s",
+            cfg.games,
+            t0.elapsed().as_secs_f64()
+        )
+    });
+    eprintln!();
+    let command = format!(
+        "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {} --policy {}{}` (TD(λ) self-play, see td.rs); do not edit.",
+        rules.rule_set.name(),
+        cfg.games,
+        cfg.lambda,
+        cfg.alpha,
+        cfg.explore,
+        cfg.two_player_every,
+        cfg.seed,
+        flag(args, "--policy").unwrap_or("table"),
+        flag(args, "--from").map_or(String::new(), |p| format!(" --from {p}"))
+    );
+    let name = if ludo { "LUDO" } else { "FEIXINGQI" };
+    std::fs::write(out, table.to_rust(name, &command)).with_context(|| format!("writing {out}"))?;
+    println!(
+        "trained {} games in {:.1} s; wrote {out}",
+        cfg.games,
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,8 +589,23 @@ mod tests {
     }
 
     #[test]
+    fn item_arena_games_are_reproducible() {
+        let mut rules = Rules::feixingqi();
+        rules.options.items = true;
+        let names: Vec<String> = ["hard", "plain:hard", "random", "easy"]
+            .map(String::from)
+            .to_vec();
+        for g in 0..4 {
+            let a = play_game(rules, SeatSet::ALL, &names, 3, g);
+            let b = play_game(rules, SeatSet::ALL, &names, 3, g);
+            assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
+            assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
+        }
+    }
+
+    #[test]
     fn sampled_positions_await_a_choice() {
-        for pos in sample_positions(Rules::feixingqi(), 20, 1) {
+        for pos in sample_positions(Rules::feixingqi(), SeatSet::ALL, &[Level::Hard], 20, 1) {
             assert!(matches!(pos.phase(), Phase::Move(_)));
             assert!(pos.distinct_moves().len() >= 2);
         }

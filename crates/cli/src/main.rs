@@ -1,6 +1,7 @@
 //! `feixingqi`: the one binary of the project — the game server (the default with no
 //! arguments), scenarios, replays, dice verification, benchmarks and the bot arena.
 
+mod accuracy;
 mod arena;
 mod loadtest;
 
@@ -13,7 +14,7 @@ use std::{
 use anyhow::{bail, Context, Result};
 use feixingqi_rules::{
     chi_square, chi_square_p,
-    playout::{playouts, FastRng},
+    playout::{item_playouts, playouts, FastRng},
     scenario::run_paths,
     Position, Record, RecordError, RuleSet, Rules, SeatSet,
 };
@@ -36,19 +37,22 @@ USAGE:
     feixingqi replay RECORD.json
         Validate a game record and print the final position and ranking.
     feixingqi verify RECORD.json
-        Check that a finished game's dice were fair (docs/PROTOCOL.md §7):
+        Check that a finished game's dice were fair (docs/PROTOCOL.md §8):
         SHA-256(seed) equals the commitment, and every roll equals HMAC-SHA256(seed, client seeds
         ‖ k) mapped to 1–6. Prints the rolls checked and each seat's 1–6 counts with χ² and
         p-value, exit 0; exit 1 naming the first roll that differs, a commitment that does not
         match, or a seed not revealed yet; exit 2 when the file is not a record.
-    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]
+    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
-        prints ns per roll, games/s and rolls per game.
+        prints ns per roll, games/s and rolls per game. --items: 飞行棋 item mode (random
+        item uses, items and weather from each game's item stream).
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
-                    [--players 2|3|4] [--seed S] [--team] [--threads T]
+                    [--players 2|3|4] [--seed S] [--team] [--items] [--threads T]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish) with 95% CI, mean game length and ms per decision per bot. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
+        --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
+        any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
@@ -59,6 +63,20 @@ USAGE:
         server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
         move→broadcast latency, errors and the server's memory, then measures the server's bare
         echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
+    feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
+                            [--players 2|3|4] [--policy hard] [--seed S] [--threads T]
+        The hint's loss against a slow reference: mid-game decisions sampled from seeded
+        Master/Normal games; every distinct option played out R times to the first finisher by
+        the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
+        dice. Prints mean / p95 loss in points of win probability for
+        the hint and, for comparison, Hard, Normal, Easy and random choices.
+    feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
+                    [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
+                    [--policy table|hard|master]
+        Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed;
+        the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
+        and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
+        such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi help
         This text.
 ";
@@ -89,6 +107,8 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
         Some("loadtest") => loadtest::loadtest(&args[1..]),
+        Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
+        Some("train") => arena::train_cmd(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }
@@ -338,6 +358,9 @@ fn verify_error_zh(record: &Record, e: &RecordError) -> String {
             "plies[{index}] 不合规则，对局无法复盘（共 {} 步）",
             record.plies.len()
         ),
+        RecordError::Use { index, .. } => {
+            format!("plies[{index}] 之前的道具使用不合规则，对局无法复盘")
+        }
         RecordError::Setup(_) => "棋谱的起始局面不可能".into(),
         RecordError::Format(_) => "棋谱格式错误".into(),
     }
@@ -352,7 +375,7 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 
 fn bench(args: &[String]) -> Result<ExitCode> {
     if args.first().map(String::as_str) != Some("playout") {
-        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S]");
+        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]");
     }
     let rules_name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set = RuleSet::from_name(rules_name)
@@ -367,15 +390,27 @@ fn bench(args: &[String]) -> Result<ExitCode> {
         .transpose()
         .context("--seed must be a number")?
         .unwrap_or(0x1234_5678_9abc_def0);
-    let start = Position::new(Rules::new(rule_set), SeatSet::ALL).context("start position")?;
+    let mut rules = Rules::new(rule_set);
+    rules.options.items = args.iter().any(|a| a == "--items");
+    let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);
-    playouts(&start, (games / 100).clamp(1, 10_000), &mut rng);
+    // Item mode: items used at random, distinct options compared with the item state, items and
+    // weather from each game's item stream (RULES.md §10.3).
+    let run = |games: u64, rng: &mut FastRng| {
+        if rules.options.items {
+            item_playouts(&start, games, seed, rng)
+        } else {
+            playouts(&start, games, rng)
+        }
+    };
+    run((games / 100).clamp(1, 10_000), &mut rng);
     let t0 = Instant::now();
-    let st = playouts(&start, games, &mut rng);
+    let st = run(games, &mut rng);
     let dt = t0.elapsed().as_secs_f64();
     println!(
-        "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
+        "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"items\": {}, \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
         rule_set.name(),
+        rules.options.items,
         st.games,
         dt,
         st.games as f64 / dt,

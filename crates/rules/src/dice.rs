@@ -12,7 +12,8 @@
 //!
 //! Bytes ≥ 252 are rejected, so every face has probability exactly 1/6. The commitment published
 //! before play is `SHA-256(server seed)`. Domains keep independent streams apart: `"dice"` for the
-//! shared die, and a second domain for the item mode later.
+//! shared die, and `"items"` ([`crate::items::ITEM_DOMAIN`]) for what the item mode puts on the
+//! board (draws by [`DiceStream::below`]).
 
 use core::fmt;
 
@@ -111,38 +112,69 @@ pub(crate) fn to_hex(b: &[u8]) -> String {
 }
 
 /// A seeded stream of die values: `die(k)` is the same for the same seed, client seeds and `k`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct DiceStream {
     seed: Seed,
     client_seeds: Vec<String>,
     domain: &'static str,
+    /// The HMAC keyed with the seed with the message prefix (domain, client seeds) absorbed: each
+    /// block clones it and adds only `k ‖ j`.
+    prefix: Hmac<Sha256>,
 }
+
+impl fmt::Debug for DiceStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DiceStream")
+            .field("seed", &self.seed)
+            .field("client_seeds", &self.client_seeds)
+            .field("domain", &self.domain)
+            .finish()
+    }
+}
+
+impl PartialEq for DiceStream {
+    fn eq(&self, other: &DiceStream) -> bool {
+        (&self.seed, &self.client_seeds, self.domain)
+            == (&other.seed, &other.client_seeds, other.domain)
+    }
+}
+
+impl Eq for DiceStream {}
 
 impl DiceStream {
     /// The shared die of a game with this server seed and no client seeds.
     pub fn new(seed: Seed) -> DiceStream {
-        DiceStream {
-            seed,
-            client_seeds: Vec::new(),
-            domain: "dice",
-        }
+        DiceStream::build(seed, Vec::new(), "dice")
     }
 
     /// The shared die with client seeds mixed in (in this order).
     pub fn with_client_seeds(seed: Seed, client_seeds: Vec<String>) -> DiceStream {
-        DiceStream {
-            seed,
-            client_seeds,
-            domain: "dice",
-        }
+        DiceStream::build(seed, client_seeds, "dice")
     }
 
     /// An independent stream from the same seeds under another domain (e.g. the item mode).
     pub fn domain(&self, domain: &'static str) -> DiceStream {
+        DiceStream::build(self.seed.clone(), self.client_seeds.clone(), domain)
+    }
+
+    fn build(seed: Seed, client_seeds: Vec<String>, domain: &'static str) -> DiceStream {
+        // HMAC accepts keys of any length, so this cannot fail.
+        let mut mac = match <Hmac<Sha256> as Mac>::new_from_slice(&seed.0) {
+            Ok(m) => m,
+            Err(_) => unreachable!("HMAC takes any key length"),
+        };
+        mac.update(b"feixingqi/");
+        mac.update(domain.as_bytes());
+        mac.update(&[0]);
+        for c in &client_seeds {
+            mac.update(&(c.len() as u32).to_be_bytes());
+            mac.update(c.as_bytes());
+        }
         DiceStream {
-            seed: self.seed.clone(),
-            client_seeds: self.client_seeds.clone(),
+            seed,
+            client_seeds,
             domain,
+            prefix: mac,
         }
     }
 
@@ -157,18 +189,7 @@ impl DiceStream {
     }
 
     fn block(&self, k: u64, j: u32) -> [u8; 32] {
-        // HMAC accepts keys of any length, so this cannot fail.
-        let mut mac = match <Hmac<Sha256> as Mac>::new_from_slice(&self.seed.0) {
-            Ok(m) => m,
-            Err(_) => unreachable!("HMAC takes any key length"),
-        };
-        mac.update(b"feixingqi/");
-        mac.update(self.domain.as_bytes());
-        mac.update(&[0]);
-        for c in &self.client_seeds {
-            mac.update(&(c.len() as u32).to_be_bytes());
-            mac.update(c.as_bytes());
-        }
+        let mut mac = self.prefix.clone();
         mac.update(&k.to_be_bytes());
         mac.update(&j.to_be_bytes());
         mac.finalize().into_bytes().into()

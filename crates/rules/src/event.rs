@@ -3,7 +3,7 @@
 //! Events come from the one implementation of the rules ([`crate::Position`]); a playout passes
 //! [`NoEvents`], whose `ENABLED = false` lets the compiler drop every emission.
 
-use crate::seat::Seat;
+use crate::{items::ItemEvent, seat::Seat};
 
 /// Why a roll moved nothing (RULES.md §6.2 step 4).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -252,12 +252,38 @@ pub enum Event {
     GameOver,
 }
 
-/// Where events go. Implemented by [`NoEvents`] (free) and `Vec<Event>`.
+/// Where events go. Implemented by [`NoEvents`] (free), `Vec<Event>` (the rules' events only)
+/// and [`Timeline`] (the rules' and the item mode's, in order).
 pub trait EventSink {
     /// Whether events are recorded at all; `false` lets the rules skip building them.
     const ENABLED: bool;
     /// Receives one event.
     fn event(&mut self, e: Event);
+    /// Receives one event of the item mode (RULES.md §10.3); dropped unless the sink wants them.
+    fn item_event(&mut self, _e: ItemEvent) {}
+}
+
+/// An event of either kind, in the order they happened (the item mode's timeline).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AnyEvent {
+    /// An event of the rules.
+    Rules(Event),
+    /// An event of the item mode.
+    Item(ItemEvent),
+}
+
+/// The sink that keeps both kinds of events in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Timeline(pub Vec<AnyEvent>);
+
+impl EventSink for Timeline {
+    const ENABLED: bool = true;
+    fn event(&mut self, e: Event) {
+        self.0.push(AnyEvent::Rules(e));
+    }
+    fn item_event(&mut self, e: ItemEvent) {
+        self.0.push(AnyEvent::Item(e));
+    }
 }
 
 /// The sink of the fast path: drops everything at compile time.

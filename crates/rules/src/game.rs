@@ -11,10 +11,13 @@ use serde_json::{Map, Value};
 
 use crate::{
     dice::{DiceStream, Seed},
-    event::{Event, EventSink},
+    event::{AnyEvent, Event, EventSink, NoEvents, Timeline},
+    items::{item_use_from_json, item_use_to_json, ItemError, ItemState, ItemUse, ITEM_DOMAIN},
     json::{rules_from_json, rules_to_json, seats_from_json, seats_to_json, FormatError},
     notation::{parse_setup, write_setup},
-    position::{Die, Move, Phase, PlayError, Position, RollError, Rolled, Setup, SetupError},
+    position::{
+        Die, Move, MoveList, Phase, PlayError, Position, RollError, Rolled, Setup, SetupError,
+    },
     rules::Rules,
     seat::{BySeat, Seat, SeatSet},
 };
@@ -38,11 +41,20 @@ pub enum Controller {
     Computer,
 }
 
+/// What an entry of the history did: a ply, or an item use (item mode, RULES.md §10.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Ply(Ply),
+    Use(ItemUse),
+}
+
 #[derive(Clone, Debug)]
 struct Entry {
-    ply: Ply,
+    step: Step,
     /// The position before the ply.
     before: Position,
+    /// The item state before the ply.
+    items_before: ItemState,
     /// The dice counter before the ply.
     rolls_before: u64,
     /// For a move: how many distinct options the roll had.
@@ -120,6 +132,26 @@ impl fmt::Display for GameError {
 
 impl std::error::Error for GameError {}
 
+/// Why an item use was refused (item mode, RULES.md §10.3). The game is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UseError {
+    /// The use itself is not allowed now.
+    Item(ItemError),
+    /// The roll that goes with it failed (a booster without a dice stream).
+    Game(GameError),
+}
+
+impl fmt::Display for UseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UseError::Item(e) => write!(f, "item: {e}"),
+            UseError::Game(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for UseError {}
+
 /// A game in progress or finished.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -129,6 +161,10 @@ pub struct Game {
     rolls: u64,
     history: Vec<Entry>,
     controllers: BySeat<Controller>,
+    /// Item mode: the state now and at the start, and the item stream.
+    items: ItemState,
+    start_items: ItemState,
+    item_stream: Option<DiceStream>,
 }
 
 impl Game {
@@ -144,6 +180,33 @@ impl Game {
 
     /// A session starting from any position, with or without a dice stream.
     pub fn from_position(pos: Position, dice: Option<DiceStream>) -> Game {
+        Game::from_position_with_items(pos, dice, ItemState::default())
+    }
+
+    /// A session starting from any position and item state (item mode; scenarios place items,
+    /// weather and shields this way). In item mode the first turn begins round 1 at once
+    /// (RULES.md §10.3), unless `items` already has a turn in progress.
+    pub fn from_position_with_items(
+        pos: Position,
+        dice: Option<DiceStream>,
+        items: ItemState,
+    ) -> Game {
+        Game::build(pos, dice, items, &mut NoEvents)
+    }
+
+    fn build<E: EventSink>(
+        pos: Position,
+        dice: Option<DiceStream>,
+        items: ItemState,
+        ev: &mut E,
+    ) -> Game {
+        let item_stream = dice
+            .as_ref()
+            .filter(|_| pos.rules().options.items)
+            .map(|d| d.domain(ITEM_DOMAIN));
+        let start_items = items;
+        let mut items = items;
+        items.sync(&pos, item_stream.as_ref(), true, ev);
         Game {
             start: pos,
             pos,
@@ -156,7 +219,26 @@ impl Game {
                 Controller::Computer,
                 Controller::Computer,
             ]),
+            items,
+            start_items,
+            item_stream,
         }
+    }
+
+    /// The item mode's state: items on the board, bars, weather, shields, round (RULES.md §10.3).
+    pub fn items(&self) -> &ItemState {
+        &self.items
+    }
+
+    /// The distinct options of the pending roll (RULES.md §6.2 step 5). In item mode options
+    /// are compared with the item state too (a shielded plane is not interchangeable with an
+    /// unshielded one on its square; weather can set two walks apart); otherwise it is
+    /// [`Position::distinct_moves`].
+    pub fn distinct_moves(&self) -> MoveList {
+        if !self.pos.rules().options.items {
+            return self.pos.distinct_moves();
+        }
+        MoveList::from_mask(crate::items::distinct_mask(&self.pos, &self.items))
     }
 
     /// Sets who decides for each seat.
@@ -189,9 +271,90 @@ impl Game {
         self.dice.as_ref()
     }
 
-    /// Every ply so far.
+    /// Every ply so far (rolls and moves; item uses are in [`Game::item_uses`]).
     pub fn plies(&self) -> impl Iterator<Item = Ply> + '_ {
-        self.history.iter().map(|e| e.ply)
+        self.history.iter().filter_map(|e| match e.step {
+            Step::Ply(p) => Some(p),
+            Step::Use(_) => None,
+        })
+    }
+
+    /// Every item use so far, each with the number of plies before it: use `(i, u)` came just
+    /// before ply `i` (a 6数骰 or 遥控骰子 use includes its roll, which is not a ply).
+    pub fn item_uses(&self) -> Vec<(usize, ItemUse)> {
+        let mut plies = 0;
+        let mut out = Vec::new();
+        for e in &self.history {
+            match e.step {
+                Step::Ply(_) => plies += 1,
+                Step::Use(u) => out.push((plies, u)),
+            }
+        }
+        out
+    }
+
+    /// Uses an item for the seat to move, before its roll (RULES.md §10.3), and rolls at once
+    /// when the item says so: 6数骰 and 遥控骰子 with their fixed die (the dice stream is not
+    /// consumed), 动力装置 with the stream's next die. A single distinct option then moves by
+    /// itself, as after any roll. Returns the roll, if there was one.
+    ///
+    /// # Errors
+    /// [`UseError::Item`] with the reason (out of turn, after rolling, twice for one roll, not
+    /// in the bar, an illegal target); [`GameError::NoDiceStream`] for a booster without a
+    /// stream. Nothing changes.
+    pub fn use_item<E: EventSink>(
+        &mut self,
+        seat: Seat,
+        u: ItemUse,
+        ev: &mut E,
+    ) -> Result<Option<RollReport>, UseError> {
+        if u == ItemUse::Booster && self.dice.is_none() {
+            self.items
+                .check_use(&self.pos, seat, u)
+                .map_err(UseError::Item)?;
+            return Err(UseError::Game(GameError::NoDiceStream));
+        }
+        let rolled = self.apply_use(seat, u, ev)?;
+        let report = match (u.fixed_die(), rolled) {
+            (Some(die), Some(rolled)) => Some(self.after_roll(seat, die, rolled, ev)),
+            _ if u == ItemUse::Booster => Some(self.roll(ev)),
+            _ => None,
+        };
+        report.transpose().map_err(UseError::Game)
+    }
+
+    /// Applies an item use as recorded: spends the item and does its effect; a fixed die
+    /// (6数骰, 遥控骰子) is rolled at once without the dice stream and without auto-move (the record
+    /// lists every move). The booster's roll is the next ply.
+    ///
+    /// # Errors
+    /// As [`Game::use_item`]; nothing changes.
+    pub fn apply_use<E: EventSink>(
+        &mut self,
+        seat: Seat,
+        u: ItemUse,
+        ev: &mut E,
+    ) -> Result<Option<Rolled>, UseError> {
+        let (before, items_before) = (self.pos, self.items);
+        let fixed = self
+            .items
+            .use_item(&mut self.pos, seat, u, ev)
+            .map_err(UseError::Item)?;
+        self.history.push(Entry {
+            step: Step::Use(u),
+            before,
+            items_before,
+            rolls_before: self.rolls,
+            options: 0,
+        });
+        let rolled = match fixed {
+            // check_use made sure a roll is due.
+            Some(die) => Some(self.pos.roll_unchecked(die, ev)),
+            None => None,
+        };
+        self.items
+            .sync(&self.pos, self.item_stream.as_ref(), rolled.is_some(), ev);
+        Ok(rolled)
     }
 
     /// Rolls the next die of the seeded stream for the seat to move.
@@ -219,6 +382,17 @@ impl Game {
     ) -> Result<RollReport, GameError> {
         let seat = self.pos.turn();
         let rolled = self.apply_roll(die, ev)?;
+        self.after_roll(seat, die, rolled, ev)
+    }
+
+    /// The report of a roll just made, after auto-moving a single distinct option.
+    pub(crate) fn after_roll<E: EventSink>(
+        &mut self,
+        seat: Seat,
+        die: Die,
+        rolled: Rolled,
+        ev: &mut E,
+    ) -> Result<RollReport, GameError> {
         let legal = self
             .pos
             .legal_moves()
@@ -228,7 +402,7 @@ impl Game {
             Rolled::Opening => RollOutcome::Opening,
             Rolled::Skipped(r) => RollOutcome::Skipped(r),
             Rolled::Move => {
-                let d = self.pos.distinct_moves();
+                let d = self.distinct_moves();
                 if d.len() == 1 {
                     let mv = d[0];
                     self.play(mv, ev)?;
@@ -250,12 +424,15 @@ impl Game {
         let before = self.pos;
         let rolled = self.pos.roll(die, ev).map_err(GameError::Roll)?;
         self.history.push(Entry {
-            ply: Ply::Roll(die),
+            step: Step::Ply(Ply::Roll(die)),
             before,
+            items_before: self.items,
             rolls_before: self.rolls,
             options: 0,
         });
         self.rolls += 1;
+        self.items
+            .sync(&self.pos, self.item_stream.as_ref(), true, ev);
         Ok(rolled)
     }
 
@@ -265,14 +442,24 @@ impl Game {
     /// [`GameError::Play`] with the reason; nothing changes.
     pub fn play<E: EventSink>(&mut self, mv: Move, ev: &mut E) -> Result<(), GameError> {
         let before = self.pos;
-        let options = before.distinct_moves().len() as u8;
-        self.pos.play(mv, ev).map_err(GameError::Play)?;
+        let items_before = self.items;
+        let options = self.distinct_moves().len() as u8;
+        if before.rules().options.items {
+            self.pos
+                .play_with_items(mv, &mut self.items, ev)
+                .map_err(GameError::Play)?;
+        } else {
+            self.pos.play(mv, ev).map_err(GameError::Play)?;
+        }
         self.history.push(Entry {
-            ply: Ply::Move(mv),
+            step: Step::Ply(Ply::Move(mv)),
             before,
+            items_before,
             rolls_before: self.rolls,
             options,
         });
+        self.items
+            .sync(&self.pos, self.item_stream.as_ref(), true, ev);
         Ok(())
     }
 
@@ -316,14 +503,20 @@ impl Game {
             return None;
         }
         let i = self.history.iter().rposition(|e| {
-            matches!(e.ply, Ply::Move(_))
+            matches!(e.step, Step::Ply(Ply::Move(_)))
                 && e.options >= 2
                 && self.controllers[e.before.turn()] == Controller::Human
         })?;
-        // The roll that this decision answered.
-        self.history[..i]
-            .iter()
-            .rposition(|e| matches!(e.ply, Ply::Roll(_)))
+        // The roll that this decision answered (a fixed-die item use rolls too), and the item
+        // uses just before it, so that the items go back to the bar (RULES.md §15).
+        let mut r = self.history[..i].iter().rposition(|e| {
+            matches!(e.step, Step::Ply(Ply::Roll(_)))
+                || matches!(e.step, Step::Use(u) if u.fixed_die().is_some())
+        })?;
+        while r > 0 && matches!(self.history[r - 1].step, Step::Use(_)) {
+            r -= 1;
+        }
+        Some(r)
     }
 
     /// 悔棋 (RULES.md §6.3): back to just before the roll of the most recent local-human decision
@@ -336,6 +529,7 @@ impl Game {
         let i = self.undo_target().ok_or(GameError::NothingToUndo)?;
         let e = &self.history[i];
         self.pos = e.before;
+        self.items = e.items_before;
         self.rolls = e.rolls_before;
         self.history.truncate(i);
         Ok(())
@@ -346,7 +540,7 @@ impl Game {
     pub fn dice_stats(&self) -> BySeat<[u32; 6]> {
         let mut out = BySeat([[0u32; 6]; 4]);
         for e in &self.history {
-            if let Ply::Roll(d) = e.ply {
+            if let Step::Ply(Ply::Roll(d)) = e.step {
                 if e.before.phase() != Phase::Opening {
                     out[e.before.turn()][d.get() as usize - 1] += 1;
                 }
@@ -372,15 +566,37 @@ impl Game {
                 .map(|d| d.client_seeds().to_vec())
                 .unwrap_or_default(),
             plies: self.plies().collect(),
+            uses: self.item_uses(),
         }
+    }
+
+    /// Applies the history entries of another game's order: plies and item uses.
+    fn apply_step<E: EventSink>(&mut self, step: Step, ev: &mut E) -> Result<(), UseError> {
+        match step {
+            Step::Ply(p) => self.apply(p, ev).map_err(UseError::Game),
+            Step::Use(u) => self.apply_use(self.pos.turn(), u, ev).map(|_| ()),
+        }
+    }
+
+    /// Every event of the game from the start, of the rules and of the item mode, in order
+    /// (regenerated by replaying; in item mode the start of round 1 comes first).
+    pub fn timeline(&self) -> Vec<AnyEvent> {
+        let mut ev = Timeline::default();
+        let mut g = Game::build(self.start, self.dice.clone(), self.start_items, &mut ev);
+        for e in &self.history {
+            if g.apply_step(e.step, &mut ev).is_err() {
+                break;
+            }
+        }
+        ev.0
     }
 
     /// Every event of the game from the start, regenerated by replaying the plies.
     pub fn events(&self) -> Vec<Event> {
-        let mut g = Game::from_position(self.start, None);
         let mut ev = Vec::new();
-        for p in self.plies() {
-            if g.apply(p, &mut ev).is_err() {
+        let mut g = Game::build(self.start, self.dice.clone(), self.start_items, &mut ev);
+        for e in &self.history {
+            if g.apply_step(e.step, &mut ev).is_err() {
                 break;
             }
         }
@@ -407,6 +623,9 @@ pub struct Record {
     pub client_seeds: Vec<String>,
     /// The plies.
     pub plies: Vec<Ply>,
+    /// Item uses (item mode), each with the number of plies before it (see [`Game::item_uses`]);
+    /// in the JSON they stand in the `plies` list as `{"use": …}`.
+    pub uses: Vec<(usize, ItemUse)>,
 }
 
 /// Why a record does not replay.
@@ -433,6 +652,13 @@ pub enum RecordError {
         recorded: u8,
         /// The stream's value.
         expected: u8,
+    },
+    /// The item use before ply `index` cannot be applied.
+    Use {
+        /// Index of the ply it precedes.
+        index: usize,
+        /// Why.
+        error: UseError,
     },
     /// Ply `index` cannot be applied.
     Ply {
@@ -466,6 +692,9 @@ impl fmt::Display for RecordError {
                 write!(f, "plies[{index}]: roll #{k} is recorded as {recorded} but the seed gives {expected}")
             }
             RecordError::Ply { index, error } => write!(f, "plies[{index}]: {error}"),
+            RecordError::Use { index, error } => {
+                write!(f, "the item use before plies[{index}]: {error}")
+            }
         }
     }
 }
@@ -497,8 +726,20 @@ impl Record {
         }
         let mut g = Game::from_position(pos, dice);
         g.controllers = self.controllers;
-        for (index, &ply) in self.plies.iter().enumerate() {
-            g.apply_recorded(ply, &mut crate::event::NoEvents)
+        let mut uses = self.uses.iter().peekable();
+        for index in 0..=self.plies.len() {
+            while let Some(&&(at, u)) = uses.peek() {
+                if at > index {
+                    break;
+                }
+                uses.next();
+                g.apply_use(g.pos.turn(), u, &mut NoEvents)
+                    .map_err(|error| RecordError::Use { index, error })?;
+            }
+            let Some(&ply) = self.plies.get(index) else {
+                break;
+            };
+            g.apply_recorded(ply, &mut NoEvents)
                 .map_err(|error| match error {
                     GameError::RollMismatch {
                         k,
@@ -569,14 +810,24 @@ impl Record {
         }
         dice.insert("clientSeeds".into(), self.client_seeds.clone().into());
         m.insert("dice".into(), Value::Object(dice));
-        let plies = self
-            .plies
-            .iter()
-            .map(|p| match p {
+        let mut plies = Vec::with_capacity(self.plies.len() + self.uses.len());
+        let mut uses = self.uses.iter().peekable();
+        for (i, p) in self.plies.iter().enumerate() {
+            while let Some(&&(at, u)) = uses.peek() {
+                if at > i {
+                    break;
+                }
+                uses.next();
+                plies.push(serde_json::json!({ "use": item_use_to_json(u) }));
+            }
+            plies.push(match p {
                 Ply::Roll(d) => serde_json::json!({ "roll": d.get() }),
                 Ply::Move(mv) => serde_json::json!({ "piece": mv.piece }),
-            })
-            .collect();
+            });
+        }
+        for &(_, u) in uses {
+            plies.push(serde_json::json!({ "use": item_use_to_json(u) }));
+        }
         m.insert("plies".into(), Value::Array(plies));
         Value::Object(m)
     }
@@ -657,8 +908,18 @@ impl Record {
             .and_then(Value::as_array)
             .ok_or_else(|| f("plies", "missing list"))?;
         let mut plies = Vec::with_capacity(arr.len());
+        let mut uses = Vec::new();
         for (i, p) in arr.iter().enumerate() {
             let field = format!("plies[{i}]");
+            if let Some(u) = p.get("use") {
+                if !rules.options.items {
+                    return Err(f(&field, "an item use needs the option items"));
+                }
+                let u =
+                    item_use_from_json(u, &format!("{field}.use")).map_err(RecordError::Format)?;
+                uses.push((plies.len(), u));
+                continue;
+            }
             let roll = p.get("roll").and_then(Value::as_u64);
             let piece = p.get("piece").and_then(Value::as_u64);
             plies.push(match (roll, piece) {
@@ -681,6 +942,7 @@ impl Record {
             commitment,
             client_seeds,
             plies,
+            uses,
         })
     }
 }

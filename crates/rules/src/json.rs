@@ -39,7 +39,7 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-const OPTION_NAMES: [&str; 7] = [
+const OPTION_NAMES: [&str; 8] = [
     "takeoff",
     "tripleSixPenalty",
     "sixStopsOnStack",
@@ -47,6 +47,7 @@ const OPTION_NAMES: [&str; 7] = [
     "pieces",
     "firstPlayer",
     "scoring",
+    "items",
 ];
 
 /// Reads `"rules"` and `"options"` of a document.
@@ -88,6 +89,7 @@ pub fn rules_from_json(doc: &Map<String, Value>) -> Result<Rules, FormatError> {
                         v.as_bool().ok_or_else(|| bad("must be true or false"))?
                 }
                 "team" => o.team = v.as_bool().ok_or_else(|| bad("must be true or false"))?,
+                "items" => o.items = v.as_bool().ok_or_else(|| bad("must be true or false"))?,
                 "pieces" => {
                     o.pieces = match v.as_u64() {
                         Some(n @ 2..=4) => n as u8,
@@ -166,6 +168,10 @@ pub fn rules_to_json(rules: &Rules, doc: &mut Map<String, Value>) {
             Scoring::Room(r) => serde_json::json!({ "room": r }),
         },
     );
+    // Written only when on, so that records of the plain game stay as they were.
+    if o.items {
+        m.insert("items".into(), true.into());
+    }
     doc.insert("options".into(), Value::Object(m));
 }
 

@@ -29,6 +29,7 @@ pub mod dice;
 pub mod event;
 pub mod game;
 pub mod geometry;
+pub mod items;
 pub mod json;
 pub mod notation;
 pub mod playout;
@@ -40,9 +41,12 @@ pub mod seat;
 mod swar;
 
 pub use dice::{chi_square, chi_square_p, DiceStream, Seed};
-pub use event::{Event, EventSink, NoEvents, PieceRef, SkipReason};
-pub use game::{Controller, Game, GameError, Ply, Record, RecordError, RollOutcome, RollReport};
+pub use event::{AnyEvent, Event, EventSink, NoEvents, PieceRef, SkipReason, Timeline};
+pub use game::{
+    Controller, Game, GameError, Ply, Record, RecordError, RollOutcome, RollReport, UseError,
+};
 pub use geometry::{Board, Cell};
+pub use items::{Item, ItemError, ItemEvent, ItemState, ItemUse, Weather};
 pub use position::{
     Die, IllegalReason, Move, MoveList, Phase, PlayError, Position, Progress, RollError, Rolled,
     Setup, SetupError,

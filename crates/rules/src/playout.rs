@@ -4,8 +4,11 @@
 //! only; games use [`crate::DiceStream`].
 
 use crate::{
+    dice::{DiceStream, Seed},
     event::NoEvents,
+    items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
     position::{Die, Move, Position, Rolled},
+    seat::Seat,
 };
 
 /// wyrand: a tiny, fast, statistically good generator (benchmarks and playouts only).
@@ -110,6 +113,90 @@ pub fn playouts(start: &Position, games: u64, rng: &mut FastRng) -> PlayoutStats
     };
     for _ in 0..games {
         let (r, m) = playout_to_first_finisher(start, rng);
+        st.rolls += r as u64;
+        st.moves += m as u64;
+    }
+    st
+}
+
+/// A random item use for the seat to move, if it holds an item: a uniformly drawn item of its bar
+/// with a uniformly drawn legal target (benchmarks and tests of the item mode, RULES.md §10.3).
+pub fn random_item_use(pos: &Position, items: &ItemState, rng: &mut FastRng) -> Option<ItemUse> {
+    let me = pos.turn();
+    let bar: Vec<Item> = items.bar(me).collect();
+    if bar.is_empty() {
+        return None;
+    }
+    let item = bar[rng.below(bar.len() as u32) as usize];
+    let mut options: Vec<ItemUse> = Vec::new();
+    match item {
+        Item::SixDie => options.push(ItemUse::SixDie),
+        Item::Booster => options.push(ItemUse::Booster),
+        Item::RemoteDie => options.extend(Die::ALL.map(ItemUse::RemoteDie)),
+        Item::Shield => options.extend((0..4).map(|piece| ItemUse::Shield { piece })),
+        Item::Missile => {
+            for seat in Seat::ALL {
+                options.extend((0..4).map(|piece| ItemUse::Missile { seat, piece }));
+            }
+        }
+    }
+    options.retain(|&u| items.check_use(pos, me, u).is_ok());
+    if options.is_empty() {
+        return None;
+    }
+    Some(options[rng.below(options.len() as u32) as usize])
+}
+
+/// One random game in item mode (RULES.md §10.3) until the first seat finishes: before each roll
+/// the mover uses a random held item half the time ([`random_item_use`]); options are drawn
+/// uniformly among the item-aware distinct options; items and weather appear from `stream` (the
+/// item stream). Returns `(rolls, moves)`.
+pub fn item_playout_to_first_finisher(
+    start: &Position,
+    stream: &DiceStream,
+    rng: &mut FastRng,
+) -> (u32, u32) {
+    let mut pos = *start;
+    let mut items = ItemState::default();
+    items.sync(&pos, Some(stream), true, &mut NoEvents);
+    let (mut rolls, mut moves) = (0u32, 0u32);
+    loop {
+        rolls += 1;
+        let mut die = rng.die();
+        if rng.below(2) == 0 {
+            if let Some(u) = random_item_use(&pos, &items, rng) {
+                let me = pos.turn();
+                if let Ok(Some(fixed)) = items.use_item(&mut pos, me, u, &mut NoEvents) {
+                    die = fixed;
+                }
+                items.sync(&pos, Some(stream), false, &mut NoEvents);
+            }
+        }
+        let rolled = pos.roll_unchecked(die, &mut NoEvents);
+        items.sync(&pos, Some(stream), true, &mut NoEvents);
+        if let Rolled::Move = rolled {
+            let m = distinct_mask(&pos, &items);
+            let piece = pick(m, m.count_ones(), rng);
+            pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
+            items.sync(&pos, Some(stream), true, &mut NoEvents);
+            moves += 1;
+            if !pos.finished_seats().is_empty() || pos.is_over() {
+                return (rolls, moves);
+            }
+        }
+    }
+}
+
+/// Plays `games` random item-mode games from `start` (see [`item_playout_to_first_finisher`]);
+/// game `g` draws its items and weather from the item stream of seed `seed + g`.
+pub fn item_playouts(start: &Position, games: u64, seed: u64, rng: &mut FastRng) -> PlayoutStats {
+    let mut st = PlayoutStats {
+        games,
+        ..PlayoutStats::default()
+    };
+    for g in 0..games {
+        let stream = DiceStream::new(Seed::from_u64(seed.wrapping_add(g))).domain(ITEM_DOMAIN);
+        let (r, m) = item_playout_to_first_finisher(start, &stream, rng);
         st.rolls += r as u64;
         st.moves += m as u64;
     }

@@ -10,6 +10,7 @@ use core::fmt;
 use crate::{
     event::{Blocked, BonusCause, BounceCause, Event, EventSink, NoEvents, PieceRef, SkipReason},
     geometry::{ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP},
+    items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
     swar::{dup_mask4, eq_mask16, eq_mask4, le_mask4},
@@ -144,7 +145,7 @@ pub struct MoveList {
 }
 
 impl MoveList {
-    fn from_mask(mask: u8) -> MoveList {
+    pub(crate) fn from_mask(mask: u8) -> MoveList {
         let mut l = MoveList {
             moves: [Move { piece: 0 }; 4],
             len: 0,
@@ -393,6 +394,80 @@ struct EnemyBits {
     occupied: u64,
 }
 
+/// What the item mode (RULES.md §10.3) adds to the resolution of a 飞行棋 move. The plain game
+/// passes [`NoItems`], whose `ON = false` removes every hook at compile time.
+trait Hooks {
+    /// Whether the hooks do anything.
+    const ON: bool;
+    /// Planes that cannot be sent home (护盾), bit `4·seat + i`.
+    fn shields(&self) -> u16;
+    /// A plane ended a movement segment on loop square `a` and survived there.
+    fn landed<E: EventSink>(&mut self, me: PieceRef, a: u8, ev: &mut E);
+    /// The walk goes twice the roll (动力装置).
+    fn booster(&self) -> bool;
+    /// The weather square in the mover's progress.
+    fn weather_for(&self, s: Seat) -> Option<(u8, Weather)>;
+}
+
+/// The plain game: no items, no weather.
+struct NoItems;
+
+impl Hooks for NoItems {
+    const ON: bool = false;
+    #[inline(always)]
+    fn shields(&self) -> u16 {
+        0
+    }
+    #[inline(always)]
+    fn landed<E: EventSink>(&mut self, _: PieceRef, _: u8, _: &mut E) {}
+    #[inline(always)]
+    fn booster(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn weather_for(&self, _: Seat) -> Option<(u8, Weather)> {
+        None
+    }
+}
+
+impl Hooks for ItemState {
+    const ON: bool = true;
+    fn shields(&self) -> u16 {
+        self.shields
+    }
+    /// RULES.md §10.3: "A plane collects an item by ending a movement segment on its square (walk
+    /// end, jump landing, fly landing, bounce end) and surviving there."
+    fn landed<E: EventSink>(&mut self, me: PieceRef, a: u8, ev: &mut E) {
+        if let Some(item) = self.pick_up(me.seat, a) {
+            if E::ENABLED {
+                ev.item_event(ItemEvent::ItemPicked {
+                    piece: me,
+                    square: a,
+                    item,
+                });
+            }
+        }
+    }
+    fn booster(&self) -> bool {
+        self.booster
+    }
+    fn weather_for(&self, s: Seat) -> Option<(u8, Weather)> {
+        ItemState::weather_for(self, s)
+    }
+}
+
+/// The shape of an item-mode walk: forward from its start to `peak`, then back to `end`
+/// (`peak == end` when it does not turn).
+#[derive(Copy, Clone, Debug)]
+struct Walk {
+    peak: u8,
+    end: u8,
+    /// Why it turned at the peak (a storm's push-back is not a bounce).
+    cause: Option<BounceCause>,
+    /// sixStopsOnStack: it parks on the stack at `peak`.
+    park: bool,
+}
+
 /// `NEXT[set][seat]`: the first seat of `set` clockwise after `seat` (`seat` itself when alone or
 /// when the set is empty).
 const NEXT: [[u8; 4]; 16] = {
@@ -578,7 +653,8 @@ impl Position {
             // leaves). 飞行棋: only a parked plane (sixStopsOnStack) shares a square with enemies.
             let pk = self.turn.index() * 4 + self.forced as usize;
             let parked = self.forced != NO_PIECE && (k == pk || occ & (1 << pk) != 0);
-            let bad = !self.rules.is_ludo() && !parked;
+            // Item mode: an enemy that lands on a shielded plane shares its square (§10.3).
+            let bad = !self.rules.is_ludo() && !parked && !self.rules.options.items;
             if bad {
                 return Err(SetupError::TwoSidesOnSquare {
                     square: a,
@@ -1108,6 +1184,51 @@ impl Position {
     /// May panic or corrupt the game when the move is not legal.
     #[inline(always)]
     pub fn play_unchecked<E: EventSink>(&mut self, mv: Move, ev: &mut E) {
+        self.play_hooked(mv, ev, &mut NoItems);
+    }
+
+    /// Moves a piece with the pending roll in item mode (RULES.md §10.3): weather acts on the
+    /// walk, the booster doubles it, shields keep planes from going home, and a plane that ends
+    /// a movement segment on an item picks it up. With the mode off it is [`Position::play`].
+    ///
+    /// # Errors
+    /// [`PlayError`] hands the move back with the reason; nothing changes.
+    pub fn play_with_items<E: EventSink>(
+        &mut self,
+        mv: Move,
+        items: &mut ItemState,
+        ev: &mut E,
+    ) -> Result<(), PlayError> {
+        if let Some(reason) = self.illegal_reason(mv) {
+            return Err(PlayError { mv, reason });
+        }
+        self.play_unchecked_with_items(mv, items, ev);
+        Ok(())
+    }
+
+    /// [`Position::play_with_items`] without the legality check (search).
+    pub fn play_unchecked_with_items<E: EventSink>(
+        &mut self,
+        mv: Move,
+        items: &mut ItemState,
+        ev: &mut E,
+    ) {
+        if self.rules.options.items && !self.rules.is_ludo() {
+            self.play_hooked(mv, ev, items);
+        } else {
+            self.play_hooked(mv, ev, &mut NoItems);
+        }
+    }
+
+    /// Sends a plane to its hangar (the 导弹 of RULES.md §10.3).
+    pub(crate) fn send_to_hangar(&mut self, seat: Seat, piece: u8) {
+        let k = seat.index() * 4 + (piece as usize & 3);
+        self.prog[k] = HANGAR;
+        self.abs[k] = OFF_LOOP;
+    }
+
+    #[inline(always)]
+    fn play_hooked<E: EventSink, H: Hooks>(&mut self, mv: Move, ev: &mut E, h: &mut H) {
         let d = match self.phase {
             Phase::Move(d) => d.get(),
             _ => return,
@@ -1126,7 +1247,7 @@ impl Position {
         } else {
             (
                 (d == 6).then_some(BonusCause::Six),
-                self.fxq_move(k, me, d, ev),
+                self.fxq_move(k, me, d, ev, h),
             )
         };
         if finished && self.all_finished(s) {
@@ -1331,7 +1452,14 @@ impl Position {
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
     #[inline(always)]
-    fn fxq_move<E: EventSink>(&mut self, k: usize, me: PieceRef, d: u8, ev: &mut E) -> bool {
+    fn fxq_move<E: EventSink, H: Hooks>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        d: u8,
+        ev: &mut E,
+        h: &mut H,
+    ) -> bool {
         let s = me.seat.index();
         let p = self.prog[k];
         if p == HANGAR {
@@ -1342,6 +1470,9 @@ impl Position {
                 ev.event(Event::TakeOff { piece: me });
             }
             return false;
+        }
+        if H::ON {
+            return self.fxq_walk_items(k, me, d, ev, h);
         }
         let end = p + d;
         if end > CENTRE {
@@ -1390,67 +1521,285 @@ impl Position {
         }
         // From p < 50 a walk never reaches the centre; it may end in the lane (no effects there)
         // or, clamped by a bounce, on the takeoff point.
+        self.settle(k, me, f, &bits, ev, h);
+        false
+    }
+
+    /// The end of a walk on progress `f` (not the centre): a landing on the loop, then the jump
+    /// or fly it triggers (§3.4, §3.6, §3.7).
+    #[inline(always)]
+    fn settle<E: EventSink, H: Hooks>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        f: u8,
+        bits: &EnemyBits,
+        ev: &mut E,
+        h: &mut H,
+    ) {
         self.prog[k] = f;
-        self.abs[k] = abs_of(0, s, f);
+        self.abs[k] = abs_of(0, me.seat.index(), f);
         if f == 0 || f > ENTRY {
-            return false;
+            return;
         }
-        if !self.land(k, me, f, &bits, ev) {
-            return false;
+        if !self.land(k, me, f, bits, ev, h) {
+            return;
         }
         // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
         // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
         if f % 4 == 2 && f != ENTRY {
             if f == FLY_FROM {
-                if self.fly(k, me, &bits, ev) {
-                    self.jump(k, me, FLY_TO, &bits, ev);
+                if self.fly(k, me, bits, ev, h) {
+                    self.jump(k, me, FLY_TO, bits, ev, h);
                 }
-            } else if self.jump(k, me, f, &bits, ev) == FLY_FROM {
-                self.fly(k, me, &bits, ev);
+            } else if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
+                self.fly(k, me, bits, ev, h);
             }
         }
+    }
+
+    /// The shape of a walk of `dist` steps from `p` (§3.5 stack bounce or sixStopsOnStack park,
+    /// §3.8 bounce from the centre), for the item mode, where a walk can be longer than 6.
+    fn plan_walk(&self, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
+        let end = p + dist;
+        let lim = end.min(ENTRY);
+        if p < lim {
+            let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
+            if window != 0 {
+                let q = p + 1 + window.trailing_zeros() as u8;
+                if q < end {
+                    if park {
+                        return Walk {
+                            peak: q,
+                            end: q,
+                            cause: None,
+                            park: true,
+                        };
+                    }
+                    return Walk {
+                        peak: q,
+                        end: (2 * q).saturating_sub(end),
+                        cause: Some(BounceCause::Stack),
+                        park: false,
+                    };
+                }
+            }
+        }
+        if end > CENTRE {
+            // §3.8 "walks back the excess"; a long item walk may come back out of the lane onto
+            // the loop (RULES.md §15).
+            return Walk {
+                peak: CENTRE,
+                end: (2 * CENTRE).saturating_sub(end),
+                cause: Some(BounceCause::Centre),
+                park: false,
+            };
+        }
+        Walk {
+            peak: end,
+            end,
+            cause: None,
+            park: false,
+        }
+    }
+
+    /// A 飞行棋 walk in item mode (RULES.md §10.3): the booster doubles the distance; the walk is
+    /// shaped by stacks and the centre first (§3.5, §3.8), then the weather acts where the plane
+    /// actually reaches its square — 顺风 walks 2 further, 大雾 stops there, 雷暴 pushes back 3 —
+    /// once per move. Returns whether the plane finished.
+    fn fxq_walk_items<E: EventSink, H: Hooks>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        d: u8,
+        ev: &mut E,
+        h: &mut H,
+    ) -> bool {
+        let s = me.seat.index();
+        let p = self.prog[k];
+        let dist = if h.booster() { 2 * d } else { d };
+        let bits = self.enemy_bits(s);
+        let park = d == 6 && self.rules.options.six_stops_on_stack;
+        let mut walk = self.plan_walk(p, dist, park, &bits);
+        let mut strike = None;
+        if let Some((w, kind)) = h.weather_for(me.seat) {
+            let forward = p < w && w <= walk.peak;
+            let backward = !forward && walk.end <= w && w < walk.peak;
+            if forward || backward {
+                strike = Some((w, kind));
+                match kind {
+                    Weather::Tailwind => {
+                        walk = self.plan_walk(p, dist + TAILWIND_STEPS, park, &bits);
+                    }
+                    Weather::Fog => {
+                        if forward {
+                            if !(walk.park && w == walk.peak) {
+                                walk = Walk {
+                                    peak: w,
+                                    end: w,
+                                    cause: None,
+                                    park: false,
+                                };
+                            }
+                        } else {
+                            walk.end = w;
+                        }
+                    }
+                    Weather::Storm => {
+                        walk = Walk {
+                            peak: if forward { w } else { walk.peak },
+                            end: w.saturating_sub(STORM_PUSH),
+                            cause: if forward { None } else { walk.cause },
+                            park: false,
+                        };
+                    }
+                }
+            }
+        }
+        if E::ENABLED {
+            self.walk_events(me, p, &walk, strike, ev);
+        }
+        if walk.park {
+            let q = walk.peak;
+            self.prog[k] = q;
+            self.abs[k] = abs_of(0, s, q);
+            self.forced = me.piece;
+            if E::ENABLED {
+                ev.event(Event::Parked { piece: me, at: q });
+            }
+            h.landed(me, self.abs[k], ev);
+            return false;
+        }
+        let f = walk.end;
+        if f == CENTRE {
+            self.prog[k] = f;
+            self.abs[k] = OFF_LOOP;
+            if E::ENABLED {
+                ev.event(Event::Finished { piece: me });
+            }
+            return true;
+        }
+        self.settle(k, me, f, &bits, ev, h);
         false
+    }
+
+    /// The step, bounce and weather events of an item-mode walk, in the order they happen.
+    fn walk_events<E: EventSink>(
+        &self,
+        me: PieceRef,
+        p: u8,
+        walk: &Walk,
+        strike: Option<(u8, Weather)>,
+        ev: &mut E,
+    ) {
+        let mut struck = false;
+        let mut at = |x: u8, ev: &mut E| {
+            ev.event(Event::Step { piece: me, to: x });
+            if let Some((w, kind)) = strike {
+                if x == w && !struck {
+                    struck = true;
+                    ev.item_event(ItemEvent::WeatherStruck {
+                        piece: me,
+                        kind,
+                        at: w,
+                    });
+                }
+            }
+        };
+        for x in p + 1..=walk.peak {
+            at(x, ev);
+        }
+        if let Some(cause) = walk.cause {
+            ev.event(Event::Bounce {
+                piece: me,
+                at: walk.peak,
+                cause,
+            });
+        }
+        let mut x = walk.peak;
+        while x > walk.end {
+            x -= 1;
+            at(x, ev);
+        }
     }
 
     /// §3.4: a landing on loop progress `x`. An enemy stack there sends it and the arriving plane
     /// home ("同归于尽"); enemy singles go home. Returns whether the plane survived.
+    ///
+    /// Item mode (§10.3): a shielded plane is never sent home; the arriving plane that survives
+    /// there collects an item lying on the square.
     #[inline(always)]
-    fn land<E: EventSink>(
+    fn land<E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
         x: u8,
         bits: &EnemyBits,
         ev: &mut E,
+        h: &mut H,
     ) -> bool {
         debug_assert!((1..=ENTRY).contains(&x), "a landing is on the loop");
+        let s = me.seat.index();
         if bits.occupied >> x & 1 == 0 {
+            if H::ON {
+                h.landed(me, abs_of(0, s, x), ev);
+            }
             return true;
         }
-        let s = me.seat.index();
         let a = abs_of(0, s, x);
         let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
+        let shields = h.shields();
         if bits.stacks >> x & 1 != 0 {
             if E::ENABLED {
                 ev.event(Event::Collision { piece: me, at: a });
             }
-            self.send_home(occ | (1 << k), me, Some(a), false, ev);
+            let all = occ | (1 << k);
+            if H::ON {
+                self.shields_held(all & shields, ev);
+            }
+            self.send_home(all & !shields, me, Some(a), false, ev);
+            if H::ON && shields >> k & 1 != 0 {
+                h.landed(me, a, ev);
+            }
             return false;
         }
-        self.send_home(occ, me, Some(a), false, ev);
+        if H::ON {
+            self.shields_held(occ & shields, ev);
+        }
+        self.send_home(occ & !shields, me, Some(a), false, ev);
+        if H::ON {
+            h.landed(me, a, ev);
+        }
         true
+    }
+
+    fn shields_held<E: EventSink>(&self, held: u16, ev: &mut E) {
+        if E::ENABLED {
+            let mut m = held;
+            while m != 0 {
+                let k = m.trailing_zeros() as u8;
+                m &= m - 1;
+                ev.item_event(ItemEvent::ShieldHeld {
+                    piece: PieceRef {
+                        seat: Seat::ALL[k as usize / 4],
+                        piece: k % 4,
+                    },
+                });
+            }
+        }
     }
 
     /// §3.6: jump from own-colour `x` to `x + 4` unless an enemy stack is on `x+1 ..= x+4`.
     /// Returns the progress the plane ends on.
     #[inline(always)]
-    fn jump<E: EventSink>(
+    fn jump<E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
         x: u8,
         bits: &EnemyBits,
         ev: &mut E,
+        h: &mut H,
     ) -> u8 {
         if bits.stacks >> (x + 1) & 0xF != 0 {
             if E::ENABLED {
@@ -1472,14 +1821,24 @@ impl Position {
                 to,
             });
         }
-        self.land(k, me, to, bits, ev);
+        self.land(k, me, to, bits, ev, h);
         to
     }
 
     /// §3.7: fly `p18 → p30` across the opposite colour's L3. A lone enemy plane on that L3 is
     /// captured; an enemy stack there, or on `p30`, stops the fly. Returns whether it flew.
+    ///
+    /// Item mode (§10.3): a shielded plane on that L3 is not captured (two planes there still
+    /// block).
     #[inline(always)]
-    fn fly<E: EventSink>(&mut self, k: usize, me: PieceRef, bits: &EnemyBits, ev: &mut E) -> bool {
+    fn fly<E: EventSink, H: Hooks>(
+        &mut self,
+        k: usize,
+        me: PieceRef,
+        bits: &EnemyBits,
+        ev: &mut E,
+        h: &mut H,
+    ) -> bool {
         let s = me.seat.index();
         let o = (s + 2) & 3;
         let mut crossing = 0u16;
@@ -1516,9 +1875,13 @@ impl Position {
             });
         }
         if crossing != 0 {
-            self.send_home(crossing, me, None, true, ev);
+            let shields = h.shields();
+            if H::ON {
+                self.shields_held(crossing & shields, ev);
+            }
+            self.send_home(crossing & !shields, me, None, true, ev);
         }
-        self.land(k, me, FLY_TO, bits, ev);
+        self.land(k, me, FLY_TO, bits, ev, h);
         true
     }
 

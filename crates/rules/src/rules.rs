@@ -63,7 +63,7 @@ impl Scoring {
     }
 }
 
-/// Every option of RULES.md §7 (items and weather come later).
+/// Every option of RULES.md §7.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
     /// 飞行棋 takeoff set `{5, 6}` instead of `{6}`; a 5 takes off with no bonus roll (§3.2).
@@ -80,6 +80,8 @@ pub struct Options {
     pub first_player: FirstPlayer,
     /// End-of-game scoring.
     pub scoring: Scoring,
+    /// 飞行棋 道具模式: items and weather (§10.3). Off costs the engine nothing.
+    pub items: bool,
 }
 
 impl Default for Options {
@@ -92,6 +94,7 @@ impl Default for Options {
             pieces: 4,
             first_player: FirstPlayer::Seat0,
             scoring: Scoring::None,
+            items: false,
         }
     }
 }
@@ -160,6 +163,9 @@ impl Rules {
             }
             if o.six_stops_on_stack {
                 return Err(RulesError::NotForLudo("sixStopsOnStack"));
+            }
+            if o.items {
+                return Err(RulesError::NotForLudo("items"));
             }
         }
         if let Scoring::Room(0) = o.scoring {

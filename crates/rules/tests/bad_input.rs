@@ -623,12 +623,15 @@ fn invalid_dir() -> PathBuf {
 fn invalid_scenario_files_fail_naming_file_and_field() {
     let expected = [
         ("bad_seat_key.json", "pieces.4"),
+        ("item_unknown.json", "plays[0].use.item"),
+        ("items_without_option.json", "bars"),
         ("not_json.json", "not JSON"),
         ("piece_nine.json", "plays[0].piece"),
         ("progress_57.json", "pieces.0[1]"),
         ("roll_seven.json", "plays[1].roll"),
         ("unknown_field.json", "plays[1].pieces"),
         ("unknown_option.json", "options.doubleDice"),
+        ("weather_on_lane.json", "weather.at"),
     ];
     let results = run_paths(&[invalid_dir()]);
     let names: Vec<String> = results
@@ -1064,6 +1067,7 @@ proptest! {
                 pieces,
                 first_player: if roll { FirstPlayer::Roll } else { FirstPlayer::Seat0 },
                 scoring: Scoring::None,
+                items: false,
             },
         };
         let mut s = Setup::start(rules, seats);

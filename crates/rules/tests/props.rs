@@ -55,6 +55,7 @@ fn make_config(
             FirstPlayer::Seat0
         },
         scoring,
+        items: false,
     };
     Config {
         rules: Rules {

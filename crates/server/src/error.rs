@@ -53,6 +53,14 @@ pub enum Error {
         /// Machine-readable reason (`must_roll_first`, `overshoot`, …).
         reason: &'static str,
     },
+    /// 道具模式: the item cannot be used now (docs/PROTOCOL.md "Items").
+    #[error("{message}")]
+    IllegalItem {
+        /// Human-readable explanation.
+        message: String,
+        /// Machine-readable reason (`after_roll`, `not_in_bar`, …).
+        reason: &'static str,
+    },
     /// The action is not possible in this state (step for a human, undo with nothing to undo, …).
     #[error("{0}")]
     NotAllowed(String),
@@ -114,6 +122,7 @@ impl Error {
             Error::StaleVersion { .. } => "stale_version",
             Error::NotYourTurn(_) => "not_your_turn",
             Error::IllegalMove { .. } => "illegal_move",
+            Error::IllegalItem { .. } => "illegal_item",
             Error::NotAllowed(_) => "not_allowed",
             Error::GameOver => "game_over",
             Error::BadRecord(_) => "bad_record",
@@ -149,7 +158,7 @@ impl Error {
             "code": self.code(),
             "message": self.client_message(),
         });
-        if let Error::IllegalMove { reason, .. } = self {
+        if let Error::IllegalMove { reason, .. } | Error::IllegalItem { reason, .. } = self {
             v["reason"] = (*reason).into();
         }
         v

@@ -44,7 +44,7 @@ pub use error::Error;
 use metrics::{Metrics, TimedStore};
 use online::{Member, Pace, RoomConfig, RoomEnv, RoomTask, CODE_ALPHABET};
 use room::RoomHandle;
-use session::{ply_from_text, GameConfig, Session};
+use session::{GameConfig, Session};
 use store::PlayerRow;
 use store::{SqliteStore, Store};
 
@@ -370,19 +370,18 @@ impl AppState {
         let config = GameConfig::from_json(&config_json)?;
         let seed = Seed::from_hex(&stored.seed)
             .map_err(|e| Error::Internal(format!("game {id}: stored seed: {e}")))?;
-        let plies = stored
-            .plies
-            .iter()
-            .map(|p| ply_from_text(p))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| Error::Internal(format!("game {id}: a stored ply does not read")))?;
         let session = Session::restore(
             id.to_string(),
             config,
             DiceStream::with_client_seeds(seed, stored.client_seeds.clone()),
-            &plies,
+            &stored.plies,
         )?;
-        let handle = RoomHandle::spawn(session, plies, self.inner.store.clone(), stored.token_hash);
+        let handle = RoomHandle::spawn(
+            session,
+            stored.plies,
+            self.inner.store.clone(),
+            stored.token_hash,
+        );
         rooms.insert(id.to_string(), handle.clone());
         Ok(handle)
     }

@@ -14,7 +14,7 @@ use std::{
 use feixingqi_ai::Level;
 use feixingqi_rules::{
     json::{rules_from_json, rules_to_json},
-    BySeat, DiceStream, Ply, Rules, Seat, SeatSet, Seed,
+    BySeat, DiceStream, Rules, Seat, SeatSet, Seed,
 };
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -22,7 +22,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::{
     error::Error,
     room::Broadcast,
-    session::{ply_text, Action, GameConfig, SeatControl, Session},
+    session::{Action, GameConfig, SeatControl, Session},
     store::{Settlement, Store, StoredRoom},
 };
 
@@ -423,7 +423,7 @@ struct Room {
     status: Status,
     slots: Vec<Slot>,
     game: Option<Session>,
-    persisted: Vec<Ply>,
+    persisted: Vec<String>,
     settled: bool,
     /// The seat to act must act by then (people with a timer).
     deadline: Option<Instant>,
@@ -535,15 +535,9 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
             .await?
             .ok_or_else(|| ierr("game", format!("{gid} is not stored")))?;
         let cfg = game_config(&config, &slots);
-        let plies = g
-            .plies
-            .iter()
-            .map(|p| crate::session::ply_from_text(p))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| ierr("game", "a stored ply does not read".into()))?;
         let dice = DiceStream::with_client_seeds(seed.clone(), g.client_seeds.clone());
-        game = Some(Session::restore(gid.to_string(), cfg, dice, &plies)?);
-        persisted = plies;
+        game = Some(Session::restore(gid.to_string(), cfg, dice, &g.plies)?);
+        persisted = g.plies;
     }
     let now = Instant::now();
     let unix_now = unix_ms();
@@ -1308,7 +1302,7 @@ impl Room {
         let t0 = Instant::now();
         let backup = g.clone();
         let events = g.act(action, version)?;
-        let plies = g.plies();
+        let plies = g.step_texts();
         let over = g.is_over();
         let keep = self
             .persisted
@@ -1316,7 +1310,7 @@ impl Room {
             .zip(&plies)
             .take_while(|(a, b)| a == b)
             .count();
-        let append: Vec<String> = plies[keep..].iter().map(|p| ply_text(*p)).collect();
+        let append: Vec<String> = plies[keep..].to_vec();
         let game_id = g.id().to_string();
         let (old_status, old_deadline, old_due) = (self.status, self.deadline, self.bot_due);
         if over {

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::{error::Error, online::level_of, MAX_FRAME};
 use feixingqi_ai::Level;
+use feixingqi_rules::items::{item_use_from_json, ItemUse};
 
 /// A decoded frame: the client's `id` (echoed in the reply) and the message.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +39,8 @@ pub enum ClientMsg {
         /// Its token.
         token: String,
     },
-    /// `roll`, `move`, `step`, `fastForward`, `undo`, `hint` (§2): an action on a version.
+    /// `roll`, `move`, `useItem`, `step`, `fastForward`, `undo`, `hint` (§2): an action on a
+    /// version.
     Act {
         /// What.
         act: Act,
@@ -104,6 +106,8 @@ pub enum Act {
         /// The seat it belongs to, when sent (checked against the seat to act).
         seat: Option<u64>,
     },
+    /// `useItem` (道具模式, RULES.md §10.3): the `use` object, read by the rules' item format.
+    UseItem(ItemUse),
     /// `step`.
     Step,
     /// `fastForward`.
@@ -120,6 +124,7 @@ impl Act {
         match self {
             Act::Roll => "roll",
             Act::Move { .. } => "move",
+            Act::UseItem(_) => "useItem",
             Act::Step => "step",
             Act::FastForward => "fastForward",
             Act::Undo => "undo",
@@ -254,6 +259,13 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
             };
             act(Act::Move { piece, seat })
         }
+        "useItem" => {
+            let u = m
+                .get("use")
+                .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
+            let u = item_use_from_json(u, "use").map_err(|e| Error::BadRequest(e.to_string()))?;
+            act(Act::UseItem(u))
+        }
         "step" => act(Act::Step),
         "fastForward" => act(Act::FastForward),
         "undo" => act(Act::Undo),
@@ -328,6 +340,10 @@ mod tests {
             (r#"{"type":"join","gameId":"a","token":"b"}"#, "join"),
             (r#"{"type":"roll","version":3}"#, "roll"),
             (r#"{"type":"move","version":3,"piece":1,"seat":2}"#, "move"),
+            (
+                r#"{"type":"useItem","version":2,"use":{"item":"shield","piece":1}}"#,
+                "useItem",
+            ),
             (r#"{"type":"step","version":0}"#, "step"),
             (r#"{"type":"fastForward","version":0}"#, "fastForward"),
             (r#"{"type":"undo","version":0}"#, "undo"),
@@ -389,6 +405,11 @@ mod tests {
         );
         assert_eq!(
             code(r#"{"type":"setSlot","slot":1,"kind":"computer","level":"god"}"#),
+            "bad_request"
+        );
+        assert_eq!(code(r#"{"type":"useItem","version":0}"#), "bad_request");
+        assert_eq!(
+            code(r#"{"type":"useItem","version":0,"use":{"item":"nuke"}}"#),
             "bad_request"
         );
         assert_eq!(code(&"x".repeat(MAX_FRAME + 1)), "frame_too_large");

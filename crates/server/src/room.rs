@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use feixingqi_rules::Ply;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::{
     error::Error,
-    session::{ply_text, Action, Session},
+    session::{Action, Session},
     store::Store,
 };
 
@@ -57,7 +56,7 @@ impl RoomHandle {
     /// Starts the task of `session`, whose first `persisted` plies are already stored.
     pub(crate) fn spawn(
         session: Session,
-        persisted: Vec<Ply>,
+        persisted: Vec<String>,
         store: Store,
         token_hash: String,
     ) -> RoomHandle {
@@ -130,13 +129,13 @@ impl RoomHandle {
 /// A game task with no command and no connection for this long stops (it reloads on demand).
 const IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
-fn common_prefix(a: &[Ply], b: &[Ply]) -> usize {
+fn common_prefix(a: &[String], b: &[String]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 async fn run(
     mut session: Session,
-    mut persisted: Vec<Ply>,
+    mut persisted: Vec<String>,
     store: Store,
     mut rx: mpsc::Receiver<Cmd>,
     bcast: broadcast::Sender<Arc<Broadcast>>,
@@ -160,10 +159,9 @@ async fn run(
                 let result = match session.act(action, version) {
                     Err(e) => Err(e),
                     Ok(events) => {
-                        let plies = session.plies();
+                        let plies = session.step_texts();
                         let keep = common_prefix(&persisted, &plies);
-                        let append: Vec<String> =
-                            plies[keep..].iter().map(|p| ply_text(*p)).collect();
+                        let append: Vec<String> = plies[keep..].to_vec();
                         match store
                             .sync_plies(session.id(), keep, &append, session.is_over(), None)
                             .await

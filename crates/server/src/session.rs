@@ -3,11 +3,13 @@
 //!
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
-use feixingqi_ai::{analyse, Advisor, Grade, Level};
+use feixingqi_ai::{analyse, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level};
 use feixingqi_rules::{
+    items::{item_use_from_json, item_use_to_json},
     json::{rules_from_json, rules_to_json, seats_to_json},
-    BySeat, Controller, DiceStream, Event, Game, GameError, IllegalReason, Move, NoEvents, Phase,
-    Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat, SeatSet, Seed,
+    AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
+    Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat,
+    SeatSet, Seed, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
 
@@ -196,6 +198,8 @@ pub enum Action {
     /// Online rooms: the server plays one action for the seat to act, whoever controls it (a
     /// computer seat, a seat in 托管, or a timeout), with the seat's level (Normal for people).
     Auto,
+    /// 道具模式: the human seat to move uses an item before its roll (RULES.md §10.3).
+    UseItem(ItemUse),
 }
 
 impl Action {
@@ -208,6 +212,7 @@ impl Action {
             Action::FastForward => "fastForward",
             Action::Undo => "undo",
             Action::Auto => "computer",
+            Action::UseItem(_) => "useItem",
         }
     }
 }
@@ -274,6 +279,78 @@ pub fn ply_from_text(s: &str) -> Option<Ply> {
     }
 }
 
+/// One stored step of a game: a ply, or an item use (道具模式) before the roll it precedes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A roll or a move.
+    Ply(Ply),
+    /// An item use.
+    Use(ItemUse),
+}
+
+impl Step {
+    /// The stored text: [`ply_text`], or `u` and the record's JSON of the use.
+    pub fn text(self) -> String {
+        match self {
+            Step::Ply(p) => ply_text(p),
+            Step::Use(u) => format!("u{}", item_use_to_json(u)),
+        }
+    }
+
+    /// Decodes [`Step::text`].
+    pub fn from_text(s: &str) -> Option<Step> {
+        match s.strip_prefix('u') {
+            Some(json) => {
+                let v: Value = serde_json::from_str(json).ok()?;
+                item_use_from_json(&v, "use").ok().map(Step::Use)
+            }
+            None => ply_from_text(s).map(Step::Ply),
+        }
+    }
+}
+
+/// The steps of a game in play order: its plies with its item uses before the plies they precede.
+pub fn steps_of(plies: &[Ply], uses: &[(usize, ItemUse)]) -> Vec<Step> {
+    let mut out = Vec::with_capacity(plies.len() + uses.len());
+    let mut u = uses.iter().peekable();
+    for (i, p) in plies.iter().enumerate() {
+        while let Some((_, x)) = u.next_if(|(at, _)| *at <= i) {
+            out.push(Step::Use(*x));
+        }
+        out.push(Step::Ply(*p));
+    }
+    out.extend(u.map(|(_, x)| Step::Use(*x)));
+    out
+}
+
+/// The error of a refused item use (docs/PROTOCOL.md "Items").
+fn use_error(e: UseError) -> Error {
+    match e {
+        UseError::Item(ItemError::GameOver) => Error::GameOver,
+        UseError::Item(i) => Error::IllegalItem {
+            message: i.to_string(),
+            reason: item_reason_code(i),
+        },
+        UseError::Game(g) => game_error(g),
+    }
+}
+
+fn item_reason_code(e: ItemError) -> &'static str {
+    match e {
+        ItemError::ItemsOff => "items_off",
+        ItemError::GameOver => "game_over",
+        ItemError::NotYourTurn { .. } => "not_your_turn",
+        ItemError::AfterRoll => "after_roll",
+        ItemError::AlreadyUsed => "already_used",
+        ItemError::NotInBar(_) => "not_in_bar",
+        ItemError::NotOnLoop => "not_on_loop",
+        ItemError::AlreadyShielded => "already_shielded",
+        ItemError::Stacked => "stacked",
+        ItemError::Shielded => "shielded",
+        ItemError::NotAnEnemy => "not_an_enemy",
+    }
+}
+
 impl Session {
     /// A new game.
     ///
@@ -309,14 +386,25 @@ impl Session {
         id: String,
         config: GameConfig,
         dice: DiceStream,
-        plies: &[Ply],
+        steps: &[String],
     ) -> Result<Session, Error> {
         let mut s =
             Session::with_dice(id, config, dice).map_err(|e| Error::Internal(e.to_string()))?;
-        for (i, &p) in plies.iter().enumerate() {
-            s.game
-                .apply_recorded(p, &mut NoEvents)
-                .map_err(|e| Error::Internal(format!("stored ply {i}: {e}")))?;
+        for (i, text) in steps.iter().enumerate() {
+            let step = Step::from_text(text)
+                .ok_or_else(|| Error::Internal(format!("stored step {i} does not read")))?;
+            match step {
+                Step::Ply(p) => s
+                    .game
+                    .apply_recorded(p, &mut NoEvents)
+                    .map_err(|e| Error::Internal(format!("stored step {i}: {e}")))?,
+                Step::Use(u) => {
+                    let seat = s.game.position().turn();
+                    s.game
+                        .apply_use(seat, u, &mut NoEvents)
+                        .map_err(|e| Error::Internal(format!("stored step {i}: {e}")))?;
+                }
+            }
         }
         Ok(s)
     }
@@ -374,24 +462,30 @@ impl Session {
             over: None,
         };
         let first = s.state("replay", Vec::new());
-        let mut frames = Vec::with_capacity(rec.plies.len());
-        for (i, &ply) in rec.plies.iter().enumerate() {
+        let steps = steps_of(&rec.plies, &rec.uses);
+        let mut frames = Vec::with_capacity(steps.len());
+        for (i, step) in steps.into_iter().enumerate() {
             let seat = s.game.position().turn();
-            let mut ev = Vec::new();
-            s.game
-                .apply(ply, &mut ev)
-                .map_err(|e| Error::BadRecord(format!("plies[{i}]: {e}")))?;
-            let moved = match ply {
-                Ply::Move(m) => Some((seat, m.piece)),
-                Ply::Roll(_) => None,
+            let mut tl = Timeline::default();
+            let bad = |e: String| Error::BadRecord(format!("plies[{i}]: {e}"));
+            let (moved, ply_json) = match step {
+                Step::Ply(ply) => {
+                    s.game.apply(ply, &mut tl).map_err(|e| bad(e.to_string()))?;
+                    match ply {
+                        Ply::Move(m) => (Some((seat, m.piece)), json!({ "piece": m.piece })),
+                        Ply::Roll(d) => (None, json!({ "roll": d.get() })),
+                    }
+                }
+                Step::Use(u) => {
+                    s.game
+                        .apply_use(seat, u, &mut tl)
+                        .map_err(|e| bad(e.to_string()))?;
+                    (None, json!({ "use": item_use_to_json(u) }))
+                }
             };
             let mut events = Vec::new();
-            s.push_events(&ev, moved, &mut events);
+            s.push_events(&tl.0, moved, &mut events);
             let st = s.state("replay", Vec::new());
-            let ply_json = match ply {
-                Ply::Roll(d) => json!({ "roll": d.get() }),
-                Ply::Move(m) => json!({ "piece": m.piece }),
-            };
             frames.push(json!({
                 "ply": ply_json,
                 "seat": seat.get(),
@@ -400,6 +494,7 @@ impl Session {
                 "turn": st["turn"],
                 "phase": st["phase"],
                 "die": st["die"],
+                "items": st["items"],
             }));
         }
         let last = s.state("replay", Vec::new());
@@ -428,9 +523,17 @@ impl Session {
         &self.game
     }
 
-    /// The version: number of plies.
+    /// The version: number of steps (plies and item uses).
     pub fn version(&self) -> u64 {
-        self.game.plies().count() as u64
+        (self.game.plies().count() + self.game.item_uses().len()) as u64
+    }
+
+    /// The steps so far, as stored (plies and item uses in play order).
+    pub fn step_texts(&self) -> Vec<String> {
+        steps_of(&self.plies(), &self.game.item_uses())
+            .into_iter()
+            .map(Step::text)
+            .collect()
     }
 
     /// The plies so far.
@@ -546,6 +649,20 @@ impl Session {
                 self.game.undo().map_err(game_error)?;
             }
             Action::Auto => self.step(&mut out)?,
+            Action::UseItem(u) => {
+                if !self.is_human(turn) {
+                    return Err(Error::NotYourTurn(format!(
+                        "seat {turn} is a computer: send step"
+                    )));
+                }
+                let mut tl = Timeline::default();
+                let report = self.game.use_item(turn, u, &mut tl).map_err(use_error)?;
+                let moved = match report.map(|r| r.outcome) {
+                    Some(RollOutcome::AutoMoved(mv)) => Some((turn, mv.piece)),
+                    _ => None,
+                };
+                self.push_events(&tl.0, moved, &mut out);
+            }
         }
         Ok(out)
     }
@@ -554,6 +671,26 @@ impl Session {
         let pos = *self.game.position();
         match pos.phase() {
             Phase::Over => Err(Error::GameOver),
+            Phase::Roll if self.items_on() && !self.game.items().used_this_roll() => {
+                // 道具模式: the computer first decides whether to use an item (RULES.md §10.3).
+                let items = *self.game.items();
+                match self.item_bot(&pos).use_item(&pos, &items) {
+                    Some(u) if items.check_use(&pos, pos.turn(), u).is_ok() => {
+                        let mut tl = Timeline::default();
+                        let report = self
+                            .game
+                            .use_item(pos.turn(), u, &mut tl)
+                            .map_err(use_error)?;
+                        let moved = match report.map(|r| r.outcome) {
+                            Some(RollOutcome::AutoMoved(mv)) => Some((pos.turn(), mv.piece)),
+                            _ => None,
+                        };
+                        self.push_events(&tl.0, moved, out);
+                        Ok(())
+                    }
+                    _ => self.roll(out),
+                }
+            }
             Phase::Roll | Phase::Opening => self.roll(out),
             Phase::Move(_) => {
                 let mv = self.bot_choice(&pos);
@@ -562,21 +699,42 @@ impl Session {
         }
     }
 
-    /// The computer's choice: a bot of the seat's level, seeded from the game seed and the ply
-    /// index, so that the choice depends only on the game (same after undo, restart, fast-forward).
-    fn bot_choice(&self, pos: &Position) -> Move {
-        let level = match self.config.control[pos.turn()] {
+    fn items_on(&self) -> bool {
+        self.config.rules.options.items
+    }
+
+    /// The seed of the computer's decision at this version: from the game seed's `bots` domain,
+    /// so that the choice depends only on the game (same after undo, restart, fast-forward).
+    fn bot_seed(&self) -> u64 {
+        let k = self.version();
+        (u64::from(self.bots.below(2 * k, u32::MAX)) << 32)
+            | u64::from(self.bots.below(2 * k + 1, u32::MAX))
+    }
+
+    fn level_of(&self, seat: Seat) -> Level {
+        match self.config.control[seat] {
             SeatControl::Computer(l) => l,
             SeatControl::Human => Level::Normal,
+        }
+    }
+
+    fn item_bot(&self, pos: &Position) -> ItemPlayer {
+        ItemPlayer::new(self.level_of(pos.turn()), self.bot_seed())
+    }
+
+    /// The computer's choice: a bot of the seat's level (the item-mode player when items are
+    /// on), seeded by [`Session::bot_seed`].
+    fn bot_choice(&self, pos: &Position) -> Move {
+        let mv = if self.items_on() {
+            self.item_bot(pos).choose(pos, self.game.items())
+        } else {
+            self.level_of(pos.turn()).bot(self.bot_seed()).choose(pos)
         };
-        let k = self.version();
-        let seed = (u64::from(self.bots.below(2 * k, u32::MAX)) << 32)
-            | u64::from(self.bots.below(2 * k + 1, u32::MAX));
-        let mv = level.bot(seed).choose(pos);
         if pos.is_legal(mv) {
             mv
         } else {
-            pos.distinct_moves()
+            self.game
+                .distinct_moves()
                 .first()
                 .copied()
                 .unwrap_or(Move { piece: 0 })
@@ -584,13 +742,13 @@ impl Session {
     }
 
     fn roll(&mut self, out: &mut Vec<Value>) -> Result<(), Error> {
-        let mut ev = Vec::new();
-        let report = self.game.roll(&mut ev).map_err(game_error)?;
+        let mut tl = Timeline::default();
+        let report = self.game.roll(&mut tl).map_err(game_error)?;
         let moved = match report.outcome {
             RollOutcome::AutoMoved(mv) => Some((report.seat, mv.piece)),
             _ => None,
         };
-        self.push_events(&ev, moved, out);
+        self.push_events(&tl.0, moved, out);
         Ok(())
     }
 
@@ -603,14 +761,15 @@ impl Session {
             });
         }
         let seat = pos.turn();
-        let mut ev = Vec::new();
-        self.game.play(mv, &mut ev).map_err(game_error)?;
-        self.push_events(&ev, Some((seat, mv.piece)), out);
+        let mut tl = Timeline::default();
+        self.game.play(mv, &mut tl).map_err(game_error)?;
+        self.push_events(&tl.0, Some((seat, mv.piece)), out);
         Ok(())
     }
 
-    /// Converts engine events, inserting the derived `stack` event after the moved piece's walk.
-    fn push_events(&self, ev: &[Event], moved: Option<(Seat, u8)>, out: &mut Vec<Value>) {
+    /// Converts engine events (rules and item mode, in order), inserting the derived `stack`
+    /// event after the moved piece's walk.
+    fn push_events(&self, ev: &[AnyEvent], moved: Option<(Seat, u8)>, out: &mut Vec<Value>) {
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let pos = self.game.position();
         let stack = moved.and_then(|(seat, piece)| {
@@ -620,14 +779,20 @@ impl Session {
                 json!({"kind": "stack", "seat": seat.get(), "piece": piece, "square": a, "count": count})
             })
         });
-        let at = ev.iter().position(is_trailing).unwrap_or(ev.len());
+        let at = ev
+            .iter()
+            .position(|e| matches!(e, AnyEvent::Rules(r) if is_trailing(r)))
+            .unwrap_or(ev.len());
         for (i, e) in ev.iter().enumerate() {
             if i == at {
                 if let Some(s) = &stack {
                     out.push(s.clone());
                 }
             }
-            out.push(event_json(&board, pos, e));
+            out.push(match e {
+                AnyEvent::Rules(r) => event_json(&board, pos, r),
+                AnyEvent::Item(x) => view::item_event_json(&board, x),
+            });
         }
         if at == ev.len() {
             if let Some(s) = stack {
@@ -646,15 +811,46 @@ impl Session {
         if pos.is_over() {
             return Err(Error::GameOver);
         }
-        let Phase::Move(die) = pos.phase() else {
-            return Err(Error::NotAllowed("no choice is pending: roll first".into()));
-        };
         if !self.is_human(pos.turn()) {
             return Err(Error::NotAllowed("a computer seat is choosing".into()));
         }
-        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let seat = pos.turn();
-        let options: Vec<Value> = feixingqi_ai::hint(pos)
+        let items = self.game.items();
+        if self.items_on() && pos.phase() == Phase::Roll && !items.used_this_roll() {
+            // 道具模式: before the roll, the advice is which item to use, if any.
+            let item = item_hint(pos, items).map_or(Value::Null, |h| {
+                json!({
+                    "use": item_use_to_json(h.item_use),
+                    "gainPct": round(f64::from(h.gain), 2),
+                    "zh": h.zh(),
+                    "en": h.en(),
+                })
+            });
+            return Ok(json!({
+                "type": "hint", "version": self.version(), "seat": seat.get(),
+                "die": null, "options": [], "item": item,
+            }));
+        }
+        let Phase::Move(die) = pos.phase() else {
+            return Err(Error::NotAllowed("no choice is pending: roll first".into()));
+        };
+        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
+        let mut ranked = feixingqi_ai::hint(pos);
+        if self.items_on() {
+            // Weather and shields change what a move does: rank by the item-aware values.
+            let values = feixingqi_ai::items::item_move_hint(pos, items);
+            for o in &mut ranked {
+                if let Some((_, v)) = values.iter().find(|(m, _)| *m == o.mv) {
+                    o.win = *v;
+                }
+            }
+            ranked.sort_by(|x, y| y.win.total_cmp(&x.win).then(x.mv.piece.cmp(&y.mv.piece)));
+            let best = ranked.first().map_or(0.0, |o| o.win);
+            for o in &mut ranked {
+                o.gap = (best - o.win) * 100.0;
+            }
+        }
+        let options: Vec<Value> = ranked
             .iter()
             .map(|o| {
                 json!({
@@ -678,6 +874,7 @@ impl Session {
             "seat": seat.get(),
             "die": die.get(),
             "options": options,
+            "item": null,
         }))
     }
 
@@ -774,7 +971,7 @@ impl Session {
             "computer".into()
         };
         let (legal, choices) = if let Phase::Move(_) = pos.phase() {
-            choices(&board, &pos)
+            choices(&board, &self.game)
         } else {
             (Vec::new(), Vec::new())
         };
@@ -823,6 +1020,7 @@ impl Session {
             "canUndo": self.game.can_undo(),
             "canFastForward": self.can_fast_forward(),
             "over": over_json,
+            "items": view::items_json(&pos, self.game.items()),
         })
     }
 
@@ -850,7 +1048,8 @@ impl Session {
             .iter()
             .filter(|&s| self.is_human(s))
             .collect();
-        let analysis = if humans.is_empty() {
+        // The post-game grading replays plain plies; item-mode games are not graded (yet).
+        let analysis = if humans.is_empty() || self.items_on() {
             feixingqi_ai::Analysis::default()
         } else {
             analyse(&Advisor::default(), self.game.start(), &self.plies())
@@ -936,17 +1135,30 @@ pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
 }
 
 /// Legal pieces and the distinct options with where they land.
-fn choices(board: &feixingqi_rules::Board, pos: &Position) -> (Vec<u8>, Vec<Value>) {
+fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>) {
+    let pos = game.position();
     let seat = pos.turn();
     let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
-    let mut groups: Vec<(Position, Vec<u8>, Position)> = Vec::new();
+    let items = pos.rules().options.items;
+    // Same option = same resulting position (and, in the item mode, the same item state: a
+    // booster, a shield or the weather can make two plain-identical moves differ).
+    let mut groups: Vec<((Position, feixingqi_rules::ItemState), Vec<u8>, Position)> = Vec::new();
     for &k in &legal {
-        let mut after = *pos;
-        after.play_unchecked(Move { piece: k }, &mut NoEvents);
-        let canon = after.canonical();
-        match groups.iter_mut().find(|g| g.0 == canon) {
+        let (after, after_items) = if items {
+            let mut g = game.clone();
+            if g.play(Move { piece: k }, &mut NoEvents).is_err() {
+                continue;
+            }
+            (*g.position(), *g.items())
+        } else {
+            let mut after = *pos;
+            after.play_unchecked(Move { piece: k }, &mut NoEvents);
+            (after, *game.items())
+        };
+        let key = (after.canonical(), after_items);
+        match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(k),
-            None => groups.push((canon, vec![k], after)),
+            None => groups.push((key, vec![k], after)),
         }
     }
     let out = groups

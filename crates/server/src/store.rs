@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
-    Row, SqlitePool,
+    Row, SqliteConnection, SqlitePool,
 };
 
 use crate::error::Error;
@@ -523,10 +523,6 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
 
 #[async_trait]
 impl Storage for SqliteStore {
-    /// Stores a new game (no plies yet).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_game(
         &self,
         id: &str,
@@ -550,11 +546,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// Makes the stored plies `plies[..keep]` (already stored) followed by `append` (starting at
-    /// index `keep`), in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`]; nothing is changed then.
     async fn sync_plies(
         &self,
         id: &str,
@@ -577,10 +568,6 @@ impl Storage for SqliteStore {
         done.await.map_err(|_| gone())?
     }
 
-    /// Loads a game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
         let Some(row) = sqlx::query(
             "SELECT token_hash, seed, config, client_seeds, room FROM games WHERE id = ?",
@@ -611,10 +598,6 @@ impl Storage for SqliteStore {
         }))
     }
 
-    /// The room of game `id`, if it is a room's game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn game_room(&self, id: &str) -> Result<Option<String>, Error> {
         let row = sqlx::query("SELECT room FROM games WHERE id = ?")
             .bind(id)
@@ -626,10 +609,6 @@ impl Storage for SqliteStore {
         })
     }
 
-    /// Ids of the local games not over (room games are restored by their rooms).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn running_games(&self) -> Result<Vec<String>, Error> {
         let rows =
             sqlx::query("SELECT id FROM games WHERE over = 0 AND room IS NULL ORDER BY created_at")
@@ -640,10 +619,6 @@ impl Storage for SqliteStore {
             .collect()
     }
 
-    /// Stores a new room.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_room(&self, room: &StoredRoom, status: &str) -> Result<(), Error> {
         let t = now();
         sqlx::query(
@@ -662,10 +637,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// Whether a room code is taken.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn room_exists(&self, code: &str) -> Result<bool, Error> {
         Ok(sqlx::query("SELECT 1 FROM rooms WHERE code = ?")
             .bind(code)
@@ -674,25 +645,11 @@ impl Storage for SqliteStore {
             .is_some())
     }
 
-    /// Writes a room's state (lobby changes, connections, 托管).
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(state)
-            .bind(status)
-            .bind(now())
-            .bind(code)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let mut conn = self.pool.acquire().await?;
+        update_room(&mut conn, (code, state, status)).await
     }
 
-    /// Starts a room's game: stores the game and the room's new state in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn start_room_game(
         &self,
         game_id: &str,
@@ -717,21 +674,11 @@ impl Storage for SqliteStore {
         .bind(room.0)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(room.1)
-            .bind(room.2)
-            .bind(t)
-            .bind(room.0)
-            .execute(&mut *tx)
-            .await?;
+        update_room(&mut tx, room).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// The rooms not over or closed.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn open_rooms(&self) -> Result<Vec<StoredRoom>, Error> {
         let rows = sqlx::query(
             "SELECT code, seed, config, state FROM rooms
@@ -742,10 +689,6 @@ impl Storage for SqliteStore {
         rows.iter().map(stored_room).collect()
     }
 
-    /// One room.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn load_room(&self, code: &str) -> Result<Option<StoredRoom>, Error> {
         let row = sqlx::query("SELECT code, seed, config, state FROM rooms WHERE code = ?")
             .bind(code)
@@ -754,11 +697,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(stored_room).transpose()
     }
 
-    /// Moves points and counts the game for every account of a finished room game, and writes
-    /// the room's state, in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Db`]; nothing is changed then.
     async fn settle(
         &self,
         game_id: &str,
@@ -790,21 +728,11 @@ impl Storage for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(room.1)
-            .bind(room.2)
-            .bind(t)
-            .bind(room.0)
-            .execute(&mut *tx)
-            .await?;
+        update_room(&mut tx, room).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Makes a guest account.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn create_player(
         &self,
         id: &str,
@@ -831,10 +759,6 @@ impl Storage for SqliteStore {
         })
     }
 
-    /// The account of a token hash.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE token_hash = ?",
@@ -845,10 +769,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(player_row).transpose()
     }
 
-    /// An account by id.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
         let row = sqlx::query("SELECT id, nickname, points, games, wins FROM players WHERE id = ?")
             .bind(id)
@@ -857,10 +777,6 @@ impl Storage for SqliteStore {
         row.as_ref().map(player_row).transpose()
     }
 
-    /// Renames an account.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
         sqlx::query("UPDATE players SET nickname = ? WHERE id = ?")
             .bind(nickname)
@@ -870,10 +786,6 @@ impl Storage for SqliteStore {
         Ok(())
     }
 
-    /// The top `limit` accounts by points among those with a game.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn leaderboard(&self, limit: i64) -> Result<Vec<PlayerRow>, Error> {
         let rows = sqlx::query(
             "SELECT id, nickname, points, games, wins FROM players WHERE games > 0
@@ -885,10 +797,6 @@ impl Storage for SqliteStore {
         rows.iter().map(player_row).collect()
     }
 
-    /// An account's last `limit` finished room games, newest first.
-    ///
-    /// # Errors
-    /// [`Error::Db`].
     async fn recent_games(&self, player_id: &str, limit: i64) -> Result<Vec<RecentGame>, Error> {
         let rows = sqlx::query(
             "SELECT gp.game_id, g.config, gp.seat, gp.place, gp.delta, gp.ended_at
@@ -913,7 +821,6 @@ impl Storage for SqliteStore {
             .collect()
     }
 
-    /// Closes the pool.
     async fn close(&self) {
         self.pool.close().await;
     }
@@ -936,4 +843,19 @@ fn player_row(r: &sqlx::sqlite::SqliteRow) -> Result<PlayerRow, Error> {
         games: r.try_get("games")?,
         wins: r.try_get("wins")?,
     })
+}
+
+/// Writes a room's state and status (inside the caller's transaction, if any).
+async fn update_room(
+    conn: &mut SqliteConnection,
+    (code, state, status): RoomUpdate<'_>,
+) -> Result<(), Error> {
+    sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+        .bind(state)
+        .bind(status)
+        .bind(now())
+        .bind(code)
+        .execute(conn)
+        .await?;
+    Ok(())
 }

@@ -3,7 +3,8 @@
 use feixingqi_rules::{
     event::{Blocked, BonusCause, BounceCause},
     geometry::{fxq_colour, FXQ_TAKEOFF},
-    Board, Cell, Event, PieceRef, Position, Progress, RuleSet, Seat,
+    items::item_use_to_json,
+    Board, Cell, Event, ItemEvent, ItemState, PieceRef, Position, Progress, RuleSet, Seat,
 };
 use serde_json::{json, Value};
 
@@ -214,4 +215,64 @@ pub fn event_json(board: &Board, pos_after: &Position, e: &Event) -> Value {
             json!({"kind": "gameOver", "ranking": ranking})
         }
     }
+}
+
+/// An item-mode event as the protocol writes it (docs/PROTOCOL.md "Items").
+pub fn item_event_json(board: &Board, e: &ItemEvent) -> Value {
+    let cell_of = |square: u8| opt_cell(board.track.get(usize::from(square)).copied());
+    match *e {
+        ItemEvent::RoundStarted { round } => json!({"kind": "roundStarted", "round": round}),
+        ItemEvent::ItemAppeared { square, item } => json!({"kind": "itemAppeared",
+            "square": square, "item": item.name(), "cell": cell_of(square)}),
+        ItemEvent::ItemPicked {
+            piece,
+            square,
+            item,
+        } => json!({"kind": "itemPicked", "seat": piece.seat.get(), "piece": piece.piece,
+            "square": square, "item": item.name(), "cell": cell_of(square)}),
+        ItemEvent::ItemUsed { seat, used } => json!({"kind": "itemUsed", "seat": seat.get(),
+            "use": item_use_to_json(used)}),
+        ItemEvent::MissileHit { by, victim, square } => json!({"kind": "missileHit",
+            "seat": by.get(), "victimSeat": victim.seat.get(), "victimPiece": victim.piece,
+            "square": square, "cell": piece_cell(board, victim.seat, victim.piece, Progress::Hangar)}),
+        ItemEvent::ShieldEnded { piece } => json!({"kind": "shieldEnded",
+            "seat": piece.seat.get(), "piece": piece.piece}),
+        ItemEvent::ShieldHeld { piece } => json!({"kind": "shieldHeld",
+            "seat": piece.seat.get(), "piece": piece.piece}),
+        ItemEvent::WeatherAppeared { square, kind } => json!({"kind": "weatherAppeared",
+            "square": square, "weather": kind.name(), "cell": cell_of(square)}),
+        ItemEvent::WeatherVanished { square } => json!({"kind": "weatherVanished",
+            "square": square}),
+        ItemEvent::WeatherStruck { piece, kind, at } => json!({"kind": "weatherStruck",
+            "seat": piece.seat.get(), "piece": piece.piece, "weather": kind.name(), "at": at,
+            "cell": opt_cell(board.cell(piece.seat, at))}),
+    }
+}
+
+/// `state.items`: what lies on the board, the bars, the weather, the shields (docs/PROTOCOL.md
+/// "Items"); `null` when the item mode is off.
+pub fn items_json(pos: &Position, items: &ItemState) -> Value {
+    if !pos.rules().options.items {
+        return Value::Null;
+    }
+    let bars: Vec<Vec<&str>> = Seat::ALL
+        .iter()
+        .map(|s| items.bar(*s).map(|i| i.name()).collect())
+        .collect();
+    let shields: Vec<[u8; 2]> = Seat::ALL
+        .iter()
+        .flat_map(|s| (0..4u8).map(move |k| (*s, k)))
+        .filter(|(s, k)| items.shielded(*s, *k))
+        .map(|(s, k)| [s.get(), k])
+        .collect();
+    json!({
+        "round": items.round(),
+        "board": items.board().map(|b| json!({"square": b.square, "item": b.item.name()})).collect::<Vec<_>>(),
+        "weather": items.weather().map(|w| json!({"square": w.square, "kind": w.kind.name(),
+            "untilRound": w.until_round})),
+        "bars": bars,
+        "shields": shields,
+        "usedThisRoll": items.used_this_roll(),
+        "booster": items.booster_active(),
+    })
 }

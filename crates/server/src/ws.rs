@@ -304,7 +304,7 @@ impl Conn {
         let is_move = matches!(
             req.msg,
             ClientMsg::Act {
-                act: Act::Roll | Act::Move { .. },
+                act: Act::Roll | Act::Move { .. } | Act::UseItem(_),
                 ..
             }
         );
@@ -455,7 +455,7 @@ impl Conn {
                 ClientMsg::Ping => Ok(vec![json!({"type": "pong"})]),
                 ClientMsg::Sync => task.sync().await,
                 ClientMsg::Act {
-                    act: act @ (Act::Roll | Act::Move { .. }),
+                    act: act @ (Act::Roll | Act::Move { .. } | Act::UseItem(_)),
                     version,
                 } => {
                     let member = self.member()?;
@@ -516,6 +516,7 @@ fn action_of(act: Act) -> Option<Action> {
     Some(match act {
         Act::Roll => Action::Roll,
         Act::Move { piece, seat } => Action::Move { piece, seat },
+        Act::UseItem(u) => Action::UseItem(u),
         Act::Step => Action::Step,
         Act::FastForward => Action::FastForward,
         Act::Undo => Action::Undo,

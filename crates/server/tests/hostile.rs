@@ -233,6 +233,29 @@ fn local_game_cases(game_id: &str) -> Vec<(&'static str, String, &'static str)> 
             s(json!({"type": "move", "version": 0, "piece": 0, "seat": 1u64 << 40})),
             "not_your_turn",
         ),
+        // Item uses (道具模式) that do not read.
+        (
+            "useItem without use",
+            s(json!({"type": "useItem", "version": 0})),
+            "bad_request",
+        ),
+        (
+            "useItem use as a list",
+            s(json!({"type": "useItem", "version": 0, "use": ["shield"]})),
+            "bad_request",
+        ),
+        (
+            "useItem unknown item",
+            s(json!({"type": "useItem", "version": 0, "use": {"item": "nuke"}})),
+            "bad_request",
+        ),
+        (
+            "useItem missile seat 2^40",
+            s(
+                json!({"type": "useItem", "version": 0, "use": {"item": "missile", "seat": 1u64 << 40, "piece": 0}}),
+            ),
+            "bad_request",
+        ),
         // Local-game actions out of place.
         (
             "step for a person",
@@ -415,7 +438,7 @@ async fn hostile_messages_on_a_local_game() {
     let after = c.ask(roll.clone()).await;
     assert_eq!(after["version"], 1, "{after}");
     n += refuse(&mut c, "replayed roll", s(roll), "stale_version").await;
-    assert!(n >= 70, "{n} cases");
+    assert!(n >= 74, "{n} cases");
 
     // An ended game: every action is refused with game_over.
     let (_, _, st) = c

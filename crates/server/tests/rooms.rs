@@ -658,3 +658,52 @@ async fn flood_is_rate_limited_and_foreign_origins_are_refused() {
         assert_eq!(status == "101", ok, "{origin:?}: {status}");
     }
 }
+
+#[tokio::test]
+async fn an_item_mode_room_plays_to_the_end_and_its_record_verifies() {
+    let dir = temp_dir("room-items");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut a = Rc::connect(server.addr).await;
+    a.login("道具", None).await;
+    let (_, room) = a
+        .enter(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 2,
+            "options": {"items": true},
+            "slots": [{"kind": "player"}, {"kind": "computer", "level": "master"}],
+            "turnTimerMs": null}),
+        )
+        .await;
+    assert_eq!(room["options"]["items"], true, "{room}");
+    let code = room["code"].as_str().unwrap().to_string();
+    let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
+    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
+        .await;
+    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
+    // Hand the seat to the server and watch the computers play it out.
+    assert_eq!(
+        a.ask(json!({"type": "leaveRoom"})).await["type"],
+        "roomLeft"
+    );
+    a.enter(json!({"type": "joinRoom", "code": code})).await;
+    let last = a
+        .wait(|m| m["type"] == "state" && m["phase"] == "over")
+        .await;
+    let kinds: std::collections::BTreeSet<String> = a
+        .log
+        .iter()
+        .filter(|m| m["type"] == "state")
+        .flat_map(|m| m["events"].as_array().cloned().unwrap_or_default())
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert!(kinds.contains("itemAppeared"), "{kinds:?}");
+    assert!(last["items"].is_object());
+    let (_, rec) = server
+        .get_json(&format!(
+            "/api/games/{}/record",
+            last["gameId"].as_str().unwrap()
+        ))
+        .await;
+    let record = Record::from_json(&rec).unwrap();
+    assert!(record.rules.options.items);
+    assert!(record.replay().unwrap().position().is_over());
+}

@@ -1,0 +1,661 @@
+//! Computer play in 道具模式, the item mode of 飞行棋 (RULES.md §10.3): when to use which item
+//! before a roll, and which move to make when weather, shields and items on the board change
+//! what a move does and what it risks.
+//!
+//! Every level plays the item mode through an [`ItemBot`]. The levels differ as in the plain
+//! game — Easy half at random, Normal the race-only evaluator, Hard the tuned one, Master the tuned
+//! one with a chance layer — and all of them value a state the same way: the evaluator's win share
+//! of the position, plus what the state adds that a position cannot show:
+//!
+//! * **items in the bar** are worth [`keep_value`] each (an item is used only when that gains more
+//!   than keeping it);
+//! * **a shield** removes its plane's risk: the plane's chance of being hit ([`danger`]) times what
+//!   losing it would cost in win share;
+//! * **weather, the booster, shields of the other side and items on the board** act through the
+//!   item-aware resolution itself ([`Position::play_unchecked_with_items`]): a move that walks into
+//!   a 雷暴 is valued where the storm leaves it, and in Master's chance layer an enemy's reply
+//!   walks through the same weather, so a 顺风 behind a plane is a real threat and a 大雾 in
+//!   front of an enemy a real shelter. The levels without a chance layer correct the evaluator's
+//!   danger model by [`ItemValuer::weather_risk`]: every enemy reply, with and without the weather.
+//!
+//! An item use is chosen by comparing, for every legal use and for not using anything, the
+//! expected value of the roll that follows (the best option for each die; for 6数骰 the 6, for
+//! 遥控骰子 the best die, for 动力装置 every die walked double), minus the value of the item spent.
+
+use feixingqi_rules::{
+    items::{distinct_mask, Item, ItemState, ItemUse},
+    playout::{random_item_use, FastRng},
+    BySeat, Die, Move, NoEvents, Phase, Position, Progress, Rolled, Seat,
+};
+
+use crate::{
+    bots::{bot_by_name, Bot, Level, Style},
+    eval::{danger, Evaluator},
+    search::place_of,
+};
+
+/// The value (in win share, 0..=1) of holding an item for later: a use must gain more than this.
+/// 遥控骰子 and 导弹 choose their effect, so they keep best.
+pub const fn keep_value(item: Item) -> f32 {
+    match item {
+        Item::SixDie => 0.012,
+        Item::Booster => 0.008,
+        Item::RemoteDie => 0.016,
+        Item::Shield => 0.008,
+        Item::Missile => 0.016,
+    }
+}
+
+/// A player of the item mode: decides item uses before rolling and moves after.
+pub trait ItemBot {
+    /// The item to use before the coming roll, if any. `pos` is in [`Phase::Roll`] and it is the
+    /// bot's turn; the answer must pass [`ItemState::check_use`] (bots never break the rules).
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse>;
+
+    /// One of the item-aware distinct options ([`distinct_mask`]) of `pos` (in [`Phase::Move`]).
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move;
+
+    /// A short name for tables and logs.
+    fn name(&self) -> String;
+}
+
+/// How a state is valued for the item mode (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ItemValuer {
+    /// The position evaluator.
+    pub eval: Evaluator,
+    /// Chance layers of the move choice (0: 1-ply; 1: Master's one layer).
+    pub depth: u8,
+    /// Multiplier of [`keep_value`] (1 in play; other values for tuning by arena).
+    pub keep_scale: f32,
+}
+
+impl ItemValuer {
+    /// Every seat's value of a state: win share, plus items held, plus what shields save.
+    pub fn values(&self, pos: &Position, items: &ItemState, place: usize) -> BySeat<f32> {
+        let shares = self.eval.shares(pos, place);
+        let mut v = shares;
+        for s in pos.seats().iter() {
+            v[s] += self.keep_scale * items.bar(s).map(keep_value).sum::<f32>();
+            for i in 0..pos.rules().options.pieces {
+                if items.shielded(s, i) && pos.square(s, i).is_some() {
+                    v[s] += danger(pos, s, i) * self.piece_loss(pos, s, i, place, shares[s]);
+                }
+            }
+        }
+        v
+    }
+
+    /// What losing plane `i` of `s` to its hangar would cost `s` in win share.
+    fn piece_loss(&self, pos: &Position, s: Seat, i: u8, place: usize, share: f32) -> f32 {
+        let mut setup = pos.to_setup();
+        if let Some(p) = setup.pieces[s].get_mut(i as usize) {
+            *p = Progress::Hangar;
+        }
+        match Position::from_setup(&setup) {
+            Ok(home) => (share - self.eval.shares(&home, place)[s]).max(0.0),
+            Err(_) => 0.0,
+        }
+    }
+
+    /// The item-aware distinct options of `pos` (in [`Phase::Move`]) with the mover's value of
+    /// each, in piece order.
+    pub fn score_options(&self, pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
+        let me = pos.turn();
+        let place = place_of(pos);
+        options(pos, items)
+            .map(|mv| {
+                let (p, it) = after_move(pos, items, mv);
+                let mut v = self.chance(&p, &it, self.depth, place)[me];
+                if self.depth == 0 {
+                    // Without a chance layer the evaluator's danger model does not see the
+                    // weather: correct it by the enemies' replies through the weather.
+                    v -= self.weather_risk(&p, &it, me, place);
+                }
+                (mv, v)
+            })
+            .collect()
+    }
+
+    /// How much the weather changes `s`'s expected loss before its next turn (win share; positive
+    /// when it adds risk): for every enemy seat, every die and every move it could make, whether
+    /// one of `s`'s planes on the loop goes home, once through the item-aware resolution and once
+    /// through the plain one. A hit plane costs what [`ItemValuer::values`] loses without it.
+    pub fn weather_risk(&self, pos: &Position, items: &ItemState, s: Seat, place: usize) -> f32 {
+        if items.weather().is_none() || pos.is_over() {
+            return 0.0;
+        }
+        let mut setup = pos.to_setup();
+        setup.sixes = 0;
+        setup.forced = None;
+        // P(no hit) per plane of s, with and without the weather.
+        let mut miss = [[1f32; 4]; 2];
+        for e in pos.seats().iter() {
+            if !pos.enemies(s, e) || pos.finished_seats().contains(e) {
+                continue;
+            }
+            setup.turn = e;
+            let Ok(base) = Position::from_setup(&setup) else {
+                continue;
+            };
+            let mut hits = [[0u8; 4]; 2];
+            for die in Die::ALL {
+                let mut p = base;
+                if p.roll_unchecked(die, &mut NoEvents) != Rolled::Move {
+                    continue;
+                }
+                let (mut with, mut without) = (0u8, 0u8);
+                for &mv in p.legal_moves().iter() {
+                    let mut a = p;
+                    let mut ai = *items;
+                    a.play_unchecked_with_items(mv, &mut ai, &mut NoEvents);
+                    with |= sent_home(pos, &a, s);
+                    let mut b = p;
+                    b.play_unchecked(mv, &mut NoEvents);
+                    without |= sent_home(pos, &b, s);
+                }
+                for (k, mask) in [with, without].into_iter().enumerate() {
+                    for (i, h) in hits[k].iter_mut().enumerate() {
+                        *h += mask >> i & 1;
+                    }
+                }
+            }
+            for (m, h) in miss.iter_mut().zip(hits) {
+                for (mi, hi) in m.iter_mut().zip(h) {
+                    *mi *= 1.0 - hi as f32 / 6.0;
+                }
+            }
+        }
+        let share = self.eval.shares(pos, place)[s];
+        (0..4u8)
+            .filter(|&i| miss[0][i as usize] != miss[1][i as usize])
+            .map(|i| {
+                let extra = miss[1][i as usize] - miss[0][i as usize];
+                extra * self.piece_loss(pos, s, i, place, share)
+            })
+            .sum()
+    }
+
+    /// The best item-aware option (lowest piece among equals).
+    pub fn best_move(&self, pos: &Position, items: &ItemState) -> Option<Move> {
+        let opts: Vec<Move> = options(pos, items).collect();
+        if opts.len() <= 1 {
+            return opts.first().copied();
+        }
+        let mut best: Option<(Move, f32)> = None;
+        for (mv, v) in self.score_options(pos, items) {
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((mv, v));
+            }
+        }
+        best.map(|(m, _)| m)
+    }
+
+    /// Chance node over the next roll (a leaf at depth 0): the roller answers with its best
+    /// 1-ply item-aware option.
+    fn chance(&self, pos: &Position, items: &ItemState, depth: u8, place: usize) -> BySeat<f32> {
+        if depth == 0 || pos.is_over() || pos.phase() != Phase::Roll {
+            return self.values(pos, items, place);
+        }
+        let mut acc = [0f32; 4];
+        for die in Die::ALL {
+            let v = self.after_roll(pos, items, die, depth - 1, place);
+            for (a, x) in acc.iter_mut().zip(v.0) {
+                *a += x;
+            }
+        }
+        BySeat(acc.map(|a| a / 6.0))
+    }
+
+    /// The values after the roller rolls `die` and plays its best option.
+    fn after_roll(
+        &self,
+        pos: &Position,
+        items: &ItemState,
+        die: Die,
+        depth: u8,
+        place: usize,
+    ) -> BySeat<f32> {
+        let mut p = *pos;
+        let mut it = *items;
+        let rolled = p.roll_unchecked(die, &mut NoEvents);
+        it.sync(&p, None, true, &mut NoEvents);
+        if rolled != Rolled::Move {
+            return self.values(&p, &it, place);
+        }
+        let me = p.turn();
+        let mut best: Option<BySeat<f32>> = None;
+        for mv in options(&p, &it) {
+            let (c, ci) = after_move(&p, &it, mv);
+            let v = self.chance(&c, &ci, depth, place);
+            if best.is_none_or(|b| v[me] > b[me]) {
+                best = Some(v);
+            }
+        }
+        best.unwrap_or_else(|| self.values(&p, &it, place))
+    }
+
+    /// The expected value, for the seat to roll, of the coming roll from `pos` (in
+    /// [`Phase::Roll`]) over the faces `dice`, with the best option for each.
+    fn roll_value(&self, pos: &Position, items: &ItemState, dice: &[Die]) -> f32 {
+        let me = pos.turn();
+        let place = place_of(pos);
+        dice.iter()
+            .map(|&d| self.after_roll(pos, items, d, 0, place)[me])
+            .sum::<f32>()
+            / dice.len().max(1) as f32
+    }
+
+    /// The best item use before the coming roll with its gain over rolling without one (in win
+    /// share, the item's [`keep_value`] already paid), or `None` when no use gains.
+    pub fn best_use(&self, pos: &Position, items: &ItemState) -> Option<(ItemUse, f32)> {
+        if pos.phase() != Phase::Roll || !pos.rules().options.items {
+            return None;
+        }
+        let me = pos.turn();
+        let candidates = legal_uses(pos, items);
+        if candidates.is_empty() {
+            return None;
+        }
+        let base = self.roll_value(pos, items, &Die::ALL);
+        let mut best: Option<(ItemUse, f32)> = None;
+        for u in candidates {
+            let mut p = *pos;
+            let mut it = *items;
+            let Ok(fixed) = it.use_item(&mut p, me, u, &mut NoEvents) else {
+                continue;
+            };
+            // The spent item leaves the bar, so the state's value has paid its keep value.
+            // A fixed die (6数骰, or 遥控骰子 set to this face) is that face; anything else rolls.
+            let v = match fixed {
+                Some(d) => self.roll_value(&p, &it, &[d]),
+                None => self.roll_value(&p, &it, &Die::ALL),
+            };
+            let gain = v - base;
+            if gain > 0.0 && best.is_none_or(|(_, g)| gain > g) {
+                best = Some((u, gain));
+            }
+        }
+        best
+    }
+}
+
+/// Planes of `s` on the loop in `before` that are in their hangar in `after` (bit per piece).
+fn sent_home(before: &Position, after: &Position, s: Seat) -> u8 {
+    (0..4u8)
+        .filter(|&i| before.square(s, i).is_some() && after.piece(s, i) == Some(Progress::Hangar))
+        .fold(0, |m, i| m | 1 << i)
+}
+
+/// The item-aware distinct options of `pos`.
+fn options(pos: &Position, items: &ItemState) -> impl Iterator<Item = Move> {
+    let m = if matches!(pos.phase(), Phase::Move(_)) {
+        distinct_mask(pos, items)
+    } else {
+        0
+    };
+    (0..4u8)
+        .filter(move |i| m & (1 << i) != 0)
+        .map(|piece| Move { piece })
+}
+
+/// The state after a move (turn-start effects included, nothing appearing: bots cannot see the
+/// item stream).
+fn after_move(pos: &Position, items: &ItemState, mv: Move) -> (Position, ItemState) {
+    let mut p = *pos;
+    let mut it = *items;
+    p.play_unchecked_with_items(mv, &mut it, &mut NoEvents);
+    it.sync(&p, None, true, &mut NoEvents);
+    (p, it)
+}
+
+/// Every use the seat to move may make now (one 遥控骰子 use per face, one 护盾 per own plane on
+/// the loop, one 导弹 per target).
+pub fn legal_uses(pos: &Position, items: &ItemState) -> Vec<ItemUse> {
+    let me = pos.turn();
+    let mut all = Vec::new();
+    let mut held: Vec<Item> = items.bar(me).collect();
+    held.dedup();
+    for item in held {
+        match item {
+            Item::SixDie => all.push(ItemUse::SixDie),
+            Item::Booster => all.push(ItemUse::Booster),
+            Item::RemoteDie => all.extend(Die::ALL.map(ItemUse::RemoteDie)),
+            Item::Shield => all.extend((0..4).map(|piece| ItemUse::Shield { piece })),
+            Item::Missile => {
+                for seat in Seat::ALL {
+                    all.extend((0..4).map(|piece| ItemUse::Missile { seat, piece }));
+                }
+            }
+        }
+    }
+    all.retain(|&u| items.check_use(pos, me, u).is_ok());
+    all
+}
+
+/// A level playing the item mode (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct ItemPlayer {
+    valuer: ItemValuer,
+    /// Chance of a random use and a random option instead (Easy).
+    random: f32,
+    rng: FastRng,
+    name: String,
+}
+
+impl ItemPlayer {
+    /// The item-mode player of a level, seeded.
+    pub fn new(level: Level, seed: u64) -> ItemPlayer {
+        let (eval, depth, random) = match level {
+            // As the plain Easy level in 飞行棋: three decisions in four at random.
+            Level::Easy => (Style::Fast.evaluator(), 0, 0.75),
+            Level::Normal => (Style::Fast.evaluator(), 0, 0.0),
+            Level::Hard => (Style::Balanced.evaluator(), 0, 0.0),
+            Level::Master => (Evaluator::MASTER, 1, 0.0),
+        };
+        ItemPlayer {
+            valuer: ItemValuer {
+                eval,
+                depth,
+                keep_scale: 1.0,
+            },
+            random,
+            rng: FastRng(seed ^ 0x17e3_5000_0000_0001),
+            name: level.name().into(),
+        }
+    }
+
+    /// Its valuer.
+    pub fn valuer(&self) -> &ItemValuer {
+        &self.valuer
+    }
+
+    fn coin(&mut self) -> bool {
+        // Draw every time so that the stream does not depend on the decision.
+        let r = (self.rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        r < self.random
+    }
+}
+
+impl ItemBot for ItemPlayer {
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+        // Nothing to decide with an empty bar.
+        items.bar(pos.turn()).next()?;
+        if self.coin() {
+            return random_item_use(pos, items, &mut self.rng);
+        }
+        self.valuer.best_use(pos, items).map(|(u, _)| u)
+    }
+
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
+        let opts: Vec<Move> = options(pos, items).collect();
+        if self.coin() && !opts.is_empty() {
+            return opts[self.rng.below(opts.len() as u32) as usize];
+        }
+        self.valuer
+            .best_move(pos, items)
+            .or_else(|| opts.first().copied())
+            .unwrap_or(Move { piece: 0 })
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// A plain-game bot in the item mode: never uses an item, and chooses as if there were no items
+/// or weather (the baseline the item logic is measured against).
+pub struct PlainInItems {
+    inner: Box<dyn Bot + Send>,
+    name: String,
+}
+
+impl ItemBot for PlainInItems {
+    fn use_item(&mut self, _: &Position, _: &ItemState) -> Option<ItemUse> {
+        None
+    }
+
+    fn choose(&mut self, pos: &Position, _: &ItemState) -> Move {
+        self.inner.choose(pos)
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// Uses random items at random and plays random item-aware options.
+#[derive(Clone, Debug)]
+pub struct RandomItemBot {
+    rng: FastRng,
+}
+
+impl ItemBot for RandomItemBot {
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+        if self.rng.below(2) == 0 {
+            random_item_use(pos, items, &mut self.rng)
+        } else {
+            None
+        }
+    }
+
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
+        let opts: Vec<Move> = options(pos, items).collect();
+        match opts.len() {
+            0 => Move { piece: 0 },
+            n => opts[self.rng.below(n as u32) as usize],
+        }
+    }
+
+    fn name(&self) -> String {
+        "random".into()
+    }
+}
+
+/// An item-mode player by name: a level (`easy`, `normal`, `hard`, `master`) with its item logic,
+/// `LEVEL*K` (the level with its items' keep values times K, for tuning), `random` (random uses
+/// and options), or `plain:NAME` — any [`bot_by_name`] bot without item logic (it never uses an
+/// item and ignores weather and shields).
+pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>> {
+    if let Some((level, k)) = name.split_once('*') {
+        let level = Level::ALL.into_iter().find(|l| l.name() == level)?;
+        let mut p = ItemPlayer::new(level, seed);
+        p.valuer.keep_scale = k.parse().ok()?;
+        p.name = name.into();
+        return Some(Box::new(p));
+    }
+    if let Some(inner) = name.strip_prefix("plain:") {
+        return Some(Box::new(PlainInItems {
+            inner: bot_by_name(inner, seed)?,
+            name: name.into(),
+        }));
+    }
+    if name == "random" {
+        return Some(Box::new(RandomItemBot {
+            rng: FastRng(seed ^ 0x5eed_17e3_0000_0001),
+        }));
+    }
+    let level = Level::ALL.into_iter().find(|l| l.name() == name)?;
+    Some(Box::new(ItemPlayer::new(level, seed)))
+}
+
+/// The 大师提示 for item use: what the Master would use before this roll, and why, in both
+/// languages.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ItemHint {
+    /// The recommended use.
+    pub item_use: ItemUse,
+    /// Expected gain in percentage points of win share over rolling without it (the item's
+    /// keep value already paid).
+    pub gain: f32,
+}
+
+impl ItemHint {
+    /// A short sentence in Chinese.
+    pub fn zh(&self) -> String {
+        let what = match self.item_use {
+            ItemUse::SixDie => "用 6数骰：这一掷必是 6。".to_string(),
+            ItemUse::Booster => "用动力装置：这一掷走双倍步数。".to_string(),
+            ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点。", d.get()),
+            ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击。", piece + 1),
+            ItemUse::Missile { seat, piece } => {
+                // Items are a 飞行棋 mode: its colours.
+                let (zh, _) = seat.colour_names(false);
+                format!("用导弹把{zh}方的 {} 号飞机打回机场。", piece + 1)
+            }
+        };
+        format!("{what}（胜率约 +{:.1}%）", self.gain)
+    }
+
+    /// A short sentence in English.
+    pub fn en(&self) -> String {
+        let what = match self.item_use {
+            ItemUse::SixDie => "Use the six die: this roll is a 6.".to_string(),
+            ItemUse::Booster => "Use the booster: this roll walks double.".to_string(),
+            ItemUse::RemoteDie(d) => format!("Use the remote die and set it to {}.", d.get()),
+            ItemUse::Shield { piece } => {
+                format!("Shield plane {} against captures.", piece + 1)
+            }
+            ItemUse::Missile { seat, piece } => format!(
+                "Fire the missile at {}'s plane {}: it goes back to its hangar.",
+                seat.colour_names(false).1,
+                piece + 1
+            ),
+        };
+        format!("{what} (about +{:.1} points of win chance)", self.gain)
+    }
+}
+
+/// The Master's item advice before the roll of `pos` (in [`Phase::Roll`]), or `None` when
+/// keeping every item is best. The move hint after the roll is [`item_move_hint`].
+pub fn item_hint(pos: &Position, items: &ItemState) -> Option<ItemHint> {
+    let valuer = ItemPlayer::new(Level::Master, 0).valuer;
+    valuer.best_use(pos, items).map(|(item_use, g)| ItemHint {
+        item_use,
+        gain: g * 100.0,
+    })
+}
+
+/// The Master's ranking of the item-aware options of `pos` (in [`Phase::Move`]): each option
+/// with the mover's value, best first. The plain [`crate::hint()`] ignores weather and shields.
+pub fn item_move_hint(pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
+    let valuer = ItemPlayer::new(Level::Master, 0).valuer;
+    let mut v = valuer.score_options(pos, items);
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.piece.cmp(&b.0.piece)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use feixingqi_rules::{
+        items::{Weather, WeatherCell},
+        notation::parse_setup,
+    };
+
+    fn pos(text: &str) -> Position {
+        let mut setup = parse_setup(text).expect("notation");
+        setup.rules.options.items = true;
+        Position::from_setup(&setup).expect("valid")
+    }
+
+    fn rolled(mut p: Position, d: u8) -> Position {
+        p.roll_unchecked(Die::new(d).expect("die"), &mut NoEvents);
+        p
+    }
+
+    #[test]
+    fn missile_hits_the_leading_enemy() {
+        // An even race; red holds a missile and yellow's lone planes are far along.
+        let p = pos("feixingqi turn=0 0:40,35,H,H 1:45,40,H,H");
+        let mut items = ItemState::default();
+        items.give(Seat::S0, Item::Missile);
+        for level in Level::ALL.into_iter().skip(1) {
+            let mut bot = ItemPlayer::new(level, 1);
+            assert!(
+                matches!(
+                    bot.use_item(&p, &items),
+                    Some(ItemUse::Missile { seat: Seat::S1, .. })
+                ),
+                "{level}"
+            );
+        }
+    }
+
+    #[test]
+    fn six_die_takes_off_when_everything_waits_in_the_hangar() {
+        let p = pos("feixingqi turn=0 0:H,H,H,H 1:10,H,H,H");
+        let mut items = ItemState::default();
+        items.give(Seat::S0, Item::SixDie);
+        let hint = item_hint(&p, &items).expect("advice");
+        assert!(
+            matches!(hint.item_use, ItemUse::SixDie),
+            "{:?}",
+            hint.item_use
+        );
+        assert!(!hint.zh().is_empty() && !hint.en().is_empty());
+    }
+
+    #[test]
+    fn no_use_when_nothing_is_gained() {
+        // A shield for a plane nobody can reach is not worth spending.
+        let p = pos("feixingqi turn=0 0:10,H,H,H 1:H,H,H,H");
+        let mut items = ItemState::default();
+        items.give(Seat::S0, Item::Shield);
+        assert_eq!(item_hint(&p, &items), None);
+    }
+
+    #[test]
+    fn the_move_choice_sees_the_storm() {
+        // Roll 5: piece 0 (p3) would reach p8 but the storm on p7 pushes it back to p4; piece 1
+        // (p20) walks to p25 freely. The race evaluator prefers the storm-free walk once it
+        // sees the storm (without items both options gain 5 squares).
+        let p = rolled(pos("feixingqi turn=0 0:3,20,H,H 1:H,H,H,H"), 5);
+        let mut items = ItemState::default();
+        items.set_weather(Some(WeatherCell {
+            square: feixingqi_rules::geometry::fxq_abs(0, 7),
+            kind: Weather::Storm,
+            until_round: 9,
+        }));
+        let mut normal = ItemPlayer::new(Level::Normal, 1);
+        assert_eq!(normal.choose(&p, &items), Move { piece: 1 });
+    }
+
+    #[test]
+    fn weather_changes_the_risk_of_a_plane() {
+        let v = ItemPlayer::new(Level::Hard, 1).valuer;
+        let weather = |kind, at| {
+            let mut items = ItemState::default();
+            items.set_weather(Some(WeatherCell {
+                square: feixingqi_rules::geometry::fxq_abs(0, at),
+                kind,
+                until_round: 9,
+            }));
+            items
+        };
+        // Green p25 is red p12, eight squares behind red p20: no die reaches it, but a tailwind on
+        // red p14 carries a 6 there.
+        let p = pos("feixingqi turn=0 0:20,H,H,H 3:25,H,H,H");
+        assert_eq!(v.weather_risk(&p, &ItemState::default(), Seat::S0, 0), 0.0);
+        assert!(v.weather_risk(&p, &weather(Weather::Tailwind, 14), Seat::S0, 0) > 0.0);
+        // Green p28 is red p15, five behind: a 5 hits, unless a fog on red p17 stops every walk.
+        let q = pos("feixingqi turn=0 0:20,H,H,H 3:28,H,H,H");
+        assert!(v.weather_risk(&q, &weather(Weather::Fog, 17), Seat::S0, 0) < 0.0);
+    }
+
+    #[test]
+    fn bots_by_name() {
+        for n in [
+            "easy",
+            "normal",
+            "hard",
+            "master",
+            "random",
+            "plain:master",
+            "master*0.5",
+        ] {
+            assert!(item_bot_by_name(n, 1).is_some(), "{n}");
+        }
+        assert!(item_bot_by_name("plain:nonsense", 1).is_none());
+    }
+}

@@ -1,0 +1,164 @@
+//! 道具模式 over the protocol: item state and events in `state`, `useItem` with typed refusals,
+//! the hint's item advice, computers using items, records and restarts with item uses.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{next_action, temp_dir, Server};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
+    let dir = temp_dir("items");
+    let first = Server::start(&dir, Some(1)).await;
+    let mut c = first.client().await;
+    let (id, token, mut st) = c
+        .create(json!({"type": "create", "rules": "feixingqi", "players": 2,
+            "seats": [{"controller": "human"}, {"controller": "computer", "level": "master"}],
+            "options": {"items": true}}))
+        .await;
+    assert!(st["items"].is_object(), "{st}");
+    assert_eq!(st["items"]["bars"].as_array().unwrap().len(), 4);
+    let e = c
+        .ask(json!({"type": "create", "rules": "ludo", "players": 2, "options": {"items": true}}))
+        .await;
+    assert_eq!(e["code"], "bad_request", "items are a 飞行棋 mode: {e}");
+    // The plain game has no item block.
+    let mut plain = first.client().await;
+    let (_, _, p) = plain
+        .create(json!({"type": "create", "rules": "feixingqi", "players": 2}))
+        .await;
+    assert!(p["items"].is_null());
+
+    let mut kinds = BTreeSet::new();
+    let mut used = 0;
+    let mut refused = BTreeSet::new();
+    let mut guard = 0;
+    let mut restarted = None;
+    while st["phase"] != "over" {
+        guard += 1;
+        assert!(guard < 5000, "the game does not end");
+        for e in st["events"].as_array().unwrap() {
+            kinds.insert(e["kind"].as_str().unwrap().to_string());
+        }
+        let mine = st["toAct"] == "human";
+        let bar = st["items"]["bars"][0].as_array().unwrap().clone();
+        if mine && st["phase"] == "roll" && !bar.is_empty() && st["items"]["usedThisRoll"] == false
+        {
+            // The hint may advise an item; use what it says, or the first item of the bar when
+            // it needs no target.
+            let h = c
+                .ask(json!({"type": "hint", "version": st["version"]}))
+                .await;
+            assert_eq!(h["type"], "hint", "{h}");
+            let u = if h["item"].is_object() {
+                assert!(h["item"]["zh"].is_string() && h["item"]["en"].is_string());
+                Some(h["item"]["use"].clone())
+            } else {
+                let mine_on_loop = st["seats"][0]["pieces"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["square"].is_number())
+                    .map(|p| p["piece"].clone());
+                bar.iter().find_map(|i| match i.as_str().unwrap() {
+                    "sixDie" | "booster" => Some(json!({"item": i})),
+                    "remoteDie" => Some(json!({"item": i, "die": 6})),
+                    "shield" => mine_on_loop.clone().map(|k| json!({"item": i, "piece": k})),
+                    _ => None,
+                })
+            };
+            if let Some(u) = u {
+                let next = c
+                    .ask(json!({"type": "useItem", "version": st["version"], "use": u}))
+                    .await;
+                assert_eq!(next["type"], "state", "{next}");
+                assert_eq!(next["events"][0]["kind"], "itemUsed", "{next}");
+                used += 1;
+                // A second item for the same roll is refused, and so is one from the wrong bar.
+                if next["items"]["usedThisRoll"] == true && next["toAct"] == "human" {
+                    let e = c
+                        .ask(json!({"type": "useItem", "version": next["version"],
+                            "use": {"item": "sixDie"}}))
+                        .await;
+                    assert_eq!(e["code"], "illegal_item", "{e}");
+                    refused.insert(e["reason"].as_str().unwrap().to_string());
+                }
+                st = next;
+                continue;
+            }
+        }
+        if mine && st["phase"] == "move" {
+            let e = c
+                .ask(json!({"type": "useItem", "version": st["version"], "use": {"item": "booster"}}))
+                .await;
+            assert_eq!(e["code"], "illegal_item", "{e}");
+            refused.insert(e["reason"].as_str().unwrap().to_string());
+        }
+        let mut action = next_action(&st);
+        if mine && st["phase"] == "move" {
+            // Go for the items: a choice that ends on an item's square.
+            let on_board: Vec<Value> = st["items"]["board"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["square"].clone())
+                .collect();
+            if let Some(ch) = st["choices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|ch| on_board.contains(&ch["square"]))
+            {
+                action["piece"] = ch["piece"].clone();
+            }
+        }
+        st = c.ask(action).await;
+        assert_eq!(st["type"], "state", "{st}");
+        if restarted.is_none() && used >= 1 {
+            // Restart the server mid-game: the item uses are stored with the plies.
+            first.task.abort();
+            let second = Server::start(&dir, None).await;
+            let mut c2 = second.client().await;
+            let r = c2
+                .request(json!({"type": "join", "gameId": id, "token": token}))
+                .await;
+            let back = r[1].clone();
+            for key in ["version", "seats", "items", "phase", "turn"] {
+                assert_eq!(back[key], st[key], "{key}");
+            }
+            c = c2;
+            restarted = Some(second);
+        }
+    }
+    assert!(used >= 1, "the human used an item ({kinds:?})");
+    assert!(refused.contains("after_roll"), "{refused:?}");
+    for k in ["roundStarted", "itemAppeared", "itemUsed"] {
+        assert!(kinds.contains(k), "{k} never seen: {kinds:?}");
+    }
+    let server = restarted.as_ref().unwrap();
+    let (status, rec) = server.get_json(&format!("/api/games/{id}/record")).await;
+    assert_eq!(status, 200);
+    let record = feixingqi_rules::Record::from_json(&rec).unwrap();
+    assert!(!record.uses.is_empty());
+    assert!(record.replay().unwrap().position().is_over());
+    let (status, _, body) = server
+        .http("POST", "/api/replay", Some(&rec.to_string()))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let frames: Value = serde_json::from_str(&body).unwrap();
+    let uses = frames["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ply"].get("use").is_some())
+        .count();
+    assert_eq!(uses, record.uses.len());
+    assert_eq!(
+        frames["frames"].as_array().unwrap().last().unwrap()["seats"],
+        st["seats"]
+    );
+}
