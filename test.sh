@@ -36,6 +36,9 @@ step "playout benchmark smoke run"
 ./target/release/feixingqi bench playout --rules ludo --games 20000
 ./target/release/feixingqi bench playout --rules feixingqi --games 20000
 
+step "load test smoke run (20 room games, real WebSocket clients, echo comparison)"
+./target/release/feixingqi loadtest --games 20 --duration 3s --echo-duration 1s
+
 if [ -d web/tests ]; then
   step "browser tests"
   ./web/run-browser-tests.sh

@@ -3,6 +3,7 @@
 
 mod accuracy;
 mod arena;
+mod loadtest;
 
 use std::{
     path::PathBuf,
@@ -22,13 +23,15 @@ const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
 
 USAGE:
     feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N]
-                    [--bot-delay-ms 900] [--grace-ms 30000]
+                    [--bot-delay-ms 900] [--grace-ms 30000] [--rate-limit 20]
         Play in the browser: the game server (web front end, WebSocket protocol of
         docs/PROTOCOL.md, games and online rooms stored in DATA_DIR/feixingqi.sqlite3). This is
         also what `feixingqi` with no arguments does. --fixed-seed deals every game from the same
         seed (for tests and demonstrations only: the dice are then known in advance).
         Online rooms: --bot-delay-ms is the pause before each computer (or 托管) action,
         --grace-ms how long a disconnected player keeps the seat before 托管.
+        --rate-limit: messages per second per connection (burst twice that); logs: FEIXINGQI_LOG
+        (e.g. `debug`), FEIXINGQI_LOG_FORMAT=json for one JSON object per line.
     feixingqi scenario FILE_OR_DIR...
         Run rule scenarios (JSON); one line per scenario, then `N passed, M failed`.
     feixingqi replay RECORD.json
@@ -66,6 +69,14 @@ USAGE:
         the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
+    feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
+                       [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]
+        N real WebSocket clients (default 4 per game) play M online room games with the random
+        bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
+        ½–1½ times it), against a
+        server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
+        move→broadcast latency, errors and the server's memory, then measures the server's bare
+        echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
     feixingqi help
         This text.
 ";
@@ -97,6 +108,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("hint") => arena::hint(&args[1..]),
         Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
         Some("train") => arena::train_cmd(&args[1..]),
+        Some("loadtest") => loadtest::loadtest(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }
@@ -107,6 +119,7 @@ fn serve(args: &[String]) -> Result<ExitCode> {
     let mut data_dir = PathBuf::from("./data");
     let mut fixed_seed = None;
     let mut pace = feixingqi_server::Config::new(".").pace;
+    let mut rate_limit = None;
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).map(String::as_str);
@@ -125,13 +138,24 @@ fn serve(args: &[String]) -> Result<ExitCode> {
                     v.parse().with_context(|| format!("--bot-delay-ms {v:?}: milliseconds"))?,
                 )
             }
+            ("--rate-limit", Some(v)) => {
+                let per_sec: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|r: &f64| r.is_finite() && *r >= 1.0)
+                    .with_context(|| format!("--rate-limit {v:?}: messages per second, ≥ 1"))?;
+                rate_limit = Some(feixingqi_server::RateLimit {
+                    per_sec,
+                    burst: 2.0 * per_sec,
+                });
+            }
             ("--grace-ms", Some(v)) => {
                 pace.grace = Duration::from_millis(
                     v.parse().with_context(|| format!("--grace-ms {v:?}: milliseconds"))?,
                 )
             }
             (flag, _) => bail!(
-                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] [--bot-delay-ms MS] [--grace-ms MS] (got {flag:?})"
+                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] [--bot-delay-ms MS] [--grace-ms MS] [--rate-limit PER_SEC] (got {flag:?})"
             ),
         }
         i += 2;
@@ -140,13 +164,38 @@ fn serve(args: &[String]) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
+    init_logs()?;
     let mut config = feixingqi_server::Config::new(data_dir);
     config.fixed_seed = fixed_seed;
     config.pace = pace;
+    if let Some(r) = rate_limit {
+        config.rate_limit = r;
+    }
     runtime
         .block_on(feixingqi_server::serve(addr, config))
         .context("serve")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Structured logs on stderr: `FEIXINGQI_LOG` filters them (`info` by default; e.g.
+/// `debug`, or `info,feixingqi_server=debug,sqlx=warn`), `FEIXINGQI_LOG_FORMAT=json` writes one
+/// JSON object per line. Requests are logged at `debug` with their connection and request ids;
+/// message contents (which may hold tokens) never are.
+fn init_logs() -> Result<()> {
+    use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+    let filter: Targets = std::env::var("FEIXINGQI_LOG")
+        .unwrap_or_else(|_| "info,sqlx=warn".into())
+        .parse()
+        .context("FEIXINGQI_LOG: a filter such as `info` or `info,feixingqi_server=debug`")?;
+    let json = std::env::var("FEIXINGQI_LOG_FORMAT").is_ok_and(|f| f == "json");
+    let registry = tracing_subscriber::registry().with(filter);
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let r = if json {
+        registry.with(fmt.json()).try_init()
+    } else {
+        registry.with(fmt.with_ansi(false)).try_init()
+    };
+    r.context("installing the log subscriber")
 }
 
 fn scenario(args: &[String]) -> Result<ExitCode> {

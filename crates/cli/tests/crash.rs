@@ -244,6 +244,16 @@ async fn kill_9_during_room_games_loses_no_acknowledged_move() {
     for (i, s) in seen.iter().enumerate() {
         tasks.push(tokio::spawn(make_room(addr, i, s.clone())));
     }
+    // Every room is made and started before the first kill: a kill during `make_room` would
+    // drop a room that was never acknowledged (and, on a loaded machine, made the test flaky).
+    let t_setup = Instant::now();
+    while seen.iter().any(|s| s.lock().unwrap().code.is_empty()) {
+        assert!(
+            t_setup.elapsed() < Duration::from_secs(300),
+            "the rooms are not made"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let mut rng = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -144,7 +144,7 @@ impl Error {
     pub fn client_message(&self) -> String {
         match self {
             Error::Db(_) | Error::Internal(_) => {
-                eprintln!("feixingqi-server: {self}");
+                tracing::error!(error = %self, "internal error");
                 "internal server error".into()
             }
             other => other.to_string(),

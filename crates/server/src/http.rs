@@ -20,6 +20,19 @@ pub(crate) async fn healthz() -> Json<serde_json::Value> {
     Json(json!({"ok": true, "protocol": PROTOCOL_VERSION}))
 }
 
+/// `GET /metrics`: the Prometheus text exposition of [`crate::metrics::Metrics`].
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
+    let text = state.metrics().render(crate::metrics::resident_bytes());
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
 /// `GET /api/board/{rules}`.
 pub(crate) async fn board(Path(rules): Path<String>) -> Result<Json<serde_json::Value>, Error> {
     match rules.as_str() {

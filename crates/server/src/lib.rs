@@ -14,7 +14,9 @@
 
 pub mod error;
 mod http;
+pub mod metrics;
 pub mod online;
+pub mod protocol;
 mod room;
 pub mod session;
 pub mod store;
@@ -39,6 +41,7 @@ use feixingqi_rules::{DiceStream, Seed};
 use sha2::{Digest, Sha256};
 
 pub use error::Error;
+use metrics::{Metrics, TimedStore};
 use online::{Member, Pace, RoomConfig, RoomEnv, RoomTask, CODE_ALPHABET};
 use room::RoomHandle;
 use session::{GameConfig, Session};
@@ -104,6 +107,7 @@ pub struct AppState {
 #[derive(Debug)]
 struct Inner {
     store: Store,
+    metrics: Arc<Metrics>,
     rooms: tokio::sync::Mutex<HashMap<String, RoomHandle>>,
     online: tokio::sync::Mutex<HashMap<String, RoomTask>>,
     fixed_seed: Option<u64>,
@@ -152,10 +156,13 @@ impl AppState {
     /// # Errors
     /// [`Error::Db`] / [`Error::Internal`] when the database cannot be opened.
     pub async fn open(config: Config) -> Result<AppState, Error> {
-        let store: Store = std::sync::Arc::new(SqliteStore::open(&config.data_dir).await?);
+        let metrics = Arc::new(Metrics::default());
+        let sqlite: Store = Arc::new(SqliteStore::open(&config.data_dir).await?);
+        let store: Store = Arc::new(TimedStore::new(sqlite, metrics.clone()));
         let state = AppState {
             inner: Arc::new(Inner {
                 store,
+                metrics,
                 rooms: tokio::sync::Mutex::new(HashMap::new()),
                 online: tokio::sync::Mutex::new(HashMap::new()),
                 fixed_seed: config.fixed_seed,
@@ -166,7 +173,7 @@ impl AppState {
         };
         for id in state.inner.store.running_games().await? {
             if let Err(e) = state.room(&id).await {
-                eprintln!("feixingqi-server: game {id} not restored: {e}");
+                tracing::warn!(game = %id, error = %e, "game not restored");
             }
         }
         for stored in state.inner.store.open_rooms().await? {
@@ -175,7 +182,7 @@ impl AppState {
                 Ok(task) => {
                     state.inner.online.lock().await.insert(code, task);
                 }
-                Err(e) => eprintln!("feixingqi-server: room {code} not restored: {e}"),
+                Err(e) => tracing::warn!(room = %code, error = %e, "room not restored"),
             }
         }
         Ok(state)
@@ -185,6 +192,7 @@ impl AppState {
         RoomEnv {
             store: self.inner.store.clone(),
             pace: self.inner.pace,
+            metrics: self.inner.metrics.clone(),
         }
     }
 
@@ -304,6 +312,15 @@ impl AppState {
         rooms.len()
     }
 
+    /// The server's figures (`GET /metrics`).
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    pub(crate) fn metrics_arc(&self) -> Arc<Metrics> {
+        self.inner.metrics.clone()
+    }
+
     pub(crate) fn rate_limit(&self) -> RateLimit {
         self.inner.rate_limit
     }
@@ -391,7 +408,9 @@ impl AppState {
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/ws", get(ws::handler))
+        .route("/ws/echo", get(ws::echo_handler))
         .route("/healthz", get(http::healthz))
+        .route("/metrics", get(http::metrics))
         .route("/api/board/{rules}", get(http::board))
         .route("/api/games/{id}/record", get(http::record))
         .route("/api/replay", post(http::replay))
@@ -439,6 +458,7 @@ pub async fn serve(addr: SocketAddr, config: Config) -> Result<(), Error> {
         .local_addr()
         .map_err(|e| Error::Internal(format!("{e}")))?;
     println!("feixingqi: serving on http://{local}/  (Ctrl-C stops)");
+    tracing::info!(addr = %local, "serving");
     let store = state.store().clone();
     axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown_signal())

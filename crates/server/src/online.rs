@@ -172,7 +172,7 @@ pub(crate) fn level_of(v: Option<&Value>) -> Result<Level, Error> {
 ///
 /// # Errors
 /// [`Error::BadRequest`] naming the slot.
-pub(crate) fn slot_kinds_of(m: &Map<String, Value>, n: usize) -> Result<Vec<Option<Level>>, Error> {
+pub fn slot_kinds_of(m: &Map<String, Value>, n: usize) -> Result<Vec<Option<Level>>, Error> {
     let Some(v) = m.get("slots") else {
         return Ok(vec![None; n]);
     };
@@ -412,6 +412,7 @@ impl RoomTask {
 pub(crate) struct RoomEnv {
     pub(crate) store: Store,
     pub(crate) pace: Pace,
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
 }
 
 struct Room {
@@ -585,6 +586,10 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
 
 fn spawn(room: Room, bcast: broadcast::Sender<Arc<Broadcast>>) -> RoomTask {
     let (tx, rx) = mpsc::channel(64);
+    room.env
+        .metrics
+        .rooms
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     tokio::spawn(run(room, rx));
     RoomTask { tx, bcast }
 }
@@ -674,6 +679,15 @@ pub fn deal(dice: &DiceStream, seats: SeatSet) -> Vec<Seat> {
 }
 
 async fn run(mut room: Room, mut rx: mpsc::Receiver<Cmd>) {
+    let metrics = room.env.metrics.clone();
+    let span = tracing::info_span!("room", code = %room.code);
+    tracing::Instrument::instrument(run_loop(&mut room, &mut rx), span).await;
+    metrics
+        .rooms
+        .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+async fn run_loop(room: &mut Room, rx: &mut mpsc::Receiver<Cmd>) {
     loop {
         let wake = room.next_wake();
         let cmd = tokio::select! {
@@ -1210,6 +1224,11 @@ impl Room {
             self.bot_due = None;
             return Err(e);
         }
+        self.env
+            .metrics
+            .room_games_started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(game = %game_id, "room game started");
         self.broadcast_room();
         if let Some(st) = self.game_state("start", Vec::new()) {
             self.broadcast(0, &st);
@@ -1280,6 +1299,7 @@ impl Room {
         let Some(g) = self.game.as_mut() else {
             return Err(Error::NotAllowed("the game has not started".into()));
         };
+        let t0 = Instant::now();
         let backup = g.clone();
         let events = g.act(action, version)?;
         let plies = g.step_texts();
@@ -1319,14 +1339,25 @@ impl Room {
         self.persisted = plies;
         if over {
             if let Err(e) = self.settle().await {
-                eprintln!("feixingqi-server: room {}: settling: {e}", self.code);
+                tracing::warn!(error = %e, "settling failed");
             }
         }
         let st = self
             .game_state(cause, events)
             .ok_or_else(|| Error::Internal("no game".into()))?;
         self.broadcast(origin, &st);
+        let metrics = &self.env.metrics;
+        metrics
+            .moves
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if origin == 0 {
+            metrics.computer_latency.observe(t0.elapsed());
+        }
         if over {
+            metrics
+                .room_games_over
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::info!(game = %game_id, "room game over");
             self.broadcast_room();
         }
         Ok(st)
@@ -1388,7 +1419,7 @@ impl Room {
                     }
                 }
                 if let Err(e) = self.save().await {
-                    eprintln!("feixingqi-server: room {}: {e}", self.code);
+                    tracing::warn!(error = %e, "saving the room failed");
                 }
                 self.broadcast_room();
             }
@@ -1399,7 +1430,7 @@ impl Room {
         if self.bot_due.is_some_and(|t| t <= now) {
             self.bot_due = None;
             if let Err(e) = self.apply(Action::Auto, version, 0, "computer").await {
-                eprintln!("feixingqi-server: room {}: computer move: {e}", self.code);
+                tracing::warn!(error = %e, "computer move failed");
                 self.bot_due = Some(now + Duration::from_secs(1));
             }
         } else if self.deadline.is_some_and(|t| t <= now) {
@@ -1423,7 +1454,7 @@ impl Room {
                         self.slots[i].timeouts = t;
                         self.slots[i].auto = a;
                     }
-                    eprintln!("feixingqi-server: room {}: timeout move: {e}", self.code);
+                    tracing::warn!(error = %e, "timeout move failed");
                     self.deadline = Some(now + Duration::from_secs(1));
                 }
             }

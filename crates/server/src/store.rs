@@ -149,6 +149,171 @@ pub const START_POINTS: i64 = 1000;
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    plies: tokio::sync::mpsc::Sender<PlyWrite>,
+}
+
+/// One `sync_plies` waiting for the writer (see [`ply_writer`]).
+#[derive(Debug)]
+struct PlyWrite {
+    id: String,
+    keep: usize,
+    append: Vec<String>,
+    over: bool,
+    room: Option<(String, String, String)>,
+    reply: tokio::sync::oneshot::Sender<Result<(), Error>>,
+}
+
+/// The most ply writes committed in one transaction.
+const GROUP_COMMIT: usize = 512;
+
+/// Group commit: every game's ply writes go through this one task, which commits all the writes
+/// waiting at that moment in one transaction and only then answers each of them. A move is still
+/// acknowledged only once it is committed, but many rooms share one commit instead of several
+/// connections queueing on SQLite's single write lock. If the shared transaction fails, each
+/// write is retried in its own, so one bad write cannot fail the others.
+async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+    let mut batch = Vec::with_capacity(GROUP_COMMIT);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        while batch.len() < GROUP_COMMIT {
+            match rx.try_recv() {
+                Ok(w) => batch.push(w),
+                Err(_) => break,
+            }
+        }
+        let together = async {
+            let mut tx = pool.begin().await?;
+            for chunk in batch.chunks(128) {
+                write_chunk(&mut tx, chunk).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        if together.is_ok() {
+            for w in batch.drain(..) {
+                let _ = w.reply.send(Ok(()));
+            }
+        } else {
+            for w in batch.drain(..) {
+                let alone = async {
+                    let mut tx = pool.begin().await?;
+                    write_plies(&mut tx, &w).await?;
+                    tx.commit().await
+                }
+                .await;
+                let _ = w.reply.send(alone.map_err(Error::from));
+            }
+        }
+    }
+}
+
+/// Writes of different games with four statements in all, whatever their number (the per-statement
+/// cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of the games and
+/// one of the rooms, each selecting its rows by key. Writes of the same game twice fall back to
+/// [`write_plies`] one by one.
+async fn write_chunk(c: &mut sqlx::SqliteConnection, ws: &[PlyWrite]) -> Result<(), sqlx::Error> {
+    let mut ids: Vec<&str> = ws.iter().map(|w| w.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() != ws.len() {
+        for w in ws {
+            write_plies(&mut *c, w).await?;
+        }
+        return Ok(());
+    }
+    let t = now();
+    let list = |n: usize, item: &str, sep: &str| vec![item; n].join(sep);
+    let del = format!(
+        "DELETE FROM plies WHERE {}",
+        list(ws.len(), "(game_id = ? AND idx >= ?)", " OR ")
+    );
+    let mut q = sqlx::query(&del);
+    for w in ws {
+        q = q.bind(&w.id).bind(w.keep as i64);
+    }
+    q.execute(&mut *c).await?;
+    let rows: usize = ws.iter().map(|w| w.append.len()).sum();
+    if rows > 0 {
+        let ins = format!(
+            "INSERT INTO plies (game_id, idx, ply) VALUES {}",
+            list(rows, "(?, ?, ?)", ", ")
+        );
+        let mut q = sqlx::query(&ins);
+        for w in ws {
+            for (i, p) in w.append.iter().enumerate() {
+                q = q.bind(&w.id).bind((w.keep + i) as i64).bind(p);
+            }
+        }
+        q.execute(&mut *c).await?;
+    }
+    let upd = format!(
+        "UPDATE games SET over = CASE id {} END, updated_at = ? WHERE id IN ({})",
+        list(ws.len(), "WHEN ? THEN ?", " "),
+        list(ws.len(), "?", ", ")
+    );
+    let mut q = sqlx::query(&upd);
+    for w in ws {
+        q = q.bind(&w.id).bind(w.over);
+    }
+    q = q.bind(t);
+    for w in ws {
+        q = q.bind(&w.id);
+    }
+    q.execute(&mut *c).await?;
+    let rooms: Vec<&(String, String, String)> = ws.iter().filter_map(|w| w.room.as_ref()).collect();
+    if !rooms.is_empty() {
+        let upd = format!(
+            "UPDATE rooms SET state = CASE code {0} END, status = CASE code {0} END, updated_at = ? \
+             WHERE code IN ({1})",
+            list(rooms.len(), "WHEN ? THEN ?", " "),
+            list(rooms.len(), "?", ", ")
+        );
+        let mut q = sqlx::query(&upd);
+        for (code, state, _) in &rooms {
+            q = q.bind(code).bind(state);
+        }
+        for (code, _, status) in &rooms {
+            q = q.bind(code).bind(status);
+        }
+        q = q.bind(t);
+        for (code, _, _) in &rooms {
+            q = q.bind(code);
+        }
+        q.execute(&mut *c).await?;
+    }
+    Ok(())
+}
+
+async fn write_plies(c: &mut sqlx::SqliteConnection, w: &PlyWrite) -> Result<(), sqlx::Error> {
+    if let Some((code, state, status)) = &w.room {
+        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
+            .bind(state)
+            .bind(status)
+            .bind(now())
+            .bind(code)
+            .execute(&mut *c)
+            .await?;
+    }
+    sqlx::query("DELETE FROM plies WHERE game_id = ? AND idx >= ?")
+        .bind(&w.id)
+        .bind(w.keep as i64)
+        .execute(&mut *c)
+        .await?;
+    for (i, p) in w.append.iter().enumerate() {
+        sqlx::query("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")
+            .bind(&w.id)
+            .bind((w.keep + i) as i64)
+            .bind(p)
+            .execute(&mut *c)
+            .await?;
+    }
+    sqlx::query("UPDATE games SET over = ?, updated_at = ? WHERE id = ?")
+        .bind(w.over)
+        .bind(now())
+        .bind(&w.id)
+        .execute(&mut *c)
+        .await?;
+    Ok(())
 }
 
 /// The store the server uses: any [`Storage`] backend.
@@ -201,7 +366,9 @@ impl SqliteStore {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        Ok(SqliteStore { pool })
+        let (plies, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
+        tokio::spawn(ply_writer(pool.clone(), rx));
+        Ok(SqliteStore { pool, plies })
     }
 }
 
@@ -387,31 +554,18 @@ impl Storage for SqliteStore {
         over: bool,
         room: Option<RoomUpdate<'_>>,
     ) -> Result<(), Error> {
-        let mut tx = self.pool.begin().await?;
-        if let Some(room) = room {
-            update_room(&mut tx, room).await?;
-        }
-        sqlx::query("DELETE FROM plies WHERE game_id = ? AND idx >= ?")
-            .bind(id)
-            .bind(keep as i64)
-            .execute(&mut *tx)
-            .await?;
-        for (i, p) in append.iter().enumerate() {
-            sqlx::query("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")
-                .bind(id)
-                .bind((keep + i) as i64)
-                .bind(p)
-                .execute(&mut *tx)
-                .await?;
-        }
-        sqlx::query("UPDATE games SET over = ?, updated_at = ? WHERE id = ?")
-            .bind(over)
-            .bind(now())
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        let (reply, done) = tokio::sync::oneshot::channel();
+        let w = PlyWrite {
+            id: id.to_string(),
+            keep,
+            append: append.to_vec(),
+            over,
+            room: room.map(|(c, s, st)| (c.to_string(), s.to_string(), st.to_string())),
+            reply,
+        };
+        let gone = || Error::Internal("the ply writer stopped".into());
+        self.plies.send(w).await.map_err(|_| gone())?;
+        done.await.map_err(|_| gone())?
     }
 
     async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {

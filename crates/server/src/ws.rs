@@ -1,7 +1,7 @@
 //! The WebSocket connection: parses client messages, talks to the game task, forwards the game's
 //! broadcasts (docs/PROTOCOL.md §2–§3). Bad input gets a typed `error`; the connection stays.
 
-use std::sync::Arc;
+use std::sync::{atomic::Ordering, Arc};
 
 use std::time::Instant;
 
@@ -18,11 +18,18 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::{
     error::Error,
+    metrics::Metrics,
     online::{LobbyOp, Member, RoomTask},
+    protocol::{self, request_id, Act, ClientMsg},
     room::{Broadcast, RoomHandle},
     session::{Action, GameConfig},
     AppState, HARD_FRAME_LIMIT, MAX_FRAME, PROTOCOL_VERSION,
 };
+
+/// Read and write buffer of each WebSocket (tungstenite's default is 128 KiB each, which is
+/// 256 KiB per connection before anything is sent: 2.5 GB for 10,000 players). Frames are at
+/// most [`MAX_FRAME`] and states a few KiB; the buffers grow when a frame needs it.
+const WS_BUFFER: usize = 4 * 1024;
 
 /// A connection that keeps flooding after this many dropped messages is closed.
 const MAX_DROPPED: u32 = 200;
@@ -53,7 +60,45 @@ pub(crate) async fn handler(
     }
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
+        .read_buffer_size(WS_BUFFER)
+        .write_buffer_size(WS_BUFFER)
         .on_upgrade(move |socket| run(socket, state))
+}
+
+/// `GET /ws/echo`: every text frame is sent back as it came, through the same stack (axum, the
+/// same WebSocket settings, the same task per connection). The load test measures it as the
+/// limit of what the server's WebSocket layer carries on this machine.
+pub(crate) async fn echo_handler(
+    ws: WebSocketUpgrade,
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> Response {
+    if !origin_ok(&headers) {
+        return Error::BadOrigin.into_response();
+    }
+    ws.max_message_size(HARD_FRAME_LIMIT)
+        .max_frame_size(HARD_FRAME_LIMIT)
+        .read_buffer_size(WS_BUFFER)
+        .write_buffer_size(WS_BUFFER)
+        .on_upgrade(move |socket| echo(socket, state.metrics_arc()))
+}
+
+async fn echo(mut socket: WebSocket, metrics: Arc<Metrics>) {
+    metrics.connections.fetch_add(1, Ordering::Relaxed);
+    metrics.connections_total.fetch_add(1, Ordering::Relaxed);
+    while let Some(Ok(msg)) = socket.recv().await {
+        match msg {
+            Message::Text(t) => {
+                metrics.echo_messages.fetch_add(1, Ordering::Relaxed);
+                if socket.send(Message::Text(t)).await.is_err() {
+                    break;
+                }
+            }
+            Message::Close(_) => break,
+            _ => {}
+        }
+    }
+    metrics.connections.fetch_sub(1, Ordering::Relaxed);
 }
 
 struct Conn {
@@ -67,6 +112,8 @@ struct Conn {
     limit: crate::RateLimit,
     refilled: Instant,
     dropped: u32,
+    /// Frames handled so far: with `id`, the request id of the logs.
+    requests: u64,
 }
 
 async fn next_broadcast(
@@ -78,7 +125,8 @@ async fn next_broadcast(
     }
 }
 
-async fn send(socket: &mut WebSocket, v: &Value) -> bool {
+async fn send(socket: &mut WebSocket, metrics: &Metrics, v: &Value) -> bool {
+    metrics.messages_out.fetch_add(1, Ordering::Relaxed);
     socket
         .send(Message::Text(v.to_string().into()))
         .await
@@ -97,21 +145,33 @@ async fn run(socket: WebSocket, state: AppState) {
         limit: state.rate_limit(),
         refilled: Instant::now(),
         dropped: 0,
+        requests: 0,
     };
-    serve_conn(socket, &mut conn).await;
+    let metrics = state.metrics_arc();
+    metrics.connections.fetch_add(1, Ordering::Relaxed);
+    metrics.connections_total.fetch_add(1, Ordering::Relaxed);
+    tracing::debug!(conn = conn.id, "connection opened");
+    serve_conn(socket, &mut conn, &metrics).await;
     if let Some(t) = conn.online.take() {
         t.detach(conn.id).await;
     }
+    metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    tracing::debug!(
+        conn = conn.id,
+        requests = conn.requests,
+        dropped = conn.dropped,
+        "connection closed"
+    );
 }
 
-async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
+async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
     let hello = json!({
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
         "server": concat!("feixingqi-server ", env!("CARGO_PKG_VERSION")),
         "maxFrame": MAX_FRAME,
     });
-    if !send(&mut socket, &hello).await {
+    if !send(&mut socket, metrics, &hello).await {
         return;
     }
     loop {
@@ -130,9 +190,11 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
                         vec![conn.error(&e, None).await]
                     }
                     Some(Ok(Message::Text(t))) => {
+                        metrics.messages_in.fetch_add(1, Ordering::Relaxed);
                         if conn.take_token() {
                             conn.handle(t.as_str()).await
                         } else if conn.dropped > MAX_DROPPED {
+                            tracing::info!(conn = conn.id, "flooding: connection closed");
                             break;
                         } else {
                             // Only the id is read from a dropped message, to answer it.
@@ -145,17 +207,18 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
                     }
                 };
                 for r in &replies {
-                    if !send(&mut socket, r).await {
+                    if !send(&mut socket, metrics, r).await {
                         return;
                     }
                 }
             }
             b = next_broadcast(&mut conn.sub) => match b {
                 Ok(b) => {
-                    if b.origin != conn.id
-                        && socket.send(Message::Text(b.text.clone().into())).await.is_err()
-                    {
-                        return;
+                    if b.origin != conn.id {
+                        metrics.messages_out.fetch_add(1, Ordering::Relaxed);
+                        if socket.send(Message::Text(b.text.clone().into())).await.is_err() {
+                            return;
+                        }
                     }
                 }
                 Err(RecvError::Lagged(_)) => {
@@ -163,14 +226,14 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
                     if let Some(t) = &conn.online {
                         if let Ok(msgs) = t.sync().await {
                             for m in &msgs {
-                                if !send(&mut socket, m).await {
+                                if !send(&mut socket, metrics, m).await {
                                     return;
                                 }
                             }
                         }
                     } else if let Some(room) = &conn.room {
                         if let Ok(s) = room.state("sync").await {
-                            if !send(&mut socket, &s).await {
+                            if !send(&mut socket, metrics, &s).await {
                                 return;
                             }
                         }
@@ -182,37 +245,11 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn) {
     }
 }
 
-fn request_id(m: &Map<String, Value>) -> Option<Value> {
-    match m.get("id")? {
-        Value::String(s) if s.chars().count() <= 64 => Some(Value::String(s.clone())),
-        Value::Number(n) => Some(Value::Number(n.clone())),
-        _ => None,
-    }
-}
-
 fn with_id(mut v: Value, id: &Option<Value>) -> Value {
     if let (Some(id), Some(m)) = (id, v.as_object_mut()) {
         m.insert("id".into(), id.clone());
     }
     v
-}
-
-fn str_field<'a>(m: &'a Map<String, Value>, name: &str) -> Result<&'a str, Error> {
-    m.get(name)
-        .and_then(Value::as_str)
-        .ok_or_else(|| Error::BadRequest(format!("{name}: missing string")))
-}
-
-fn version(m: &Map<String, Value>) -> Result<u64, Error> {
-    m.get("version").and_then(Value::as_u64).ok_or_else(|| {
-        Error::BadRequest("version: missing; send the version of the last state".into())
-    })
-}
-
-fn bool_field(m: &Map<String, Value>, name: &str) -> Result<bool, Error> {
-    m.get(name)
-        .and_then(Value::as_bool)
-        .ok_or_else(|| Error::BadRequest(format!("{name}: missing true/false")))
 }
 
 impl Conn {
@@ -233,6 +270,7 @@ impl Conn {
 
     /// The `error` reply, with the game's current version when there is a game.
     async fn error(&self, e: &Error, id: Option<Value>) -> Value {
+        self.state.metrics().error(e.code());
         let mut v = with_id(e.to_json(), &id);
         if let Some(t) = &self.online {
             if let Ok(msgs) = t.sync().await {
@@ -248,25 +286,45 @@ impl Conn {
         v
     }
 
+    /// Decodes and answers one text frame (with a span carrying the connection and request
+    /// ids; the frame's content is never logged, it may hold a token).
     async fn handle(&mut self, text: &str) -> Vec<Value> {
-        if text.len() > MAX_FRAME {
-            return vec![self.error(&Error::FrameTooLarge(text.len()), None).await];
-        }
-        let parsed: Result<Value, _> = serde_json::from_str(text);
-        let m = match parsed {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => {
-                return vec![
-                    self.error(&Error::BadJson("expected a JSON object".into()), None)
-                        .await,
-                ]
+        let t0 = Instant::now();
+        self.requests += 1;
+        let span = tracing::debug_span!("request", conn = self.id, req = self.requests);
+        let _enter = span.enter();
+        let req = match protocol::decode(text) {
+            Ok(r) => r,
+            Err(protocol::Rejected { id, error }) => {
+                tracing::debug!(code = error.code(), "refused");
+                return vec![self.error(&error, id).await];
             }
-            Err(e) => return vec![self.error(&Error::BadJson(e.to_string()), None).await],
         };
-        let id = request_id(&m);
-        match self.dispatch(&m).await {
-            Ok(replies) => replies.into_iter().map(|r| with_id(r, &id)).collect(),
-            Err(e) => vec![self.error(&e, id).await],
+        let name = req.msg.name();
+        let is_move = matches!(
+            req.msg,
+            ClientMsg::Act {
+                act: Act::Roll | Act::Move { .. },
+                ..
+            }
+        );
+        let id = req.id.clone();
+        match self.dispatch(req.msg).await {
+            Ok(replies) => {
+                if is_move {
+                    self.state.metrics().move_latency.observe(t0.elapsed());
+                }
+                tracing::debug!(
+                    r#type = name,
+                    micros = t0.elapsed().as_micros() as u64,
+                    "ok"
+                );
+                replies.into_iter().map(|r| with_id(r, &id)).collect()
+            }
+            Err(e) => {
+                tracing::debug!(r#type = name, code = e.code(), "refused");
+                vec![self.error(&e, id).await]
+            }
         }
     }
 
@@ -306,17 +364,18 @@ impl Conn {
         Ok(replies)
     }
 
-    /// Room messages (docs/PROTOCOL.md §7); `None` when `ty` is not one.
+    /// Room messages (docs/PROTOCOL.md §7); gives the message back when it is not one.
     async fn dispatch_online(
         &mut self,
-        ty: &str,
-        m: &Map<String, Value>,
-    ) -> Option<Result<Vec<Value>, Error>> {
-        let r = match ty {
-            "login" => self.login(m).await,
-            "createRoom" => self.create_room(m).await,
-            "joinRoom" => self.join_room(m).await,
-            "leaveRoom" => match (self.online(), self.member()) {
+        msg: ClientMsg,
+    ) -> Result<Result<Vec<Value>, Error>, ClientMsg> {
+        let r = match msg {
+            ClientMsg::Login { nickname, token } => {
+                self.login(nickname.as_deref(), token.as_deref()).await
+            }
+            ClientMsg::CreateRoom(m) => self.create_room(&m).await,
+            ClientMsg::JoinRoom { code, spectate } => self.join_room(&code, spectate).await,
+            ClientMsg::LeaveRoom => match (self.online(), self.member()) {
                 (Ok(t), Ok(member)) => {
                     let t = t.clone();
                     let r = t.leave(self.id, member).await;
@@ -326,29 +385,27 @@ impl Conn {
                 }
                 (Err(e), _) | (_, Err(e)) => Err(e),
             },
-            "ready" | "setSlot" | "start" | "resume" | "chat" => self.lobby(ty, m).await,
-            _ => return None,
+            ClientMsg::Ready { ready, client_seed } => {
+                self.lobby(LobbyOp::Ready { ready, client_seed }).await
+            }
+            ClientMsg::SetSlot { slot, computer } => {
+                self.lobby(LobbyOp::SetSlot { slot, computer }).await
+            }
+            ClientMsg::Start => self.lobby(LobbyOp::Start).await,
+            ClientMsg::Resume => self.lobby(LobbyOp::Resume).await,
+            ClientMsg::Chat { phrase } => self.lobby(LobbyOp::Chat { phrase }).await,
+            other => return Err(other),
         };
-        Some(r)
+        Ok(r)
     }
 
-    async fn login(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
-        let nickname = match m.get("nickname") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_str()
-                    .ok_or_else(|| Error::BadRequest("nickname: a string".into()))?,
-            ),
-        };
-        let token = match m.get("token") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_str()
-                    .filter(|t| t.len() <= 128)
-                    .ok_or_else(|| Error::BadRequest("token: a string".into()))?,
-            ),
-        };
+    async fn login(
+        &mut self,
+        nickname: Option<&str>,
+        token: Option<&str>,
+    ) -> Result<Vec<Value>, Error> {
         let (p, new_token) = self.state.login(nickname, token).await?;
+        tracing::debug!(player = %p.id, new = new_token.is_some(), "login");
         self.member = Some(Member {
             id: p.id.clone(),
             nickname: p.nickname.clone(),
@@ -366,51 +423,20 @@ impl Conn {
 
     async fn create_room(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
         let member = self.member()?;
-        let (_code, task) = self.state.create_room(&member, m).await?;
+        let (code, task) = self.state.create_room(&member, m).await?;
+        tracing::info!(room = %code, host = %member.id, "room created");
         self.enter(task, false).await
     }
 
-    async fn join_room(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+    async fn join_room(&mut self, code: &str, spectate: bool) -> Result<Vec<Value>, Error> {
         self.member()?;
-        let code = str_field(m, "code")?;
-        let spectate = match m.get("spectate") {
-            None | Some(Value::Null) => false,
-            Some(_) => bool_field(m, "spectate")?,
-        };
         let task = self.state.online_room(code).await?;
         self.enter(task, spectate).await
     }
 
-    async fn lobby(&mut self, ty: &str, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
+    async fn lobby(&mut self, op: LobbyOp) -> Result<Vec<Value>, Error> {
         let member = self.member()?;
         let task = self.online()?.clone();
-        let op = match ty {
-            "ready" => LobbyOp::Ready {
-                ready: bool_field(m, "ready")?,
-                client_seed: str_field(m, "clientSeed")?.to_string(),
-            },
-            "setSlot" => {
-                let slot = m
-                    .get("slot")
-                    .and_then(Value::as_u64)
-                    .and_then(|s| usize::try_from(s).ok())
-                    .ok_or_else(|| Error::BadRequest("slot: missing slot index".into()))?;
-                let computer = match str_field(m, "kind")? {
-                    "open" => None,
-                    "computer" => Some(crate::online::level_of(m.get("level"))?),
-                    _ => return Err(Error::BadRequest("kind: \"open\" or \"computer\"".into())),
-                };
-                LobbyOp::SetSlot { slot, computer }
-            }
-            "start" => LobbyOp::Start,
-            "resume" => LobbyOp::Resume,
-            _ => LobbyOp::Chat {
-                phrase: m
-                    .get("phrase")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| Error::BadRequest("phrase: missing phrase number".into()))?,
-            },
-        };
         Ok(vec![task.lobby(member, op).await?])
     }
 
@@ -418,35 +444,40 @@ impl Conn {
         self.room.as_ref().ok_or(Error::NoGame)
     }
 
-    async fn dispatch(&mut self, m: &Map<String, Value>) -> Result<Vec<Value>, Error> {
-        let ty = m.get("type").and_then(Value::as_str).unwrap_or("");
-        if let Some(r) = self.dispatch_online(ty, m).await {
-            return r;
-        }
+    async fn dispatch(&mut self, msg: ClientMsg) -> Result<Vec<Value>, Error> {
+        let msg = match self.dispatch_online(msg).await {
+            Ok(r) => return r,
+            Err(msg) => msg,
+        };
         if let Some(task) = self.online.clone() {
             // In a room: the game actions of a seat, and sync.
-            return match ty {
-                "ping" => Ok(vec![json!({"type": "pong"})]),
-                "sync" => task.sync().await,
-                "roll" | "move" | "useItem" => {
-                    let action = action_of(ty, m)?;
-                    let v = version(m)?;
-                    Ok(vec![task.act(self.id, self.member()?, action, v).await?])
+            return match msg {
+                ClientMsg::Ping => Ok(vec![json!({"type": "pong"})]),
+                ClientMsg::Sync => task.sync().await,
+                ClientMsg::Act {
+                    act: act @ (Act::Roll | Act::Move { .. } | Act::UseItem(_)),
+                    version,
+                } => {
+                    let member = self.member()?;
+                    let action = action_of(act).unwrap_or(Action::Roll);
+                    Ok(vec![task.act(self.id, member, action, version).await?])
                 }
-                "hint" | "step" | "fastForward" | "undo" => Err(Error::NotAllowed(format!(
-                    "{ty} is not available in online rooms"
+                ClientMsg::Act { act, .. } => Err(Error::NotAllowed(format!(
+                    "{} is not available in online rooms",
+                    act.name()
                 ))),
-                "create" | "join" => {
+                ClientMsg::Create(_) | ClientMsg::Join { .. } => {
                     self.leave_online().await;
-                    Box::pin(self.dispatch(m)).await
+                    Box::pin(self.dispatch(msg)).await
                 }
-                other => Err(Error::UnknownMessage(other.to_string())),
+                other => Err(Error::UnknownMessage(other.name().to_string())),
             };
         }
-        let action = match ty {
-            "create" => {
-                let config = GameConfig::from_create(m)?;
+        let (action, version) = match msg {
+            ClientMsg::Create(m) => {
+                let config = GameConfig::from_create(&m)?;
                 let (game_id, token, room) = self.state.create_game(config).await?;
+                tracing::debug!(game = %game_id, "local game created");
                 self.attach(room.clone()).await;
                 let st = room.state("create").await?;
                 let commitment = st
@@ -459,55 +490,36 @@ impl Conn {
                     st,
                 ]);
             }
-            "join" => {
-                let game_id = str_field(m, "gameId")?;
-                let token = str_field(m, "token")?;
-                let room = self.state.join(game_id, token).await?;
+            ClientMsg::Join { game_id, token } => {
+                let room = self.state.join(&game_id, &token).await?;
                 self.attach(room.clone()).await;
                 let st = room.state("join").await?;
                 return Ok(vec![json!({"type": "joined", "gameId": game_id}), st]);
             }
-            "ping" => return Ok(vec![json!({"type": "pong"})]),
-            "sync" => return Ok(vec![self.room()?.state("sync").await?]),
-            "hint" => {
-                let v = version(m)?;
-                return Ok(vec![self.room()?.hint(v).await?]);
-            }
-            "roll" | "move" | "useItem" => action_of(ty, m)?,
-            "step" => Action::Step,
-            "fastForward" => Action::FastForward,
-            "undo" => Action::Undo,
-            other => return Err(Error::UnknownMessage(other.to_string())),
+            ClientMsg::Ping => return Ok(vec![json!({"type": "pong"})]),
+            ClientMsg::Sync => return Ok(vec![self.room()?.state("sync").await?]),
+            ClientMsg::Act { act, version } => match action_of(act) {
+                Some(a) => (a, version),
+                None => return Ok(vec![self.room()?.hint(version).await?]),
+            },
+            other => return Err(Error::UnknownMessage(other.name().to_string())),
         };
         let room = self.room()?.clone();
-        let v = version(m)?;
-        Ok(vec![room.act(action, v, self.id).await?])
+        let r = room.act(action, version, self.id).await?;
+        self.state.metrics().moves.fetch_add(1, Ordering::Relaxed);
+        Ok(vec![r])
     }
 }
 
-/// `roll` / `move` / `useItem` as an [`Action`].
-fn action_of(ty: &str, m: &Map<String, Value>) -> Result<Action, Error> {
-    if ty == "roll" {
-        return Ok(Action::Roll);
-    }
-    if ty == "useItem" {
-        let u = m
-            .get("use")
-            .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
-        let u = feixingqi_rules::items::item_use_from_json(u, "use")
-            .map_err(|e| Error::BadRequest(e.to_string()))?;
-        return Ok(Action::UseItem(u));
-    }
-    let piece = m
-        .get("piece")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| Error::BadRequest("piece: missing piece index".into()))?;
-    let seat = match m.get("seat") {
-        None | Some(Value::Null) => None,
-        Some(s) => Some(
-            s.as_u64()
-                .ok_or_else(|| Error::BadRequest("seat: must be 0..3".into()))?,
-        ),
-    };
-    Ok(Action::Move { piece, seat })
+/// A decoded action as the game's [`Action`]; `None` for `hint`, which asks and changes nothing.
+fn action_of(act: Act) -> Option<Action> {
+    Some(match act {
+        Act::Roll => Action::Roll,
+        Act::Move { piece, seat } => Action::Move { piece, seat },
+        Act::Step => Action::Step,
+        Act::FastForward => Action::FastForward,
+        Act::Undo => Action::Undo,
+        Act::UseItem(u) => Action::UseItem(u),
+        Act::Hint => return None,
+    })
 }

@@ -107,6 +107,22 @@ impl Server {
         (status, head, body)
     }
 
+    /// Sends `request` as it is and reads the answer to the end: (status, body). For requests
+    /// the answer to which closes the connection (refusals).
+    pub async fn raw(&self, request: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(self.addr).await.unwrap();
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut buf = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await;
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let status: u16 = text.get(9..12).and_then(|t| t.parse().ok()).unwrap_or(0);
+        let body = text
+            .split_once("\r\n\r\n")
+            .map_or("", |(_, b)| b)
+            .to_string();
+        (status, body)
+    }
+
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         let (s, b) = self.get(path).await;
         (s, serde_json::from_str(&b).unwrap_or(Value::Null))
@@ -172,6 +188,17 @@ impl Client {
         }
     }
 
+    /// The next JSON text message, or `None` once the server has closed the connection.
+    pub async fn recv_any(&mut self) -> Option<Value> {
+        loop {
+            match self.ws.next().await? {
+                Ok(Message::Text(t)) => return serde_json::from_str(t.as_str()).ok(),
+                Ok(Message::Close(_)) | Err(_) => return None,
+                Ok(_) => continue,
+            }
+        }
+    }
+
     /// Sends `msg` with a fresh id and returns the direct replies (up to the one carrying the id
     /// that ends it: `state`, `hint`, `error`, `pong`).
     pub async fn request(&mut self, msg: Value) -> Vec<Value> {
@@ -203,6 +230,20 @@ impl Client {
                 continue;
             }
             return out;
+        }
+    }
+
+    /// The first message that answers `msg` (whatever its type).
+    pub async fn reply(&mut self, mut msg: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        msg["id"] = id.into();
+        self.send_text(msg.to_string()).await;
+        loop {
+            let v = self.recv().await;
+            if v["id"] == id {
+                return v;
+            }
         }
     }
 
