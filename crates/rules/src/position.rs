@@ -388,9 +388,9 @@ fn abs_of(ludo: usize, s: usize, p: u8) -> u8 {
     ABS[ludo & 1][s & 3][(p & 63) as usize]
 }
 
-/// Enemy stacks and enemy planes along a mover's route (see [`Position::enemy_bits`]).
+/// Enemy planes along a mover's route (see [`Position::enemy_bits`]); where they form stacks is
+/// asked square by square ([`Position::first_stack`]), as only occupied squares can hold one.
 struct EnemyBits {
-    stacks: u64,
     occupied: u64,
 }
 
@@ -815,11 +815,10 @@ impl Position {
 
     /// Whether a set of enemy pieces (bit mask) forms a stack: ≥ 2 planes of one enemy colour,
     /// or, in team play, ≥ 2 planes of the enemy team (RULES.md §3.5, §9).
-    #[cfg(test)]
     #[inline(always)]
     fn is_stack(&self, enemies: u16) -> bool {
         if self.rules.options.team {
-            enemies.count_ones() >= 2
+            enemies & enemies.wrapping_sub(1) != 0
         } else {
             let t = (enemies & 0x5555) + ((enemies >> 1) & 0x5555);
             let c = (t & 0x3333) + ((t >> 2) & 0x3333);
@@ -1410,14 +1409,13 @@ impl Position {
         (six, false)
     }
 
-    /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.stacks` is set when progress `p`
-    /// holds an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play,
-    /// RULES.md §3.5 and §9), and of `.occupied` when it holds any enemy plane. Built once per move
-    /// so that every route test of §3.5–§3.7 is a bit test.
+    /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.occupied` is set when progress `p`
+    /// holds an enemy plane. Built once per move so that every route test of §3.5–§3.7 starts with
+    /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
         let team = self.rules.options.team;
-        let (mut stacks, mut occupied) = (0u64, 0u64);
+        let mut occupied = 0u64;
         for o in 1..4 {
             let e = (s + o) & 3;
             if team && o == 2 {
@@ -1430,24 +1428,34 @@ impl Position {
                 continue;
             }
             // Squares are < 52; off-loop pieces (0xFF) land on bit 63, which is never read.
-            let mut seen = 0u64;
-            for i in 0..4 {
-                let bit = 1u64 << (self.abs[e * 4 + i] & 63);
-                stacks |= (seen | if team { occupied } else { 0 }) & bit;
-                seen |= bit;
+            for a in w {
+                occupied |= 1u64 << (a & 63);
             }
-            occupied |= seen;
         }
         // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
-        let k = ((13 * s + 50) % 52) as u32;
-        let rot = |m: u64| {
-            let m = m & ((1 << 52) - 1);
-            ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1)
-        };
+        const ROT: [u32; 4] = [50, 11, 24, 37];
+        let k = ROT[s & 3];
+        let m = occupied & ((1 << 52) - 1);
         EnemyBits {
-            stacks: rot(stacks),
-            occupied: rot(occupied),
+            occupied: ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1),
         }
+    }
+
+    /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
+    /// an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play, RULES.md
+    /// §3.5 and §9), if any.
+    #[inline(always)]
+    fn first_stack(&self, s: usize, bits: &EnemyBits, squares: u64) -> Option<u8> {
+        let mut m = squares & bits.occupied;
+        while m != 0 {
+            let x = m.trailing_zeros() as u8;
+            m &= m - 1;
+            let occ = self.occupants(abs_of(0, s, x)) & ENEMY[self.rules.options.team as usize][s];
+            if self.is_stack(occ) {
+                return Some(x);
+            }
+        }
+        None
     }
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
@@ -1498,9 +1506,9 @@ impl Position {
         let bits = self.enemy_bits(s);
         // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
         let lim = end.min(ENTRY);
-        let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
-        if window != 0 && p + 1 + (window.trailing_zeros() as u8) < end {
-            let q = p + 1 + window.trailing_zeros() as u8;
+        let window = ((1u64 << (lim - p)) - 1) << (p + 1);
+        let stack = self.first_stack(s, &bits, window).filter(|&q| q < end);
+        if let Some(q) = stack {
             if d == 6 && self.rules.options.six_stops_on_stack {
                 // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
                 // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
@@ -1560,13 +1568,12 @@ impl Position {
 
     /// The shape of a walk of `dist` steps from `p` (§3.5 stack bounce or sixStopsOnStack park,
     /// §3.8 bounce from the centre), for the item mode, where a walk can be longer than 6.
-    fn plan_walk(&self, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
+    fn plan_walk(&self, s: usize, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
         let end = p + dist;
         let lim = end.min(ENTRY);
         if p < lim {
-            let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
-            if window != 0 {
-                let q = p + 1 + window.trailing_zeros() as u8;
+            let window = ((1u64 << (lim - p)) - 1) << (p + 1);
+            if let Some(q) = self.first_stack(s, bits, window) {
                 if q < end {
                     if park {
                         return Walk {
@@ -1620,7 +1627,7 @@ impl Position {
         let dist = if h.booster() { 2 * d } else { d };
         let bits = self.enemy_bits(s);
         let park = d == 6 && self.rules.options.six_stops_on_stack;
-        let mut walk = self.plan_walk(p, dist, park, &bits);
+        let mut walk = self.plan_walk(s, p, dist, park, &bits);
         let mut strike = None;
         if let Some((w, kind)) = h.weather_for(me.seat) {
             let forward = p < w && w <= walk.peak;
@@ -1629,7 +1636,7 @@ impl Position {
                 strike = Some((w, kind));
                 match kind {
                     Weather::Tailwind => {
-                        walk = self.plan_walk(p, dist + TAILWIND_STEPS, park, &bits);
+                        walk = self.plan_walk(s, p, dist + TAILWIND_STEPS, park, &bits);
                     }
                     Weather::Fog => {
                         if forward {
@@ -1749,7 +1756,7 @@ impl Position {
         let a = abs_of(0, s, x);
         let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
         let shields = h.shields();
-        if bits.stacks >> x & 1 != 0 {
+        if self.is_stack(occ) {
             if E::ENABLED {
                 ev.event(Event::Collision { piece: me, at: a });
             }
@@ -1801,7 +1808,8 @@ impl Position {
         ev: &mut E,
         h: &mut H,
     ) -> u8 {
-        if bits.stacks >> (x + 1) & 0xF != 0 {
+        let s = me.seat.index();
+        if self.first_stack(s, bits, 0xF << (x + 1)).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -1855,7 +1863,7 @@ impl Position {
                 return false;
             }
         }
-        if bits.stacks >> FLY_TO & 1 != 0 {
+        if self.first_stack(s, bits, 1 << FLY_TO).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -2017,14 +2025,37 @@ mod tests {
                     }
                     for (s, &enemy) in ENEMY[team as usize].iter().enumerate() {
                         let bits = pos.enemy_bits(s);
+                        // Planes per enemy seat on progress p of s, counted one by one.
+                        let stack_at = |p: u8| {
+                            let a = abs_of(0, s, p);
+                            let mut per_seat = [0u8; 4];
+                            for k in 0..16 {
+                                if enemy >> k & 1 != 0 && pos.abs[k] == a {
+                                    per_seat[k / 4] += 1;
+                                }
+                            }
+                            if team {
+                                per_seat.iter().sum::<u8>() >= 2
+                            } else {
+                                per_seat.iter().any(|&n| n >= 2)
+                            }
+                        };
                         for p in 1..=50u8 {
                             let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
-                                bits.stacks >> p & 1 != 0,
-                                pos.is_stack(occ),
+                                pos.first_stack(s, &bits, 1 << p).is_some(),
+                                stack_at(p),
                                 "{pos} s={s} p={p}"
                             );
                             assert_eq!(bits.occupied >> p & 1 != 0, occ != 0, "{pos} s={s} p={p}");
+                        }
+                        for p in 0..=44u8 {
+                            let first = (p + 1..=p + 6).find(|&x| stack_at(x));
+                            assert_eq!(
+                                pos.first_stack(s, &bits, 0x3F << (p + 1)),
+                                first,
+                                "{pos} s={s} p={p}"
+                            );
                         }
                     }
                 }
