@@ -47,33 +47,51 @@ impl FastRng {
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidate_pieces();
-    let n = candidates.count_ones();
+    let n = count4(candidates);
+    let mut piece = pick(candidates, n, rng);
     if pos.rules().is_ludo() || n == 1 {
-        let piece = pick(candidates, n, rng);
         pos.play_unchecked(Move { piece }, &mut NoEvents);
         return piece;
     }
     let before = *pos;
-    loop {
-        let piece = pick(candidates, n, rng);
-        pos.play_unchecked(Move { piece }, &mut NoEvents);
-        if !before.is_merged_no_op(piece, pos) {
-            return piece;
-        }
+    pos.play_unchecked(Move { piece }, &mut NoEvents);
+    while before.is_merged_no_op(piece, pos) {
         *pos = before;
+        piece = pick(candidates, n, rng);
+        pos.play_unchecked(Move { piece }, &mut NoEvents);
     }
+    piece
 }
 
-/// A uniformly drawn member of `set` (which has `n` members).
+/// The number of members of a set of piece indices (`set` < 16), without a popcount instruction.
+#[inline(always)]
+fn count4(set: u8) -> u32 {
+    ((0x4332_3221_3221_2110u64 >> (4 * (set & 15))) & 0xF) as u32
+}
+
+/// `NTH[set][i]`: the `i`-th lowest member of the set of piece indices `set` (0 past its end).
+const NTH: [[u8; 4]; 16] = {
+    let mut t = [[0u8; 4]; 16];
+    let mut set = 0;
+    while set < 16 {
+        let (mut i, mut piece) = (0, 0);
+        while piece < 4 {
+            if set & (1 << piece) != 0 {
+                t[set][i] = piece as u8;
+                i += 1;
+            }
+            piece += 1;
+        }
+        set += 1;
+    }
+    t
+};
+
+/// A uniformly drawn member of `set` (which has `n` members): one draw when `n > 1`.
 #[inline(always)]
 fn pick(set: u8, n: u32, rng: &mut FastRng) -> u8 {
-    let mut m = set;
-    if n > 1 {
-        for _ in 0..rng.below(n) {
-            m &= m - 1;
-        }
-    }
-    m.trailing_zeros() as u8
+    let i = if n > 1 { rng.below(n) } else { 0 };
+    NTH[(set & 15) as usize][(i & 3) as usize]
 }
 
 /// Totals of a batch of playouts.
@@ -176,7 +194,7 @@ pub fn item_playout_to_first_finisher(
         items.sync(&pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
             let m = distinct_mask(&pos, &items);
-            let piece = pick(m, m.count_ones(), rng);
+            let piece = pick(m, count4(m), rng);
             pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
             items.sync(&pos, Some(stream), true, &mut NoEvents);
             moves += 1;

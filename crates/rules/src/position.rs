@@ -13,7 +13,7 @@ use crate::{
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
-    swar::{dup_mask4, eq_mask16, eq_mask4, le_mask4},
+    swar::{byte_mask16, dup_mask4, eq_bytes16, eq_mask16, eq_mask4, gather16, le_mask4},
 };
 
 /// Raw progress byte of a piece in its hangar / yard.
@@ -381,6 +381,21 @@ const ENEMY: [[u16; 4]; 2] = [
     [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
 ];
 
+/// [`ENEMY`] in byte form ([`byte_mask16`]), to test a square for enemies without gathering bits.
+const ENEMY_BYTES: [[u128; 4]; 2] = {
+    let mut t = [[0u128; 4]; 2];
+    let mut team = 0;
+    while team < 2 {
+        let mut s = 0;
+        while s < 4 {
+            t[team][s] = byte_mask16(ENEMY[team][s]);
+            s += 1;
+        }
+        team += 1;
+    }
+    t
+};
+
 /// The absolute loop square of progress `p` of seat `s` (`ludo` 0 or 1), without bounds checks
 /// in the hot path (the masks keep every index in range).
 #[inline(always)]
@@ -470,18 +485,18 @@ struct Walk {
 
 /// `NEXT[set][seat]`: the first seat of `set` clockwise after `seat` (`seat` itself when alone or
 /// when the set is empty).
-const NEXT: [[u8; 4]; 16] = {
-    let mut t = [[0u8; 4]; 16];
+const NEXT: [[Seat; 4]; 16] = {
+    let mut t = [[Seat::S0; 4]; 16];
     let mut set = 0;
     while set < 16 {
         let mut s = 0;
         while s < 4 {
-            t[set][s] = s as u8;
+            t[set][s] = Seat::ALL[s];
             let mut k = 1;
             while k <= 4 {
                 let c = (s + k) & 3;
                 if set & (1 << c) != 0 {
-                    t[set][s] = c as u8;
+                    t[set][s] = Seat::ALL[c];
                     break;
                 }
                 k += 1;
@@ -1283,8 +1298,8 @@ impl Position {
         self.sixes = 0;
         self.forced = NO_PIECE;
         self.phase = Phase::Roll;
-        self.turn =
-            Seat::ALL[NEXT[self.seats.minus(self.done).bits() as usize][from.index()] as usize];
+        let playing = self.seats.minus(self.done).bits() & 15;
+        self.turn = NEXT[playing as usize][from.index() & 3];
         if E::ENABLED {
             ev.event(Event::TurnPassed {
                 from,
@@ -1397,9 +1412,9 @@ impl Position {
         // "every opponent colour that has exactly one piece there loses that piece to its yard";
         // safe squares and ≥ 2 pieces of one colour protect.
         if a != OFF_LOOP && !ludo_safe(a) {
-            let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
-            if occ != 0 {
-                let victims = self.singles(occ);
+            let enemies = eq_bytes16(&self.abs, a) & ENEMY_BYTES[self.rules.options.team as usize][s];
+            if enemies != 0 {
+                let victims = self.singles(gather16(enemies));
                 if victims != 0 {
                     self.send_home(victims, me, Some(a), false, ev);
                     return (Some(six.unwrap_or(BonusCause::Capture)), false);

@@ -13,6 +13,13 @@ const fn zero_bytes_128(x: u128) -> u128 {
 
 /// High bit of each byte of `x` set exactly where that byte is zero.
 #[inline(always)]
+const fn zero_bytes_64(x: u64) -> u64 {
+    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((x & LO7) + LO7) | x | LO7)
+}
+
+/// High bit of each byte of `x` set exactly where that byte is zero.
+#[inline(always)]
 pub(crate) const fn zero_bytes_32(x: u32) -> u32 {
     !(((x & LO7_32) + LO7_32) | x | LO7_32)
 }
@@ -32,9 +39,33 @@ pub(crate) const fn gather4(h: u32) -> u8 {
 /// Bit `k` set where byte `k` of `bytes` equals `v` (`bytes` may hold 0xFF; `v` any byte).
 #[inline(always)]
 pub(crate) fn eq_mask16(bytes: &[u8; 16], v: u8) -> u16 {
-    let x = u128::from_le_bytes(*bytes) ^ (v as u128).wrapping_mul(ONES_128);
-    let z = zero_bytes_128(x);
+    gather16(eq_bytes16(bytes, v))
+}
+
+/// The high bit of byte `k` set where byte `k` of `bytes` equals `v`: [`eq_mask16`] before its
+/// bits are gathered, for a test against [`byte_mask16`] that needs no gathering.
+#[inline(always)]
+pub(crate) fn eq_bytes16(bytes: &[u8; 16], v: u8) -> u128 {
+    zero_bytes_128(u128::from_le_bytes(*bytes) ^ (v as u128).wrapping_mul(ONES_128))
+}
+
+/// Gathers the high bits of the 16 bytes of `z` into 16 bits (byte `k` → bit `k`).
+#[inline(always)]
+pub(crate) const fn gather16(z: u128) -> u16 {
     (gather8(z as u64) | gather8((z >> 64) as u64) << 8) as u16
+}
+
+/// The byte form of a 16-bit mask: the high bit of byte `k` set where bit `k` is.
+pub(crate) const fn byte_mask16(m: u16) -> u128 {
+    let mut out = 0u128;
+    let mut k = 0;
+    while k < 16 {
+        if m >> k & 1 != 0 {
+            out |= 0x80 << (8 * k);
+        }
+        k += 1;
+    }
+    out
 }
 
 /// Bit `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
@@ -52,12 +83,15 @@ pub(crate) const fn eq_mask4(w: u32, v: u8) -> u8 {
 }
 
 /// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i`.
+///
+/// The six pairs are compared at once: `w` against itself rotated by one byte (pairs 1-0, 2-1,
+/// 3-2, 0-3) in the low half of a word and by two bytes (pairs 2-0, 3-1, twice) in the high half.
 #[inline(always)]
 pub(crate) const fn dup_mask4(w: u32) -> u8 {
-    let z1 = zero_bytes_32(w ^ (w << 8)) & 0x8080_8000;
-    let z2 = zero_bytes_32(w ^ (w << 16)) & 0x8080_0000;
-    let z3 = zero_bytes_32(w ^ (w << 24)) & 0x8000_0000;
-    gather4(z1 | z2 | z3)
+    let x = (w ^ w.rotate_left(8)) as u64 | ((w ^ w.rotate_left(16)) as u64) << 32;
+    // Bits: 0 = b0·b3, 1 = b1·b0, 2 = b2·b1, 3 = b3·b2, 4 = b0·b2, 5 = b1·b3, 6 = b2·b0, 7 = b3·b1.
+    let e = gather8(zero_bytes_64(x)) as u8;
+    (e & 0b1110) | ((e >> 4) & 0b1100) | ((e & 1) << 3)
 }
 
 #[cfg(test)]
@@ -79,6 +113,8 @@ mod tests {
             let v = b[(x >> 60) as usize];
             let want: u16 = (0..16).fold(0, |m, k| m | (((b[k] == v) as u16) << k));
             assert_eq!(eq_mask16(&b, v), want);
+            let some = (x >> 20) as u16;
+            assert_eq!(eq_bytes16(&b, v) & byte_mask16(some) != 0, want & some != 0);
             let w = u32::from_le_bytes([b[0] & 0x3f, b[1] & 0x3f, b[2] & 0x3f, b[3] & 0x3f]);
             let bytes = w.to_le_bytes();
             let t = (x >> 40) as u8 % 64;
