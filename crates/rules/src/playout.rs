@@ -7,7 +7,7 @@ use crate::{
     dice::{DiceStream, Seed},
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
-    position::{Die, Move, Position, Rolled},
+    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Position, Rolled},
     seat::Seat,
 };
 
@@ -46,19 +46,29 @@ impl FastRng {
 /// computing them.
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
+    random_option_in::<AnyGame>(pos, rng)
+}
+
+/// [`play_random_option`] compiled for the game `G` (which must be the position's).
+#[inline(always)]
+fn random_option_in<G: GameKind>(pos: &mut Position, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidate_pieces();
     let n = count4(candidates);
     let mut piece = pick(candidates, n, rng);
-    if pos.rules().is_ludo() || n == 1 {
-        pos.play_unchecked(Move { piece }, &mut NoEvents);
+    let ludo = match G::LUDO {
+        Some(ludo) => ludo,
+        None => pos.rules().is_ludo(),
+    };
+    if ludo || n == 1 {
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
     }
     let before = *pos;
-    pos.play_unchecked(Move { piece }, &mut NoEvents);
+    pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     while before.is_merged_no_op(piece, pos) {
         *pos = before;
         piece = pick(candidates, n, rng);
-        pos.play_unchecked(Move { piece }, &mut NoEvents);
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     }
     piece
 }
@@ -109,12 +119,22 @@ pub struct PlayoutStats {
 /// uniformly among the distinct options of each roll. Returns `(rolls, moves)`.
 #[inline]
 pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u32) {
+    if start.rules().is_ludo() {
+        playout_in::<LudoGame>(start, rng)
+    } else {
+        playout_in::<FeixingqiGame>(start, rng)
+    }
+}
+
+/// [`playout_to_first_finisher`] compiled for the game `G` (which must be the position's).
+#[inline(never)]
+fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
     let mut pos = *start;
     let (mut rolls, mut moves) = (0u32, 0u32);
     loop {
         rolls += 1;
-        if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-            play_random_option(&mut pos, rng);
+        if let Rolled::Move = pos.roll_in::<G, _>(rng.die(), &mut NoEvents) {
+            random_option_in::<G>(&mut pos, rng);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 return (rolls, moves);

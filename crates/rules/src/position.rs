@@ -409,6 +409,35 @@ struct EnemyBits {
     occupied: u64,
 }
 
+/// Which game a hot path is compiled for. Playouts know the game before their loop and compile
+/// one loop per game ([`LudoGame`], [`FeixingqiGame`]), so that the rule set is not read back and
+/// tested on every roll; everything else reads it from the rules ([`AnyGame`]).
+pub(crate) trait GameKind {
+    /// `Some(true)` for Ludo, `Some(false)` for 飞行棋, `None` to read the rules.
+    const LUDO: Option<bool>;
+}
+
+/// The game is read from the position's rules.
+pub(crate) struct AnyGame;
+
+impl GameKind for AnyGame {
+    const LUDO: Option<bool> = None;
+}
+
+/// Ludo, known at compile time (only for positions whose rules are Ludo).
+pub(crate) struct LudoGame;
+
+impl GameKind for LudoGame {
+    const LUDO: Option<bool> = Some(true);
+}
+
+/// 飞行棋, known at compile time (only for positions whose rules are 飞行棋).
+pub(crate) struct FeixingqiGame;
+
+impl GameKind for FeixingqiGame {
+    const LUDO: Option<bool> = Some(false);
+}
+
 /// What the item mode (RULES.md §10.3) adds to the resolution of a 飞行棋 move. The plain game
 /// passes [`NoItems`], whose `ON = false` removes every hook at compile time.
 trait Hooks {
@@ -712,6 +741,15 @@ impl Position {
         &self.rules
     }
 
+    /// Whether the game is Ludo, at compile time when `G` says so.
+    #[inline(always)]
+    fn is_ludo<G: GameKind>(&self) -> bool {
+        match G::LUDO {
+            Some(ludo) => ludo,
+            None => self.rules.is_ludo(),
+        }
+    }
+
     /// Seats in play.
     #[inline]
     pub fn seats(&self) -> SeatSet {
@@ -864,20 +902,17 @@ impl Position {
 
     /// Bit per piece index of the seat to move that may legally move `d`.
     #[inline(always)]
-    fn legal_mask(&self, d: u8) -> u8 {
+    fn legal_mask<G: GameKind>(&self, d: u8) -> u8 {
         if self.forced != NO_PIECE {
             return 1 << self.forced;
         }
         let w = self.seat_word(self.turn);
         // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
         // centre (stacks bounce, the centre bounces). Hangar pieces need a takeoff roll.
-        let limit = if self.rules.is_ludo() {
-            CENTRE - d
-        } else {
-            CENTRE - 1
-        };
+        let ludo = self.is_ludo::<G>();
+        let limit = if ludo { CENTRE - d } else { CENTRE - 1 };
         let board = le_mask4(w, limit);
-        let hangar = if self.rules.is_takeoff_roll(d) {
+        let hangar = if d == 6 || (!ludo && self.rules.is_takeoff_roll(d)) {
             eq_mask4(w, HANGAR)
         } else {
             0
@@ -1058,6 +1093,12 @@ impl Position {
     /// Never, but rolling in [`Phase::Move`] or [`Phase::Over`] corrupts the game's flow.
     #[inline(always)]
     pub fn roll_unchecked<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
+        self.roll_in::<AnyGame, E>(die, ev)
+    }
+
+    /// [`Position::roll_unchecked`] compiled for the game `G` (which must be this position's).
+    #[inline(always)]
+    pub(crate) fn roll_in<G: GameKind, E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
         let d = die.get();
         let s = self.turn;
         if self.phase == Phase::Opening {
@@ -1069,7 +1110,7 @@ impl Position {
         }
         // Void checks: Ludo's third six (§5), 飞行棋 tripleSixPenalty (§3.9).
         if d == 6 && self.sixes >= 2 {
-            if self.rules.is_ludo() {
+            if self.is_ludo::<G>() {
                 return self.skip_and_pass(SkipReason::VoidThirdSix, ev);
             }
             if self.rules.options.triple_six_penalty {
@@ -1090,9 +1131,9 @@ impl Position {
         } else {
             0
         };
-        let legal = self.legal_mask(d);
+        let legal = self.legal_mask::<G>(d);
         if legal == 0 {
-            let reason = self.no_move_reason(d);
+            let reason = self.no_move_reason::<G>();
             if E::ENABLED {
                 ev.event(Event::Skipped { seat: s, reason });
             }
@@ -1125,8 +1166,8 @@ impl Position {
     }
 
     #[inline(always)]
-    fn no_move_reason(&self, _d: u8) -> SkipReason {
-        if !self.rules.is_ludo() {
+    fn no_move_reason<G: GameKind>(&self) -> SkipReason {
+        if !self.is_ludo::<G>() {
             return SkipReason::NeedTakeoffRoll {
                 five_too: self.rules.options.takeoff_on_five,
             };
@@ -1198,7 +1239,13 @@ impl Position {
     /// May panic or corrupt the game when the move is not legal.
     #[inline(always)]
     pub fn play_unchecked<E: EventSink>(&mut self, mv: Move, ev: &mut E) {
-        self.play_hooked(mv, ev, &mut NoItems);
+        self.play_hooked::<AnyGame, E, NoItems>(mv, ev, &mut NoItems);
+    }
+
+    /// [`Position::play_unchecked`] compiled for the game `G` (which must be this position's).
+    #[inline(always)]
+    pub(crate) fn play_in<G: GameKind, E: EventSink>(&mut self, mv: Move, ev: &mut E) {
+        self.play_hooked::<G, E, NoItems>(mv, ev, &mut NoItems);
     }
 
     /// Moves a piece with the pending roll in item mode (RULES.md §10.3): weather acts on the
@@ -1228,9 +1275,9 @@ impl Position {
         ev: &mut E,
     ) {
         if self.rules.options.items && !self.rules.is_ludo() {
-            self.play_hooked(mv, ev, items);
+            self.play_hooked::<FeixingqiGame, E, ItemState>(mv, ev, items);
         } else {
-            self.play_hooked(mv, ev, &mut NoItems);
+            self.play_hooked::<AnyGame, E, NoItems>(mv, ev, &mut NoItems);
         }
     }
 
@@ -1242,7 +1289,12 @@ impl Position {
     }
 
     #[inline(always)]
-    fn play_hooked<E: EventSink, H: Hooks>(&mut self, mv: Move, ev: &mut E, h: &mut H) {
+    fn play_hooked<G: GameKind, E: EventSink, H: Hooks>(
+        &mut self,
+        mv: Move,
+        ev: &mut E,
+        h: &mut H,
+    ) {
         let d = match self.phase {
             Phase::Move(d) => d.get(),
             _ => return,
@@ -1256,7 +1308,7 @@ impl Position {
             seat: s,
             piece: mv.piece,
         };
-        let (bonus, finished) = if self.rules.is_ludo() {
+        let (bonus, finished) = if self.is_ludo::<G>() {
             self.ludo_move(k, me, d, ev)
         } else {
             (
@@ -1412,7 +1464,8 @@ impl Position {
         // "every opponent colour that has exactly one piece there loses that piece to its yard";
         // safe squares and ≥ 2 pieces of one colour protect.
         if a != OFF_LOOP && !ludo_safe(a) {
-            let enemies = eq_bytes16(&self.abs, a) & ENEMY_BYTES[self.rules.options.team as usize][s];
+            let enemies =
+                eq_bytes16(&self.abs, a) & ENEMY_BYTES[self.rules.options.team as usize][s];
             if enemies != 0 {
                 let victims = self.singles(gather16(enemies));
                 if victims != 0 {
