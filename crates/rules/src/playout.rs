@@ -41,9 +41,9 @@ impl FastRng {
 /// `Phase::Move`) and returns the piece moved.
 ///
 /// It draws among [`Position::candidate_pieces`] (pieces on different squares). In 飞行棋 two
-/// moves can both leave the position unchanged (bounces); a draw that duplicates a lower no-op is
-/// rejected and redrawn, which is exactly uniform over [`Position::distinct_moves`] without
-/// computing them.
+/// moves can both leave the position unchanged (bounces, with an even roll); a draw that
+/// duplicates a lower no-op is rejected and redrawn, which is exactly uniform over
+/// [`Position::distinct_moves`] without computing them.
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
     random_option_in::<AnyGame>(pos, rng)
@@ -59,7 +59,7 @@ fn random_option_in<G: GameKind>(pos: &mut Position, rng: &mut FastRng) -> u8 {
         Some(ludo) => ludo,
         None => pos.rules().is_ludo(),
     };
-    if ludo || n == 1 {
+    if ludo || n == 1 || !pos.no_ops_can_merge() {
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
     }

@@ -1009,11 +1009,7 @@ impl Position {
     /// planes share one square.
     #[inline(never)]
     fn merge_no_ops(&self, m: u8) -> u8 {
-        let Phase::Move(die) = self.phase else {
-            return m;
-        };
-        let d = die.get();
-        if d % 2 == 1 {
+        if !self.no_ops_can_merge() {
             return m;
         }
         let mut no_ops = 0u8;
@@ -1029,6 +1025,15 @@ impl Position {
         }
         // Keep the lowest no-op, drop the others.
         m & !(no_ops & no_ops.wrapping_sub(1))
+    }
+
+    /// Whether two moves of the pending roll can both leave the position unchanged: only with an
+    /// even roll in 飞行棋 (a bounce from the centre or a stack back to the square it left, directly
+    /// or by a jump, needs `d = 2·(turning square − p)` or that `+ 4`; an odd roll comes back only to
+    /// `p0` by the clamp, where all planes share one square and so are one candidate).
+    #[inline(always)]
+    pub(crate) fn no_ops_can_merge(&self) -> bool {
+        matches!(self.phase, Phase::Move(die) if die.get() % 2 == 0) && !self.rules.is_ludo()
     }
 
     /// [`Position::distinct_moves`] as a bit per piece index (0 unless [`Phase::Move`]); the
