@@ -1487,24 +1487,13 @@ impl Position {
     /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
-        let team = self.rules.options.team;
-        let mut occupied = 0u64;
-        for o in 1..4 {
-            let e = (s + o) & 3;
-            if team && o == 2 {
-                continue;
-            }
-            // A seat with no plane on the loop adds nothing.
-            let mut w = [0u8; 4];
-            w.copy_from_slice(&self.abs[e * 4..e * 4 + 4]);
-            if u32::from_le_bytes(w) == u32::MAX {
-                continue;
-            }
-            // Squares are < 52; off-loop pieces (0xFF) land on bit 63, which is never read.
-            for a in w {
-                occupied |= 1u64 << (a & 63);
-            }
-        }
+        // Partners in team play are not enemies.
+        let opposite = if self.rules.options.team {
+            0
+        } else {
+            self.loop_bits((s + 2) & 3)
+        };
+        let occupied = self.loop_bits((s + 1) & 3) | opposite | self.loop_bits((s + 3) & 3);
         // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
         const ROT: [u32; 4] = [50, 11, 24, 37];
         let k = ROT[s & 3];
@@ -1512,6 +1501,16 @@ impl Position {
         EnemyBits {
             occupied: ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1),
         }
+    }
+
+    /// The absolute loop squares of seat `e`'s pieces as bits; pieces off the loop (0xFF) land on
+    /// bit 63, which callers mask off.
+    #[inline(always)]
+    fn loop_bits(&self, e: usize) -> u64 {
+        let b = (e & 3) * 4;
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&self.abs[b..b + 4]);
+        w.iter().fold(0, |m, &a| m | 1u64 << (a & 63))
     }
 
     /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
