@@ -13,13 +13,6 @@ const fn zero_bytes_128(x: u128) -> u128 {
 
 /// High bit of each byte of `x` set exactly where that byte is zero.
 #[inline(always)]
-const fn zero_bytes_64(x: u64) -> u64 {
-    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    !(((x & LO7) + LO7) | x | LO7)
-}
-
-/// High bit of each byte of `x` set exactly where that byte is zero.
-#[inline(always)]
 pub(crate) const fn zero_bytes_32(x: u32) -> u32 {
     !(((x & LO7_32) + LO7_32) | x | LO7_32)
 }
@@ -82,16 +75,19 @@ pub(crate) const fn eq_mask4(w: u32, v: u8) -> u8 {
     gather4(zero_bytes_32(w ^ (v as u32 * 0x0101_0101)))
 }
 
-/// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i`.
-///
-/// The six pairs are compared at once: `w` against itself rotated by one byte (pairs 1-0, 2-1,
-/// 3-2, 0-3) in the low half of a word and by two bytes (pairs 2-0, 3-1, twice) in the high half.
+/// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i` (bytes below 64: a seat's
+/// progress bytes): each byte is tested against, then added to, a board of the bytes before it.
 #[inline(always)]
 pub(crate) const fn dup_mask4(w: u32) -> u8 {
-    let x = (w ^ w.rotate_left(8)) as u64 | ((w ^ w.rotate_left(16)) as u64) << 32;
-    // Bits: 0 = b0·b3, 1 = b1·b0, 2 = b2·b1, 3 = b3·b2, 4 = b0·b2, 5 = b1·b3, 6 = b2·b0, 7 = b3·b1.
-    let e = gather8(zero_bytes_64(x)) as u8;
-    (e & 0b1110) | ((e >> 4) & 0b1100) | ((e & 1) << 3)
+    let b = w.to_le_bytes();
+    let (mut seen, mut dup, mut i) = (0u64, 0u8, 0);
+    while i < 4 {
+        let bit = 1u64 << (b[i] & 63);
+        dup |= ((seen & bit != 0) as u8) << i;
+        seen |= bit;
+        i += 1;
+    }
+    dup
 }
 
 #[cfg(test)]
