@@ -130,13 +130,16 @@ pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u
 #[inline(never)]
 fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
     let mut pos = *start;
+    // A local generator stays in a register; the caller's gets its state back at the end.
+    let mut r = *rng;
     let (mut rolls, mut moves) = (0u32, 0u32);
     loop {
         rolls += 1;
-        if let Rolled::Move = pos.roll_in::<G, _>(rng.die(), &mut NoEvents) {
-            random_option_in::<G>(&mut pos, rng);
+        if let Rolled::Move = pos.roll_in::<G, _>(r.die(), &mut NoEvents) {
+            random_option_in::<G>(&mut pos, &mut r);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
+                *rng = r;
                 return (rolls, moves);
             }
         }
