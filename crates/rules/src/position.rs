@@ -903,7 +903,8 @@ impl Position {
     /// Bit per piece index of the seat to move that may legally move `d`.
     #[inline(always)]
     fn legal_mask<G: GameKind>(&self, d: u8) -> u8 {
-        if self.forced != NO_PIECE {
+        // Only 飞行棋 parks a piece (sixStopsOnStack); a Ludo position never has one.
+        if !self.is_ludo::<G>() && self.forced != NO_PIECE {
             return 1 << self.forced;
         }
         let w = self.seat_word(self.turn);
