@@ -55,14 +55,6 @@ USAGE:
         any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
-    feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
-                       [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]
-        N real WebSocket clients (default 4 per game) play M online room games with the random
-        bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
-        ½–1½ times it), against a
-        server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
-        move→broadcast latency, errors and the server's memory, then measures the server's bare
-        echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--players 2|3|4] [--policy hard] [--seed S] [--threads T]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
@@ -77,6 +69,14 @@ USAGE:
         the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
+    feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
+                       [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]
+        N real WebSocket clients (default 4 per game) play M online room games with the random
+        bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
+        ½–1½ times it), against a
+        server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
+        move→broadcast latency, errors and the server's memory, then measures the server's bare
+        echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
     feixingqi help
         This text.
 ";
@@ -106,9 +106,9 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("bench") => bench(&args[1..]),
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
-        Some("loadtest") => loadtest::loadtest(&args[1..]),
         Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
         Some("train") => arena::train_cmd(&args[1..]),
+        Some("loadtest") => loadtest::loadtest(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }
 }

@@ -7,7 +7,7 @@ use crate::{
     dice::{DiceStream, Seed},
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
-    position::{Die, Move, Position, Rolled},
+    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Position, Rolled},
     seat::Seat,
 };
 
@@ -41,39 +41,67 @@ impl FastRng {
 /// `Phase::Move`) and returns the piece moved.
 ///
 /// It draws among [`Position::candidate_pieces`] (pieces on different squares). In 飞行棋 two
-/// moves can both leave the position unchanged (bounces); a draw that duplicates a lower no-op is
-/// rejected and redrawn, which is exactly uniform over [`Position::distinct_moves`] without
-/// computing them.
+/// moves can both leave the position unchanged (bounces, with an even roll); a draw that
+/// duplicates a lower no-op is rejected and redrawn, which is exactly uniform over
+/// [`Position::distinct_moves`] without computing them.
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
+    random_option_in::<AnyGame>(pos, rng)
+}
+
+/// [`play_random_option`] compiled for the game `G` (which must be the position's).
+#[inline(always)]
+fn random_option_in<G: GameKind>(pos: &mut Position, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidate_pieces();
-    let n = candidates.count_ones();
-    if pos.rules().is_ludo() || n == 1 {
-        let piece = pick(candidates, n, rng);
-        pos.play_unchecked(Move { piece }, &mut NoEvents);
+    let n = count4(candidates);
+    let mut piece = pick(candidates, n, rng);
+    let ludo = match G::LUDO {
+        Some(ludo) => ludo,
+        None => pos.rules().is_ludo(),
+    };
+    if ludo || n == 1 || !pos.no_ops_can_merge() {
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
     }
     let before = *pos;
-    loop {
-        let piece = pick(candidates, n, rng);
-        pos.play_unchecked(Move { piece }, &mut NoEvents);
-        if !before.is_merged_no_op(piece, pos) {
-            return piece;
-        }
+    pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
+    while before.is_merged_no_op(piece, pos) {
         *pos = before;
+        piece = pick(candidates, n, rng);
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     }
+    piece
 }
 
-/// A uniformly drawn member of `set` (which has `n` members).
+/// The number of members of a set of piece indices (`set` < 16), without a popcount instruction.
+#[inline(always)]
+fn count4(set: u8) -> u32 {
+    ((0x4332_3221_3221_2110u64 >> (4 * (set & 15))) & 0xF) as u32
+}
+
+/// `NTH[set][i]`: the `i`-th lowest member of the set of piece indices `set` (0 past its end).
+const NTH: [[u8; 4]; 16] = {
+    let mut t = [[0u8; 4]; 16];
+    let mut set = 0;
+    while set < 16 {
+        let (mut i, mut piece) = (0, 0);
+        while piece < 4 {
+            if set & (1 << piece) != 0 {
+                t[set][i] = piece as u8;
+                i += 1;
+            }
+            piece += 1;
+        }
+        set += 1;
+    }
+    t
+};
+
+/// A uniformly drawn member of `set` (which has `n` members): one draw when `n > 1`.
 #[inline(always)]
 fn pick(set: u8, n: u32, rng: &mut FastRng) -> u8 {
-    let mut m = set;
-    if n > 1 {
-        for _ in 0..rng.below(n) {
-            m &= m - 1;
-        }
-    }
-    m.trailing_zeros() as u8
+    let i = if n > 1 { rng.below(n) } else { 0 };
+    NTH[(set & 15) as usize][(i & 3) as usize]
 }
 
 /// Totals of a batch of playouts.
@@ -91,14 +119,27 @@ pub struct PlayoutStats {
 /// uniformly among the distinct options of each roll. Returns `(rolls, moves)`.
 #[inline]
 pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u32) {
+    if start.rules().is_ludo() {
+        playout_in::<LudoGame>(start, rng)
+    } else {
+        playout_in::<FeixingqiGame>(start, rng)
+    }
+}
+
+/// [`playout_to_first_finisher`] compiled for the game `G` (which must be the position's).
+#[inline(never)]
+fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
     let mut pos = *start;
+    // A local generator stays in a register; the caller's gets its state back at the end.
+    let mut r = *rng;
     let (mut rolls, mut moves) = (0u32, 0u32);
     loop {
         rolls += 1;
-        if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-            play_random_option(&mut pos, rng);
+        if let Rolled::Move = pos.roll_in::<G, _>(r.die(), &mut NoEvents) {
+            random_option_in::<G>(&mut pos, &mut r);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
+                *rng = r;
                 return (rolls, moves);
             }
         }
@@ -176,7 +217,7 @@ pub fn item_playout_to_first_finisher(
         items.sync(&pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
             let m = distinct_mask(&pos, &items);
-            let piece = pick(m, m.count_ones(), rng);
+            let piece = pick(m, count4(m), rng);
             pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
             items.sync(&pos, Some(stream), true, &mut NoEvents);
             moves += 1;

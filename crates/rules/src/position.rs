@@ -13,7 +13,7 @@ use crate::{
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
-    swar::{dup_mask4, eq_mask16, eq_mask4, le_mask4},
+    swar::{byte_mask16, dup_mask4, eq_bytes16, eq_mask16, eq_mask4, gather16, le_mask4},
 };
 
 /// Raw progress byte of a piece in its hangar / yard.
@@ -381,6 +381,21 @@ const ENEMY: [[u16; 4]; 2] = [
     [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
 ];
 
+/// [`ENEMY`] in byte form ([`byte_mask16`]), to test a square for enemies without gathering bits.
+const ENEMY_BYTES: [[u128; 4]; 2] = {
+    let mut t = [[0u128; 4]; 2];
+    let mut team = 0;
+    while team < 2 {
+        let mut s = 0;
+        while s < 4 {
+            t[team][s] = byte_mask16(ENEMY[team][s]);
+            s += 1;
+        }
+        team += 1;
+    }
+    t
+};
+
 /// The absolute loop square of progress `p` of seat `s` (`ludo` 0 or 1), without bounds checks
 /// in the hot path (the masks keep every index in range).
 #[inline(always)]
@@ -388,10 +403,39 @@ fn abs_of(ludo: usize, s: usize, p: u8) -> u8 {
     ABS[ludo & 1][s & 3][(p & 63) as usize]
 }
 
-/// Enemy stacks and enemy planes along a mover's route (see [`Position::enemy_bits`]).
+/// Enemy planes along a mover's route (see [`Position::enemy_bits`]); where they form stacks is
+/// asked square by square ([`Position::first_stack`]), as only occupied squares can hold one.
 struct EnemyBits {
-    stacks: u64,
     occupied: u64,
+}
+
+/// Which game a hot path is compiled for. Playouts know the game before their loop and compile
+/// one loop per game ([`LudoGame`], [`FeixingqiGame`]), so that the rule set is not read back and
+/// tested on every roll; everything else reads it from the rules ([`AnyGame`]).
+pub(crate) trait GameKind {
+    /// `Some(true)` for Ludo, `Some(false)` for 飞行棋, `None` to read the rules.
+    const LUDO: Option<bool>;
+}
+
+/// The game is read from the position's rules.
+pub(crate) struct AnyGame;
+
+impl GameKind for AnyGame {
+    const LUDO: Option<bool> = None;
+}
+
+/// Ludo, known at compile time (only for positions whose rules are Ludo).
+pub(crate) struct LudoGame;
+
+impl GameKind for LudoGame {
+    const LUDO: Option<bool> = Some(true);
+}
+
+/// 飞行棋, known at compile time (only for positions whose rules are 飞行棋).
+pub(crate) struct FeixingqiGame;
+
+impl GameKind for FeixingqiGame {
+    const LUDO: Option<bool> = Some(false);
 }
 
 /// What the item mode (RULES.md §10.3) adds to the resolution of a 飞行棋 move. The plain game
@@ -470,18 +514,18 @@ struct Walk {
 
 /// `NEXT[set][seat]`: the first seat of `set` clockwise after `seat` (`seat` itself when alone or
 /// when the set is empty).
-const NEXT: [[u8; 4]; 16] = {
-    let mut t = [[0u8; 4]; 16];
+const NEXT: [[Seat; 4]; 16] = {
+    let mut t = [[Seat::S0; 4]; 16];
     let mut set = 0;
     while set < 16 {
         let mut s = 0;
         while s < 4 {
-            t[set][s] = s as u8;
+            t[set][s] = Seat::ALL[s];
             let mut k = 1;
             while k <= 4 {
                 let c = (s + k) & 3;
                 if set & (1 << c) != 0 {
-                    t[set][s] = c as u8;
+                    t[set][s] = Seat::ALL[c];
                     break;
                 }
                 k += 1;
@@ -697,6 +741,15 @@ impl Position {
         &self.rules
     }
 
+    /// Whether the game is Ludo, at compile time when `G` says so.
+    #[inline(always)]
+    fn is_ludo<G: GameKind>(&self) -> bool {
+        match G::LUDO {
+            Some(ludo) => ludo,
+            None => self.rules.is_ludo(),
+        }
+    }
+
     /// Seats in play.
     #[inline]
     pub fn seats(&self) -> SeatSet {
@@ -815,11 +868,10 @@ impl Position {
 
     /// Whether a set of enemy pieces (bit mask) forms a stack: ≥ 2 planes of one enemy colour,
     /// or, in team play, ≥ 2 planes of the enemy team (RULES.md §3.5, §9).
-    #[cfg(test)]
     #[inline(always)]
     fn is_stack(&self, enemies: u16) -> bool {
         if self.rules.options.team {
-            enemies.count_ones() >= 2
+            enemies & enemies.wrapping_sub(1) != 0
         } else {
             let t = (enemies & 0x5555) + ((enemies >> 1) & 0x5555);
             let c = (t & 0x3333) + ((t >> 2) & 0x3333);
@@ -850,20 +902,18 @@ impl Position {
 
     /// Bit per piece index of the seat to move that may legally move `d`.
     #[inline(always)]
-    fn legal_mask(&self, d: u8) -> u8 {
-        if self.forced != NO_PIECE {
+    fn legal_mask<G: GameKind>(&self, d: u8) -> u8 {
+        // Only 飞行棋 parks a piece (sixStopsOnStack); a Ludo position never has one.
+        if !self.is_ludo::<G>() && self.forced != NO_PIECE {
             return 1 << self.forced;
         }
         let w = self.seat_word(self.turn);
         // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
         // centre (stacks bounce, the centre bounces). Hangar pieces need a takeoff roll.
-        let limit = if self.rules.is_ludo() {
-            CENTRE - d
-        } else {
-            CENTRE - 1
-        };
+        let ludo = self.is_ludo::<G>();
+        let limit = if ludo { CENTRE - d } else { CENTRE - 1 };
         let board = le_mask4(w, limit);
-        let hangar = if self.rules.is_takeoff_roll(d) {
+        let hangar = if d == 6 || (!ludo && self.rules.is_takeoff_roll(d)) {
             eq_mask4(w, HANGAR)
         } else {
             0
@@ -960,11 +1010,7 @@ impl Position {
     /// planes share one square.
     #[inline(never)]
     fn merge_no_ops(&self, m: u8) -> u8 {
-        let Phase::Move(die) = self.phase else {
-            return m;
-        };
-        let d = die.get();
-        if d % 2 == 1 {
+        if !self.no_ops_can_merge() {
             return m;
         }
         let mut no_ops = 0u8;
@@ -980,6 +1026,15 @@ impl Position {
         }
         // Keep the lowest no-op, drop the others.
         m & !(no_ops & no_ops.wrapping_sub(1))
+    }
+
+    /// Whether two moves of the pending roll can both leave the position unchanged: only with an
+    /// even roll in 飞行棋 (a bounce from the centre or a stack back to the square it left, directly
+    /// or by a jump, needs `d = 2·(turning square − p)` or that `+ 4`; an odd roll comes back only to
+    /// `p0` by the clamp, where all planes share one square and so are one candidate).
+    #[inline(always)]
+    pub(crate) fn no_ops_can_merge(&self) -> bool {
+        matches!(self.phase, Phase::Move(die) if die.get() % 2 == 0) && !self.rules.is_ludo()
     }
 
     /// [`Position::distinct_moves`] as a bit per piece index (0 unless [`Phase::Move`]); the
@@ -1044,6 +1099,12 @@ impl Position {
     /// Never, but rolling in [`Phase::Move`] or [`Phase::Over`] corrupts the game's flow.
     #[inline(always)]
     pub fn roll_unchecked<E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
+        self.roll_in::<AnyGame, E>(die, ev)
+    }
+
+    /// [`Position::roll_unchecked`] compiled for the game `G` (which must be this position's).
+    #[inline(always)]
+    pub(crate) fn roll_in<G: GameKind, E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
         let d = die.get();
         let s = self.turn;
         if self.phase == Phase::Opening {
@@ -1055,7 +1116,7 @@ impl Position {
         }
         // Void checks: Ludo's third six (§5), 飞行棋 tripleSixPenalty (§3.9).
         if d == 6 && self.sixes >= 2 {
-            if self.rules.is_ludo() {
+            if self.is_ludo::<G>() {
                 return self.skip_and_pass(SkipReason::VoidThirdSix, ev);
             }
             if self.rules.options.triple_six_penalty {
@@ -1076,9 +1137,9 @@ impl Position {
         } else {
             0
         };
-        let legal = self.legal_mask(d);
+        let legal = self.legal_mask::<G>(d);
         if legal == 0 {
-            let reason = self.no_move_reason(d);
+            let reason = self.no_move_reason::<G>();
             if E::ENABLED {
                 ev.event(Event::Skipped { seat: s, reason });
             }
@@ -1111,8 +1172,8 @@ impl Position {
     }
 
     #[inline(always)]
-    fn no_move_reason(&self, _d: u8) -> SkipReason {
-        if !self.rules.is_ludo() {
+    fn no_move_reason<G: GameKind>(&self) -> SkipReason {
+        if !self.is_ludo::<G>() {
             return SkipReason::NeedTakeoffRoll {
                 five_too: self.rules.options.takeoff_on_five,
             };
@@ -1184,7 +1245,13 @@ impl Position {
     /// May panic or corrupt the game when the move is not legal.
     #[inline(always)]
     pub fn play_unchecked<E: EventSink>(&mut self, mv: Move, ev: &mut E) {
-        self.play_hooked(mv, ev, &mut NoItems);
+        self.play_hooked::<AnyGame, E, NoItems>(mv, ev, &mut NoItems);
+    }
+
+    /// [`Position::play_unchecked`] compiled for the game `G` (which must be this position's).
+    #[inline(always)]
+    pub(crate) fn play_in<G: GameKind, E: EventSink>(&mut self, mv: Move, ev: &mut E) {
+        self.play_hooked::<G, E, NoItems>(mv, ev, &mut NoItems);
     }
 
     /// Moves a piece with the pending roll in item mode (RULES.md §10.3): weather acts on the
@@ -1214,9 +1281,9 @@ impl Position {
         ev: &mut E,
     ) {
         if self.rules.options.items && !self.rules.is_ludo() {
-            self.play_hooked(mv, ev, items);
+            self.play_hooked::<FeixingqiGame, E, ItemState>(mv, ev, items);
         } else {
-            self.play_hooked(mv, ev, &mut NoItems);
+            self.play_hooked::<AnyGame, E, NoItems>(mv, ev, &mut NoItems);
         }
     }
 
@@ -1228,7 +1295,12 @@ impl Position {
     }
 
     #[inline(always)]
-    fn play_hooked<E: EventSink, H: Hooks>(&mut self, mv: Move, ev: &mut E, h: &mut H) {
+    fn play_hooked<G: GameKind, E: EventSink, H: Hooks>(
+        &mut self,
+        mv: Move,
+        ev: &mut E,
+        h: &mut H,
+    ) {
         let d = match self.phase {
             Phase::Move(d) => d.get(),
             _ => return,
@@ -1242,7 +1314,7 @@ impl Position {
             seat: s,
             piece: mv.piece,
         };
-        let (bonus, finished) = if self.rules.is_ludo() {
+        let (bonus, finished) = if self.is_ludo::<G>() {
             self.ludo_move(k, me, d, ev)
         } else {
             (
@@ -1284,8 +1356,8 @@ impl Position {
         self.sixes = 0;
         self.forced = NO_PIECE;
         self.phase = Phase::Roll;
-        self.turn =
-            Seat::ALL[NEXT[self.seats.minus(self.done).bits() as usize][from.index()] as usize];
+        let playing = self.seats.minus(self.done).bits() & 15;
+        self.turn = NEXT[playing as usize][from.index() & 3];
         if E::ENABLED {
             ev.event(Event::TurnPassed {
                 from,
@@ -1398,9 +1470,10 @@ impl Position {
         // "every opponent colour that has exactly one piece there loses that piece to its yard";
         // safe squares and ≥ 2 pieces of one colour protect.
         if a != OFF_LOOP && !ludo_safe(a) {
-            let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
-            if occ != 0 {
-                let victims = self.singles(occ);
+            let enemies =
+                eq_bytes16(&self.abs, a) & ENEMY_BYTES[self.rules.options.team as usize][s];
+            if enemies != 0 {
+                let victims = self.singles(gather16(enemies));
                 if victims != 0 {
                     self.send_home(victims, me, Some(a), false, ev);
                     return (Some(six.unwrap_or(BonusCause::Capture)), false);
@@ -1410,44 +1483,52 @@ impl Position {
         (six, false)
     }
 
-    /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.stacks` is set when progress `p`
-    /// holds an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play,
-    /// RULES.md §3.5 and §9), and of `.occupied` when it holds any enemy plane. Built once per move
-    /// so that every route test of §3.5–§3.7 is a bit test.
+    /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.occupied` is set when progress `p`
+    /// holds an enemy plane. Built once per move so that every route test of §3.5–§3.7 starts with
+    /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
-        let team = self.rules.options.team;
-        let (mut stacks, mut occupied) = (0u64, 0u64);
-        for o in 1..4 {
-            let e = (s + o) & 3;
-            if team && o == 2 {
-                continue;
-            }
-            // A seat with no plane on the loop adds nothing.
-            let mut w = [0u8; 4];
-            w.copy_from_slice(&self.abs[e * 4..e * 4 + 4]);
-            if u32::from_le_bytes(w) == u32::MAX {
-                continue;
-            }
-            // Squares are < 52; off-loop pieces (0xFF) land on bit 63, which is never read.
-            let mut seen = 0u64;
-            for i in 0..4 {
-                let bit = 1u64 << (self.abs[e * 4 + i] & 63);
-                stacks |= (seen | if team { occupied } else { 0 }) & bit;
-                seen |= bit;
-            }
-            occupied |= seen;
-        }
-        // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
-        let k = ((13 * s + 50) % 52) as u32;
-        let rot = |m: u64| {
-            let m = m & ((1 << 52) - 1);
-            ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1)
+        // Partners in team play are not enemies.
+        let opposite = if self.rules.options.team {
+            0
+        } else {
+            self.loop_bits((s + 2) & 3)
         };
+        let occupied = self.loop_bits((s + 1) & 3) | opposite | self.loop_bits((s + 3) & 3);
+        // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
+        const ROT: [u32; 4] = [50, 11, 24, 37];
+        let k = ROT[s & 3];
+        let m = occupied & ((1 << 52) - 1);
         EnemyBits {
-            stacks: rot(stacks),
-            occupied: rot(occupied),
+            occupied: ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1),
         }
+    }
+
+    /// The absolute loop squares of seat `e`'s pieces as bits; pieces off the loop (0xFF) land on
+    /// bit 63, which callers mask off.
+    #[inline(always)]
+    fn loop_bits(&self, e: usize) -> u64 {
+        let b = (e & 3) * 4;
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&self.abs[b..b + 4]);
+        w.iter().fold(0, |m, &a| m | 1u64 << (a & 63))
+    }
+
+    /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
+    /// an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play, RULES.md
+    /// §3.5 and §9), if any.
+    #[inline(always)]
+    fn first_stack(&self, s: usize, bits: &EnemyBits, squares: u64) -> Option<u8> {
+        let mut m = squares & bits.occupied;
+        while m != 0 {
+            let x = m.trailing_zeros() as u8;
+            m &= m - 1;
+            let occ = self.occupants(abs_of(0, s, x)) & ENEMY[self.rules.options.team as usize][s];
+            if self.is_stack(occ) {
+                return Some(x);
+            }
+        }
+        None
     }
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
@@ -1498,9 +1579,9 @@ impl Position {
         let bits = self.enemy_bits(s);
         // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
         let lim = end.min(ENTRY);
-        let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
-        if window != 0 && p + 1 + (window.trailing_zeros() as u8) < end {
-            let q = p + 1 + window.trailing_zeros() as u8;
+        let window = ((1u64 << (lim - p)) - 1) << (p + 1);
+        let stack = self.first_stack(s, &bits, window).filter(|&q| q < end);
+        if let Some(q) = stack {
             if d == 6 && self.rules.options.six_stops_on_stack {
                 // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
                 // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
@@ -1560,13 +1641,12 @@ impl Position {
 
     /// The shape of a walk of `dist` steps from `p` (§3.5 stack bounce or sixStopsOnStack park,
     /// §3.8 bounce from the centre), for the item mode, where a walk can be longer than 6.
-    fn plan_walk(&self, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
+    fn plan_walk(&self, s: usize, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
         let end = p + dist;
         let lim = end.min(ENTRY);
         if p < lim {
-            let window = (bits.stacks >> (p + 1)) & ((1u64 << (lim - p)) - 1);
-            if window != 0 {
-                let q = p + 1 + window.trailing_zeros() as u8;
+            let window = ((1u64 << (lim - p)) - 1) << (p + 1);
+            if let Some(q) = self.first_stack(s, bits, window) {
                 if q < end {
                     if park {
                         return Walk {
@@ -1620,7 +1700,7 @@ impl Position {
         let dist = if h.booster() { 2 * d } else { d };
         let bits = self.enemy_bits(s);
         let park = d == 6 && self.rules.options.six_stops_on_stack;
-        let mut walk = self.plan_walk(p, dist, park, &bits);
+        let mut walk = self.plan_walk(s, p, dist, park, &bits);
         let mut strike = None;
         if let Some((w, kind)) = h.weather_for(me.seat) {
             let forward = p < w && w <= walk.peak;
@@ -1629,7 +1709,7 @@ impl Position {
                 strike = Some((w, kind));
                 match kind {
                     Weather::Tailwind => {
-                        walk = self.plan_walk(p, dist + TAILWIND_STEPS, park, &bits);
+                        walk = self.plan_walk(s, p, dist + TAILWIND_STEPS, park, &bits);
                     }
                     Weather::Fog => {
                         if forward {
@@ -1749,7 +1829,7 @@ impl Position {
         let a = abs_of(0, s, x);
         let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
         let shields = h.shields();
-        if bits.stacks >> x & 1 != 0 {
+        if self.is_stack(occ) {
             if E::ENABLED {
                 ev.event(Event::Collision { piece: me, at: a });
             }
@@ -1801,7 +1881,8 @@ impl Position {
         ev: &mut E,
         h: &mut H,
     ) -> u8 {
-        if bits.stacks >> (x + 1) & 0xF != 0 {
+        let s = me.seat.index();
+        if self.first_stack(s, bits, 0xF << (x + 1)).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -1855,7 +1936,7 @@ impl Position {
                 return false;
             }
         }
-        if bits.stacks >> FLY_TO & 1 != 0 {
+        if self.first_stack(s, bits, 1 << FLY_TO).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -2017,14 +2098,37 @@ mod tests {
                     }
                     for (s, &enemy) in ENEMY[team as usize].iter().enumerate() {
                         let bits = pos.enemy_bits(s);
+                        // Planes per enemy seat on progress p of s, counted one by one.
+                        let stack_at = |p: u8| {
+                            let a = abs_of(0, s, p);
+                            let mut per_seat = [0u8; 4];
+                            for k in 0..16 {
+                                if enemy >> k & 1 != 0 && pos.abs[k] == a {
+                                    per_seat[k / 4] += 1;
+                                }
+                            }
+                            if team {
+                                per_seat.iter().sum::<u8>() >= 2
+                            } else {
+                                per_seat.iter().any(|&n| n >= 2)
+                            }
+                        };
                         for p in 1..=50u8 {
                             let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
-                                bits.stacks >> p & 1 != 0,
-                                pos.is_stack(occ),
+                                pos.first_stack(s, &bits, 1 << p).is_some(),
+                                stack_at(p),
                                 "{pos} s={s} p={p}"
                             );
                             assert_eq!(bits.occupied >> p & 1 != 0, occ != 0, "{pos} s={s} p={p}");
+                        }
+                        for p in 0..=44u8 {
+                            let first = (p + 1..=p + 6).find(|&x| stack_at(x));
+                            assert_eq!(
+                                pos.first_stack(s, &bits, 0x3F << (p + 1)),
+                                first,
+                                "{pos} s={s} p={p}"
+                            );
                         }
                     }
                 }

@@ -32,9 +32,33 @@ pub(crate) const fn gather4(h: u32) -> u8 {
 /// Bit `k` set where byte `k` of `bytes` equals `v` (`bytes` may hold 0xFF; `v` any byte).
 #[inline(always)]
 pub(crate) fn eq_mask16(bytes: &[u8; 16], v: u8) -> u16 {
-    let x = u128::from_le_bytes(*bytes) ^ (v as u128).wrapping_mul(ONES_128);
-    let z = zero_bytes_128(x);
+    gather16(eq_bytes16(bytes, v))
+}
+
+/// The high bit of byte `k` set where byte `k` of `bytes` equals `v`: [`eq_mask16`] before its
+/// bits are gathered, for a test against [`byte_mask16`] that needs no gathering.
+#[inline(always)]
+pub(crate) fn eq_bytes16(bytes: &[u8; 16], v: u8) -> u128 {
+    zero_bytes_128(u128::from_le_bytes(*bytes) ^ (v as u128).wrapping_mul(ONES_128))
+}
+
+/// Gathers the high bits of the 16 bytes of `z` into 16 bits (byte `k` → bit `k`).
+#[inline(always)]
+pub(crate) const fn gather16(z: u128) -> u16 {
     (gather8(z as u64) | gather8((z >> 64) as u64) << 8) as u16
+}
+
+/// The byte form of a 16-bit mask: the high bit of byte `k` set where bit `k` is.
+pub(crate) const fn byte_mask16(m: u16) -> u128 {
+    let mut out = 0u128;
+    let mut k = 0;
+    while k < 16 {
+        if m >> k & 1 != 0 {
+            out |= 0x80 << (8 * k);
+        }
+        k += 1;
+    }
+    out
 }
 
 /// Bit `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
@@ -51,13 +75,19 @@ pub(crate) const fn eq_mask4(w: u32, v: u8) -> u8 {
     gather4(zero_bytes_32(w ^ (v as u32 * 0x0101_0101)))
 }
 
-/// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i`.
+/// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i` (bytes below 64: a seat's
+/// progress bytes): each byte is tested against, then added to, a board of the bytes before it.
 #[inline(always)]
 pub(crate) const fn dup_mask4(w: u32) -> u8 {
-    let z1 = zero_bytes_32(w ^ (w << 8)) & 0x8080_8000;
-    let z2 = zero_bytes_32(w ^ (w << 16)) & 0x8080_0000;
-    let z3 = zero_bytes_32(w ^ (w << 24)) & 0x8000_0000;
-    gather4(z1 | z2 | z3)
+    let b = w.to_le_bytes();
+    let (mut seen, mut dup, mut i) = (0u64, 0u8, 0);
+    while i < 4 {
+        let bit = 1u64 << (b[i] & 63);
+        dup |= ((seen & bit != 0) as u8) << i;
+        seen |= bit;
+        i += 1;
+    }
+    dup
 }
 
 #[cfg(test)]
@@ -79,6 +109,8 @@ mod tests {
             let v = b[(x >> 60) as usize];
             let want: u16 = (0..16).fold(0, |m, k| m | (((b[k] == v) as u16) << k));
             assert_eq!(eq_mask16(&b, v), want);
+            let some = (x >> 20) as u16;
+            assert_eq!(eq_bytes16(&b, v) & byte_mask16(some) != 0, want & some != 0);
             let w = u32::from_le_bytes([b[0] & 0x3f, b[1] & 0x3f, b[2] & 0x3f, b[3] & 0x3f]);
             let bytes = w.to_le_bytes();
             let t = (x >> 40) as u8 % 64;

@@ -7,7 +7,6 @@ use serde_json::{Map, Value};
 
 use crate::{error::Error, online::level_of, MAX_FRAME};
 use feixingqi_ai::Level;
-use feixingqi_rules::items::{item_use_from_json, ItemUse};
 
 /// A decoded frame: the client's `id` (echoed in the reply) and the message.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,8 +38,7 @@ pub enum ClientMsg {
         /// Its token.
         token: String,
     },
-    /// `roll`, `move`, `useItem`, `step`, `fastForward`, `undo`, `hint` (§2): an action on a
-    /// version.
+    /// `roll`, `move`, `step`, `fastForward`, `undo`, `hint` (§2): an action on a version.
     Act {
         /// What.
         act: Act,
@@ -106,8 +104,6 @@ pub enum Act {
         /// The seat it belongs to, when sent (checked against the seat to act).
         seat: Option<u64>,
     },
-    /// `useItem` (道具模式, RULES.md §10.3): the `use` object, read by the rules' item format.
-    UseItem(ItemUse),
     /// `step`.
     Step,
     /// `fastForward`.
@@ -116,6 +112,8 @@ pub enum Act {
     Undo,
     /// `hint`.
     Hint,
+    /// `useItem` (道具模式, docs/PROTOCOL.md §9).
+    UseItem(feixingqi_rules::ItemUse),
 }
 
 impl Act {
@@ -124,11 +122,11 @@ impl Act {
         match self {
             Act::Roll => "roll",
             Act::Move { .. } => "move",
-            Act::UseItem(_) => "useItem",
             Act::Step => "step",
             Act::FastForward => "fastForward",
             Act::Undo => "undo",
             Act::Hint => "hint",
+            Act::UseItem(_) => "useItem",
         }
     }
 }
@@ -259,17 +257,18 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
             };
             act(Act::Move { piece, seat })
         }
-        "useItem" => {
-            let u = m
-                .get("use")
-                .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
-            let u = item_use_from_json(u, "use").map_err(|e| Error::BadRequest(e.to_string()))?;
-            act(Act::UseItem(u))
-        }
         "step" => act(Act::Step),
         "fastForward" => act(Act::FastForward),
         "undo" => act(Act::Undo),
         "hint" => act(Act::Hint),
+        "useItem" => {
+            let u = m
+                .get("use")
+                .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
+            let u = feixingqi_rules::items::item_use_from_json(u, "use")
+                .map_err(|e| Error::BadRequest(e.to_string()))?;
+            act(Act::UseItem(u))
+        }
         "sync" => Ok(ClientMsg::Sync),
         "ping" => Ok(ClientMsg::Ping),
         "login" => {

@@ -304,7 +304,7 @@ impl Conn {
         let is_move = matches!(
             req.msg,
             ClientMsg::Act {
-                act: Act::Roll | Act::Move { .. } | Act::UseItem(_),
+                act: Act::Roll | Act::Move { .. },
                 ..
             }
         );
@@ -516,10 +516,10 @@ fn action_of(act: Act) -> Option<Action> {
     Some(match act {
         Act::Roll => Action::Roll,
         Act::Move { piece, seat } => Action::Move { piece, seat },
-        Act::UseItem(u) => Action::UseItem(u),
         Act::Step => Action::Step,
         Act::FastForward => Action::FastForward,
         Act::Undo => Action::Undo,
+        Act::UseItem(u) => Action::UseItem(u),
         Act::Hint => return None,
     })
 }
