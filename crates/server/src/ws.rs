@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use axum::{
     extract::{
-        ws::{Message, WebSocket},
+        ws::{CloseFrame, Message, WebSocket},
         State, WebSocketUpgrade,
     },
     http::{header, HeaderMap},
@@ -195,6 +195,17 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
                             conn.handle(t.as_str()).await
                         } else if conn.dropped > MAX_DROPPED {
                             tracing::info!(conn = conn.id, "flooding: connection closed");
+                            let close = CloseFrame {
+                                code: 1008,
+                                reason: "flooding".into(),
+                            };
+                            let _ = socket.send(Message::Close(Some(close))).await;
+                            // Read what the client already sent before going away: closing with
+                            // unread data would reset the connection and discard the refusals
+                            // still in flight to the client.
+                            let drain = async { while let Some(Ok(_)) = socket.recv().await {} };
+                            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), drain)
+                                .await;
                             break;
                         } else {
                             // Only the id is read from a dropped message, to answer it.
