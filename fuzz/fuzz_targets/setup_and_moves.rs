@@ -79,6 +79,8 @@ fn setup(input: &Input) -> Setup {
                 FirstPlayer::Seat0
             },
             scoring,
+            // The item state lives beside the position, in `Game`; this target drives positions.
+            items: false,
         },
     };
     let seats = SeatSet::from_bits(input.seats);

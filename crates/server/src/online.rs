@@ -294,7 +294,7 @@ enum Cmd {
 }
 
 /// A lobby or seat operation of a member (docs/PROTOCOL.md §7.2).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LobbyOp {
     /// `ready`.
     Ready {

@@ -5,8 +5,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::{error::Error, online::level_of, MAX_FRAME};
-use feixingqi_ai::Level;
+use crate::{
+    error::Error,
+    online::{level_of, LobbyOp},
+    session::Action,
+    MAX_FRAME,
+};
 
 /// A decoded frame: the client's `id` (echoed in the reply) and the message.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +42,15 @@ pub enum ClientMsg {
         /// Its token.
         token: String,
     },
-    /// `roll`, `move`, `step`, `fastForward`, `undo`, `hint` (§2): an action on a version.
+    /// `roll`, `move`, `step`, `fastForward`, `undo`, `useItem` (§2, §9): an action on a version.
     Act {
-        /// What.
-        act: Act,
+        /// What (never [`Action::Auto`], which only the server plays).
+        action: Action,
+        /// The version of the last state the client saw.
+        version: u64,
+    },
+    /// `hint` (§2): asks, changes nothing.
+    Hint {
         /// The version of the last state the client saw.
         version: u64,
     },
@@ -67,68 +76,8 @@ pub enum ClientMsg {
     },
     /// `leaveRoom`.
     LeaveRoom,
-    /// `ready`.
-    Ready {
-        /// Ready or not.
-        ready: bool,
-        /// The player's client seed (checked by the room).
-        client_seed: String,
-    },
-    /// `setSlot`.
-    SetSlot {
-        /// The slot index.
-        slot: usize,
-        /// `None`: open; `Some(level)`: a computer.
-        computer: Option<Level>,
-    },
-    /// `start`.
-    Start,
-    /// `resume`.
-    Resume,
-    /// `chat`.
-    Chat {
-        /// The phrase number (checked by the room: 0–15).
-        phrase: u64,
-    },
-}
-
-/// The game actions of §2.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Act {
-    /// `roll`.
-    Roll,
-    /// `move`.
-    Move {
-        /// The piece index (checked by the rules).
-        piece: u64,
-        /// The seat it belongs to, when sent (checked against the seat to act).
-        seat: Option<u64>,
-    },
-    /// `step`.
-    Step,
-    /// `fastForward`.
-    FastForward,
-    /// `undo`.
-    Undo,
-    /// `hint`.
-    Hint,
-    /// `useItem` (道具模式, docs/PROTOCOL.md §9).
-    UseItem(feixingqi_rules::ItemUse),
-}
-
-impl Act {
-    /// The message type.
-    pub fn name(self) -> &'static str {
-        match self {
-            Act::Roll => "roll",
-            Act::Move { .. } => "move",
-            Act::Step => "step",
-            Act::FastForward => "fastForward",
-            Act::Undo => "undo",
-            Act::Hint => "hint",
-            Act::UseItem(_) => "useItem",
-        }
-    }
+    /// `ready`, `setSlot`, `start`, `resume`, `chat` (§7.2): what the room task does with them.
+    Lobby(LobbyOp),
 }
 
 impl ClientMsg {
@@ -137,18 +86,22 @@ impl ClientMsg {
         match self {
             ClientMsg::Create(_) => "create",
             ClientMsg::Join { .. } => "join",
-            ClientMsg::Act { act, .. } => act.name(),
+            // A client action's cause is its message type.
+            ClientMsg::Act { action, .. } => action.cause(),
+            ClientMsg::Hint { .. } => "hint",
             ClientMsg::Sync => "sync",
             ClientMsg::Ping => "ping",
             ClientMsg::Login { .. } => "login",
             ClientMsg::CreateRoom(_) => "createRoom",
             ClientMsg::JoinRoom { .. } => "joinRoom",
             ClientMsg::LeaveRoom => "leaveRoom",
-            ClientMsg::Ready { .. } => "ready",
-            ClientMsg::SetSlot { .. } => "setSlot",
-            ClientMsg::Start => "start",
-            ClientMsg::Resume => "resume",
-            ClientMsg::Chat { .. } => "chat",
+            ClientMsg::Lobby(op) => match op {
+                LobbyOp::Ready { .. } => "ready",
+                LobbyOp::SetSlot { .. } => "setSlot",
+                LobbyOp::Start => "start",
+                LobbyOp::Resume => "resume",
+                LobbyOp::Chat { .. } => "chat",
+            },
         }
     }
 }
@@ -230,9 +183,9 @@ pub fn decode(text: &str) -> Result<Request, Rejected> {
 
 fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
     let ty = m.get("type").and_then(Value::as_str).unwrap_or("");
-    let act = |act: Act| -> Result<ClientMsg, Error> {
+    let act = |action: Action| -> Result<ClientMsg, Error> {
         Ok(ClientMsg::Act {
-            act,
+            action,
             version: version(&m)?,
         })
     };
@@ -242,7 +195,7 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
             game_id: str_field(&m, "gameId")?,
             token: str_field(&m, "token")?,
         }),
-        "roll" => act(Act::Roll),
+        "roll" => act(Action::Roll),
         "move" => {
             let piece = m
                 .get("piece")
@@ -255,19 +208,21 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
                         .ok_or_else(|| Error::BadRequest("seat: must be 0..3".into()))?,
                 ),
             };
-            act(Act::Move { piece, seat })
+            act(Action::Move { piece, seat })
         }
-        "step" => act(Act::Step),
-        "fastForward" => act(Act::FastForward),
-        "undo" => act(Act::Undo),
-        "hint" => act(Act::Hint),
+        "step" => act(Action::Step),
+        "fastForward" => act(Action::FastForward),
+        "undo" => act(Action::Undo),
+        "hint" => Ok(ClientMsg::Hint {
+            version: version(&m)?,
+        }),
         "useItem" => {
             let u = m
                 .get("use")
                 .ok_or_else(|| Error::BadRequest("use: missing the item use object".into()))?;
             let u = feixingqi_rules::items::item_use_from_json(u, "use")
                 .map_err(|e| Error::BadRequest(e.to_string()))?;
-            act(Act::UseItem(u))
+            act(Action::UseItem(u))
         }
         "sync" => Ok(ClientMsg::Sync),
         "ping" => Ok(ClientMsg::Ping),
@@ -294,10 +249,10 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
             },
         }),
         "leaveRoom" => Ok(ClientMsg::LeaveRoom),
-        "ready" => Ok(ClientMsg::Ready {
+        "ready" => Ok(ClientMsg::Lobby(LobbyOp::Ready {
             ready: bool_field(&m, "ready")?,
             client_seed: str_field(&m, "clientSeed")?,
-        }),
+        })),
         "setSlot" => {
             let slot = m
                 .get("slot")
@@ -309,16 +264,16 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
                 Some("computer") => Some(level_of(m.get("level"))?),
                 _ => return Err(Error::BadRequest("kind: \"open\" or \"computer\"".into())),
             };
-            Ok(ClientMsg::SetSlot { slot, computer })
+            Ok(ClientMsg::Lobby(LobbyOp::SetSlot { slot, computer }))
         }
-        "start" => Ok(ClientMsg::Start),
-        "resume" => Ok(ClientMsg::Resume),
-        "chat" => Ok(ClientMsg::Chat {
+        "start" => Ok(ClientMsg::Lobby(LobbyOp::Start)),
+        "resume" => Ok(ClientMsg::Lobby(LobbyOp::Resume)),
+        "chat" => Ok(ClientMsg::Lobby(LobbyOp::Chat {
             phrase: m
                 .get("phrase")
                 .and_then(Value::as_u64)
                 .ok_or_else(|| Error::BadRequest("phrase: missing phrase number".into()))?,
-        }),
+        })),
         other => Err(Error::UnknownMessage(other.to_string())),
     }
 }
@@ -370,7 +325,7 @@ mod tests {
         assert_eq!(
             r.msg,
             ClientMsg::Act {
-                act: Act::Move {
+                action: Action::Move {
                     piece: 1,
                     seat: None
                 },

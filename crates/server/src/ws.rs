@@ -20,7 +20,7 @@ use crate::{
     error::Error,
     metrics::Metrics,
     online::{LobbyOp, Member, RoomTask},
-    protocol::{self, request_id, Act, ClientMsg},
+    protocol::{self, request_id, ClientMsg},
     room::{Broadcast, RoomHandle},
     session::{Action, GameConfig},
     AppState, HARD_FRAME_LIMIT, MAX_FRAME, PROTOCOL_VERSION,
@@ -315,7 +315,7 @@ impl Conn {
         let is_move = matches!(
             req.msg,
             ClientMsg::Act {
-                act: Act::Roll | Act::Move { .. },
+                action: Action::Roll | Action::Move { .. },
                 ..
             }
         );
@@ -396,15 +396,7 @@ impl Conn {
                 }
                 (Err(e), _) | (_, Err(e)) => Err(e),
             },
-            ClientMsg::Ready { ready, client_seed } => {
-                self.lobby(LobbyOp::Ready { ready, client_seed }).await
-            }
-            ClientMsg::SetSlot { slot, computer } => {
-                self.lobby(LobbyOp::SetSlot { slot, computer }).await
-            }
-            ClientMsg::Start => self.lobby(LobbyOp::Start).await,
-            ClientMsg::Resume => self.lobby(LobbyOp::Resume).await,
-            ClientMsg::Chat { phrase } => self.lobby(LobbyOp::Chat { phrase }).await,
+            ClientMsg::Lobby(op) => self.lobby(op).await,
             other => return Err(other),
         };
         Ok(r)
@@ -466,16 +458,15 @@ impl Conn {
                 ClientMsg::Ping => Ok(vec![json!({"type": "pong"})]),
                 ClientMsg::Sync => task.sync().await,
                 ClientMsg::Act {
-                    act: act @ (Act::Roll | Act::Move { .. } | Act::UseItem(_)),
+                    action: action @ (Action::Roll | Action::Move { .. } | Action::UseItem(_)),
                     version,
                 } => {
                     let member = self.member()?;
-                    let action = action_of(act).unwrap_or(Action::Roll);
                     Ok(vec![task.act(self.id, member, action, version).await?])
                 }
-                ClientMsg::Act { act, .. } => Err(Error::NotAllowed(format!(
+                ClientMsg::Act { .. } | ClientMsg::Hint { .. } => Err(Error::NotAllowed(format!(
                     "{} is not available in online rooms",
-                    act.name()
+                    msg.name()
                 ))),
                 ClientMsg::Create(_) | ClientMsg::Join { .. } => {
                     self.leave_online().await;
@@ -509,10 +500,8 @@ impl Conn {
             }
             ClientMsg::Ping => return Ok(vec![json!({"type": "pong"})]),
             ClientMsg::Sync => return Ok(vec![self.room()?.state("sync").await?]),
-            ClientMsg::Act { act, version } => match action_of(act) {
-                Some(a) => (a, version),
-                None => return Ok(vec![self.room()?.hint(version).await?]),
-            },
+            ClientMsg::Act { action, version } => (action, version),
+            ClientMsg::Hint { version } => return Ok(vec![self.room()?.hint(version).await?]),
             other => return Err(Error::UnknownMessage(other.name().to_string())),
         };
         let room = self.room()?.clone();
@@ -520,17 +509,4 @@ impl Conn {
         self.state.metrics().moves.fetch_add(1, Ordering::Relaxed);
         Ok(vec![r])
     }
-}
-
-/// A decoded action as the game's [`Action`]; `None` for `hint`, which asks and changes nothing.
-fn action_of(act: Act) -> Option<Action> {
-    Some(match act {
-        Act::Roll => Action::Roll,
-        Act::Move { piece, seat } => Action::Move { piece, seat },
-        Act::Step => Action::Step,
-        Act::FastForward => Action::FastForward,
-        Act::Undo => Action::Undo,
-        Act::UseItem(u) => Action::UseItem(u),
-        Act::Hint => return None,
-    })
 }
