@@ -127,9 +127,7 @@ pub(crate) async fn room(
     State(state): State<AppState>,
     Path(code): Path<String>,
 ) -> Result<Json<serde_json::Value>, Error> {
-    let task = state.online_room(&code).await?;
-    let msgs = task.sync().await?;
-    Ok(Json(msgs.into_iter().next().unwrap_or_default()))
+    Ok(Json(state.online_room(&code).await?.view().await?))
 }
 
 fn content_type(path: &str) -> &'static str {

@@ -291,6 +291,12 @@ enum Cmd {
     Record {
         reply: oneshot::Sender<Result<Value, Error>>,
     },
+    Version {
+        reply: oneshot::Sender<Option<u64>>,
+    },
+    View {
+        reply: oneshot::Sender<Value>,
+    },
 }
 
 /// A lobby or seat operation of a member (docs/PROTOCOL.md §7.2).
@@ -399,6 +405,16 @@ impl RoomTask {
     /// The game record (the seed only once the game is over).
     pub(crate) async fn record(&self) -> Result<Value, Error> {
         self.call(|reply| Cmd::Record { reply }).await?
+    }
+
+    /// The game's version once started, without building a state (error replies carry it).
+    pub(crate) async fn version(&self) -> Result<Option<u64>, Error> {
+        self.call(|reply| Cmd::Version { reply }).await
+    }
+
+    /// The `room` message alone.
+    pub(crate) async fn view(&self) -> Result<Value, Error> {
+        self.call(|reply| Cmd::View { reply }).await
     }
 
     /// `room` (and `state` once started).
@@ -941,6 +957,12 @@ impl Room {
             Cmd::Detach { conn } => self.detach(conn).await,
             Cmd::Sync { reply } => {
                 let _ = reply.send(self.sync_messages("sync"));
+            }
+            Cmd::Version { reply } => {
+                let _ = reply.send(self.game.as_ref().map(Session::version));
+            }
+            Cmd::View { reply } => {
+                let _ = reply.send(self.room_json());
             }
             Cmd::Record { reply } => {
                 let r = match &self.game {

@@ -38,6 +38,9 @@ enum Cmd {
     Record {
         reply: oneshot::Sender<Value>,
     },
+    Version {
+        reply: oneshot::Sender<u64>,
+    },
 }
 
 /// The handle of a running game task.
@@ -111,6 +114,16 @@ impl RoomHandle {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Cmd::State { cause, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+
+    /// The game's version, without building a state (error replies carry it).
+    pub(crate) async fn version(&self) -> Result<u64, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Cmd::Version { reply })
             .await
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
@@ -193,6 +206,9 @@ async fn run(
             }
             Cmd::Record { reply } => {
                 let _ = reply.send(session.record_json());
+            }
+            Cmd::Version { reply } => {
+                let _ = reply.send(session.version());
             }
         }
     }

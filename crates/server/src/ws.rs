@@ -283,16 +283,15 @@ impl Conn {
     async fn error(&self, e: &Error, id: Option<Value>) -> Value {
         self.state.metrics().error(e.code());
         let mut v = with_id(e.to_json(), &id);
-        if let Some(t) = &self.online {
-            if let Ok(msgs) = t.sync().await {
-                if let Some(st) = msgs.iter().find(|m| m["type"] == "state") {
-                    v["version"] = st.get("version").cloned().unwrap_or(Value::Null);
-                }
-            }
+        let version = if let Some(t) = &self.online {
+            t.version().await.ok().flatten()
         } else if let Some(room) = &self.room {
-            if let Ok(s) = room.state("sync").await {
-                v["version"] = s.get("version").cloned().unwrap_or(Value::Null);
-            }
+            room.version().await.ok()
+        } else {
+            None
+        };
+        if let Some(n) = version {
+            v["version"] = n.into();
         }
         v
     }
