@@ -41,10 +41,13 @@ pub enum Controller {
     Computer,
 }
 
-/// What an entry of the history did: a ply, or an item use (item mode, RULES.md §10.3).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Step {
+/// One step of a game in play order: a ply, or an item use (item mode, RULES.md §10.3) before
+/// the roll it precedes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// A roll or a move.
     Ply(Ply),
+    /// An item use.
     Use(ItemUse),
 }
 
@@ -277,6 +280,12 @@ impl Game {
             Step::Ply(p) => Some(p),
             Step::Use(_) => None,
         })
+    }
+
+    /// Every step so far in play order: the plies with the item uses between them. Its length
+    /// is the game's step count (a server's state version).
+    pub fn steps(&self) -> impl ExactSizeIterator<Item = Step> + '_ {
+        self.history.iter().map(|e| e.step)
     }
 
     /// Every item use so far, each with the number of plies before it: use `(i, u)` came just
@@ -570,10 +579,30 @@ impl Game {
         }
     }
 
-    /// Applies the history entries of another game's order: plies and item uses.
-    fn apply_step<E: EventSink>(&mut self, step: Step, ev: &mut E) -> Result<(), UseError> {
+    /// Applies a step of another game's order ([`Game::apply`] or [`Game::apply_use`] by the
+    /// seat to move).
+    ///
+    /// # Errors
+    /// As those.
+    pub fn apply_step<E: EventSink>(&mut self, step: Step, ev: &mut E) -> Result<(), UseError> {
         match step {
             Step::Ply(p) => self.apply(p, ev).map_err(UseError::Game),
+            Step::Use(u) => self.apply_use(self.pos.turn(), u, ev).map(|_| ()),
+        }
+    }
+
+    /// [`Game::apply_step`] checking a roll against the dice stream ([`Game::apply_recorded`]):
+    /// restoring a stored game.
+    ///
+    /// # Errors
+    /// As those.
+    pub fn apply_recorded_step<E: EventSink>(
+        &mut self,
+        step: Step,
+        ev: &mut E,
+    ) -> Result<(), UseError> {
+        match step {
+            Step::Ply(p) => self.apply_recorded(p, ev).map_err(UseError::Game),
             Step::Use(u) => self.apply_use(self.pos.turn(), u, ev).map(|_| ()),
         }
     }
@@ -726,33 +755,32 @@ impl Record {
         }
         let mut g = Game::from_position(pos, dice);
         g.controllers = self.controllers;
-        let mut uses = self.uses.iter().peekable();
-        for index in 0..=self.plies.len() {
-            while let Some(&&(at, u)) = uses.peek() {
-                if at > index {
-                    break;
+        // `index`: the ply a step is or precedes (errors name it).
+        let mut index = 0;
+        for step in self.steps() {
+            match step {
+                Step::Use(u) => {
+                    g.apply_use(g.pos.turn(), u, &mut NoEvents)
+                        .map_err(|error| RecordError::Use { index, error })?;
                 }
-                uses.next();
-                g.apply_use(g.pos.turn(), u, &mut NoEvents)
-                    .map_err(|error| RecordError::Use { index, error })?;
+                Step::Ply(ply) => {
+                    g.apply_recorded(ply, &mut NoEvents)
+                        .map_err(|error| match error {
+                            GameError::RollMismatch {
+                                k,
+                                recorded,
+                                expected,
+                            } => RecordError::RollMismatch {
+                                index,
+                                k,
+                                recorded,
+                                expected,
+                            },
+                            error => RecordError::Ply { index, error },
+                        })?;
+                    index += 1;
+                }
             }
-            let Some(&ply) = self.plies.get(index) else {
-                break;
-            };
-            g.apply_recorded(ply, &mut NoEvents)
-                .map_err(|error| match error {
-                    GameError::RollMismatch {
-                        k,
-                        recorded,
-                        expected,
-                    } => RecordError::RollMismatch {
-                        index,
-                        k,
-                        recorded,
-                        expected,
-                    },
-                    error => RecordError::Ply { index, error },
-                })?;
         }
         Ok(g)
     }
@@ -810,26 +838,32 @@ impl Record {
         }
         dice.insert("clientSeeds".into(), self.client_seeds.clone().into());
         m.insert("dice".into(), Value::Object(dice));
-        let mut plies = Vec::with_capacity(self.plies.len() + self.uses.len());
-        let mut uses = self.uses.iter().peekable();
-        for (i, p) in self.plies.iter().enumerate() {
-            while let Some(&&(at, u)) = uses.peek() {
-                if at > i {
-                    break;
-                }
-                uses.next();
-                plies.push(serde_json::json!({ "use": item_use_to_json(u) }));
-            }
-            plies.push(match p {
-                Ply::Roll(d) => serde_json::json!({ "roll": d.get() }),
-                Ply::Move(mv) => serde_json::json!({ "piece": mv.piece }),
-            });
-        }
-        for &(_, u) in uses {
-            plies.push(serde_json::json!({ "use": item_use_to_json(u) }));
-        }
+        let plies = self
+            .steps()
+            .into_iter()
+            .map(|step| match step {
+                Step::Use(u) => serde_json::json!({ "use": item_use_to_json(u) }),
+                Step::Ply(Ply::Roll(d)) => serde_json::json!({ "roll": d.get() }),
+                Step::Ply(Ply::Move(mv)) => serde_json::json!({ "piece": mv.piece }),
+            })
+            .collect();
         m.insert("plies".into(), Value::Array(plies));
         Value::Object(m)
+    }
+
+    /// The record's steps in play order: each item use before the ply it precedes (`uses` say
+    /// how many plies came before each), uses after the last ply at the end.
+    pub fn steps(&self) -> Vec<Step> {
+        let mut out = Vec::with_capacity(self.plies.len() + self.uses.len());
+        let mut uses = self.uses.iter().peekable();
+        for (i, p) in self.plies.iter().enumerate() {
+            while let Some(&(_, u)) = uses.next_if(|(at, _)| *at <= i) {
+                out.push(Step::Use(u));
+            }
+            out.push(Step::Ply(*p));
+        }
+        out.extend(uses.map(|(_, u)| Step::Use(*u)));
+        out
     }
 
     /// Reads a record written by [`Record::to_json`].

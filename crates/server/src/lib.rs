@@ -343,7 +343,7 @@ impl AppState {
             .store
             .create_game(&id, &th, &seed.to_hex(), &config.to_json().to_string())
             .await?;
-        let handle = RoomHandle::spawn(session, Vec::new(), self.inner.store.clone(), th);
+        let handle = RoomHandle::spawn(session, 0, self.inner.store.clone(), th);
         let mut rooms = self.inner.rooms.lock().await;
         rooms.retain(|_, h| !h.is_closed());
         rooms.insert(id.clone(), handle.clone());
@@ -378,7 +378,7 @@ impl AppState {
         )?;
         let handle = RoomHandle::spawn(
             session,
-            stored.plies,
+            stored.plies.len(),
             self.inner.store.clone(),
             stored.token_hash,
         );

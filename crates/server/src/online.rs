@@ -439,7 +439,8 @@ struct Room {
     status: Status,
     slots: Vec<Slot>,
     game: Option<Session>,
-    persisted: Vec<String>,
+    /// How many steps of the game are in the store.
+    persisted: usize,
     settled: bool,
     /// The seat to act must act by then (people with a timer).
     deadline: Option<Instant>,
@@ -491,7 +492,7 @@ pub(crate) async fn create(
         status: Status::Lobby,
         slots,
         game: None,
-        persisted: Vec::new(),
+        persisted: 0,
         settled: false,
         deadline: None,
         bot_due: None,
@@ -543,7 +544,7 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
     let host = st.get("host").and_then(Value::as_u64).unwrap_or(0) as usize;
     let settled = st.get("settled").and_then(Value::as_bool).unwrap_or(false);
     let mut game = None;
-    let mut persisted = Vec::new();
+    let mut persisted = 0;
     if let Some(gid) = st.get("gameId").and_then(Value::as_str) {
         let g = env
             .store
@@ -553,7 +554,7 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
         let cfg = game_config(&config, &slots);
         let dice = DiceStream::with_client_seeds(seed.clone(), g.client_seeds.clone());
         game = Some(Session::restore(gid.to_string(), cfg, dice, &g.plies)?);
-        persisted = g.plies;
+        persisted = g.plies.len();
     }
     let now = Instant::now();
     let unix_now = unix_ms();
@@ -1324,15 +1325,8 @@ impl Room {
         let t0 = Instant::now();
         let backup = g.clone();
         let events = g.act(action, version)?;
-        let plies = g.step_texts();
+        let (keep, append) = g.unsaved(self.persisted);
         let over = g.is_over();
-        let keep = self
-            .persisted
-            .iter()
-            .zip(&plies)
-            .take_while(|(a, b)| a == b)
-            .count();
-        let append: Vec<String> = plies[keep..].to_vec();
         let game_id = g.id().to_string();
         let (old_status, old_deadline, old_due) = (self.status, self.deadline, self.bot_due);
         if over {
@@ -1358,7 +1352,7 @@ impl Room {
             self.bot_due = old_due;
             return Err(e);
         }
-        self.persisted = plies;
+        self.persisted = keep + append.len();
         if over {
             if let Err(e) = self.settle().await {
                 tracing::warn!(error = %e, "settling failed");

@@ -56,10 +56,10 @@ fn gone() -> Error {
 }
 
 impl RoomHandle {
-    /// Starts the task of `session`, whose first `persisted` plies are already stored.
+    /// Starts the task of `session`, whose first `persisted` steps are already stored.
     pub(crate) fn spawn(
         session: Session,
-        persisted: Vec<String>,
+        persisted: usize,
         store: Store,
         token_hash: String,
     ) -> RoomHandle {
@@ -142,13 +142,9 @@ impl RoomHandle {
 /// A game task with no command and no connection for this long stops (it reloads on demand).
 const IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
-fn common_prefix(a: &[String], b: &[String]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
 async fn run(
     mut session: Session,
-    mut persisted: Vec<String>,
+    mut persisted: usize,
     store: Store,
     mut rx: mpsc::Receiver<Cmd>,
     bcast: broadcast::Sender<Arc<Broadcast>>,
@@ -172,15 +168,13 @@ async fn run(
                 let result = match session.act(action, version) {
                     Err(e) => Err(e),
                     Ok(events) => {
-                        let plies = session.step_texts();
-                        let keep = common_prefix(&persisted, &plies);
-                        let append: Vec<String> = plies[keep..].to_vec();
+                        let (keep, append) = session.unsaved(persisted);
                         match store
                             .sync_plies(session.id(), keep, &append, session.is_over(), None)
                             .await
                         {
                             Ok(()) => {
-                                persisted = plies;
+                                persisted = keep + append.len();
                                 let state = session.state(action.cause(), events);
                                 // No receiver is fine: nobody else is watching.
                                 let _ = bcast.send(Arc::new(Broadcast {

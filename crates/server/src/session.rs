@@ -9,7 +9,7 @@ use feixingqi_rules::{
     json::{rules_from_json, rules_to_json, seats_to_json},
     AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
     Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat,
-    SeatSet, Seed, Timeline, UseError,
+    SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
 
@@ -279,48 +279,23 @@ pub fn ply_from_text(s: &str) -> Option<Ply> {
     }
 }
 
-/// One stored step of a game: a ply, or an item use (道具模式) before the roll it precedes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A roll or a move.
-    Ply(Ply),
-    /// An item use.
-    Use(ItemUse),
-}
-
-impl Step {
-    /// The stored text: [`ply_text`], or `u` and the record's JSON of the use.
-    pub fn text(self) -> String {
-        match self {
-            Step::Ply(p) => ply_text(p),
-            Step::Use(u) => format!("u{}", item_use_to_json(u)),
-        }
-    }
-
-    /// Decodes [`Step::text`].
-    pub fn from_text(s: &str) -> Option<Step> {
-        match s.strip_prefix('u') {
-            Some(json) => {
-                let v: Value = serde_json::from_str(json).ok()?;
-                item_use_from_json(&v, "use").ok().map(Step::Use)
-            }
-            None => ply_from_text(s).map(Step::Ply),
-        }
+/// Encodes a step for storage: [`ply_text`], or `u` and the record's JSON of the item use.
+pub fn step_text(step: Step) -> String {
+    match step {
+        Step::Ply(p) => ply_text(p),
+        Step::Use(u) => format!("u{}", item_use_to_json(u)),
     }
 }
 
-/// The steps of a game in play order: its plies with its item uses before the plies they precede.
-pub fn steps_of(plies: &[Ply], uses: &[(usize, ItemUse)]) -> Vec<Step> {
-    let mut out = Vec::with_capacity(plies.len() + uses.len());
-    let mut u = uses.iter().peekable();
-    for (i, p) in plies.iter().enumerate() {
-        while let Some((_, x)) = u.next_if(|(at, _)| *at <= i) {
-            out.push(Step::Use(*x));
+/// Decodes [`step_text`].
+pub fn step_from_text(s: &str) -> Option<Step> {
+    match s.strip_prefix('u') {
+        Some(json) => {
+            let v: Value = serde_json::from_str(json).ok()?;
+            item_use_from_json(&v, "use").ok().map(Step::Use)
         }
-        out.push(Step::Ply(*p));
+        None => ply_from_text(s).map(Step::Ply),
     }
-    out.extend(u.map(|(_, x)| Step::Use(*x)));
-    out
 }
 
 /// The error of a refused item use (docs/PROTOCOL.md "Items").
@@ -391,20 +366,11 @@ impl Session {
         let mut s =
             Session::with_dice(id, config, dice).map_err(|e| Error::Internal(e.to_string()))?;
         for (i, text) in steps.iter().enumerate() {
-            let step = Step::from_text(text)
+            let step = step_from_text(text)
                 .ok_or_else(|| Error::Internal(format!("stored step {i} does not read")))?;
-            match step {
-                Step::Ply(p) => s
-                    .game
-                    .apply_recorded(p, &mut NoEvents)
-                    .map_err(|e| Error::Internal(format!("stored step {i}: {e}")))?,
-                Step::Use(u) => {
-                    let seat = s.game.position().turn();
-                    s.game
-                        .apply_use(seat, u, &mut NoEvents)
-                        .map_err(|e| Error::Internal(format!("stored step {i}: {e}")))?;
-                }
-            }
+            s.game
+                .apply_recorded_step(step, &mut NoEvents)
+                .map_err(|e| Error::Internal(format!("stored step {i}: {e}")))?;
         }
         Ok(s)
     }
@@ -462,26 +428,18 @@ impl Session {
             over: None,
         };
         let first = s.state("replay", Vec::new());
-        let steps = steps_of(&rec.plies, &rec.uses);
+        let steps = rec.steps();
         let mut frames = Vec::with_capacity(steps.len());
         for (i, step) in steps.into_iter().enumerate() {
             let seat = s.game.position().turn();
             let mut tl = Timeline::default();
-            let bad = |e: String| Error::BadRecord(format!("plies[{i}]: {e}"));
+            s.game
+                .apply_step(step, &mut tl)
+                .map_err(|e| Error::BadRecord(format!("plies[{i}]: {e}")))?;
             let (moved, ply_json) = match step {
-                Step::Ply(ply) => {
-                    s.game.apply(ply, &mut tl).map_err(|e| bad(e.to_string()))?;
-                    match ply {
-                        Ply::Move(m) => (Some((seat, m.piece)), json!({ "piece": m.piece })),
-                        Ply::Roll(d) => (None, json!({ "roll": d.get() })),
-                    }
-                }
-                Step::Use(u) => {
-                    s.game
-                        .apply_use(seat, u, &mut tl)
-                        .map_err(|e| bad(e.to_string()))?;
-                    (None, json!({ "use": item_use_to_json(u) }))
-                }
+                Step::Ply(Ply::Move(m)) => (Some((seat, m.piece)), json!({ "piece": m.piece })),
+                Step::Ply(Ply::Roll(d)) => (None, json!({ "roll": d.get() })),
+                Step::Use(u) => (None, json!({ "use": item_use_to_json(u) })),
             };
             let mut events = Vec::new();
             s.push_events(&tl.0, moved, &mut events);
@@ -525,15 +483,16 @@ impl Session {
 
     /// The version: number of steps (plies and item uses).
     pub fn version(&self) -> u64 {
-        (self.game.plies().count() + self.game.item_uses().len()) as u64
+        self.game.steps().len() as u64
     }
 
-    /// The steps so far, as stored (plies and item uses in play order).
-    pub fn step_texts(&self) -> Vec<String> {
-        steps_of(&self.plies(), &self.game.item_uses())
-            .into_iter()
-            .map(Step::text)
-            .collect()
+    /// What to write after an action when the first `stored` steps are in the store: how many
+    /// of them stay, and the stored form of the steps after those. An action either takes steps
+    /// back (悔棋 truncates the history) or adds steps, never both, so the stored steps that stay
+    /// are the first `min(stored, version)`.
+    pub fn unsaved(&self, stored: usize) -> (usize, Vec<String>) {
+        let keep = stored.min(self.game.steps().len());
+        (keep, self.game.steps().skip(keep).map(step_text).collect())
     }
 
     /// The plies so far.
