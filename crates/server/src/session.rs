@@ -1098,22 +1098,13 @@ fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>)
     let pos = game.position();
     let seat = pos.turn();
     let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
-    let items = pos.rules().options.items;
-    // Same option = same resulting position (and, in the item mode, the same item state: a
-    // booster, a shield or the weather can make two plain-identical moves differ).
+    // Same option = same resulting position and item state (a booster, a shield or the weather
+    // can set two plain-identical moves apart); with the item mode off the item state is idle.
     let mut groups: Vec<((Position, feixingqi_rules::ItemState), Vec<u8>, Position)> = Vec::new();
     for &k in &legal {
-        let (after, after_items) = if items {
-            let mut g = game.clone();
-            if g.play(Move { piece: k }, &mut NoEvents).is_err() {
-                continue;
-            }
-            (*g.position(), *g.items())
-        } else {
-            let mut after = *pos;
-            after.play_unchecked(Move { piece: k }, &mut NoEvents);
-            (after, *game.items())
-        };
+        let mut after = *pos;
+        let mut after_items = *game.items();
+        after.play_unchecked_with_items(Move { piece: k }, &mut after_items, &mut NoEvents);
         let key = (after.canonical(), after_items);
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(k),
