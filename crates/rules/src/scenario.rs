@@ -125,11 +125,12 @@ fn item_name(v: &Value, field: &str) -> Result<Item, FormatError> {
 fn by_seat_lists<T>(
     v: &Value,
     field: &str,
+    what: &str,
     mut each: impl FnMut(&Value, &str) -> Result<T, FormatError>,
 ) -> Result<BySeat<Option<Vec<T>>>, FormatError> {
     let m = v
         .as_object()
-        .ok_or_else(|| FormatError::new(field, "must be an object from seat to a list"))?;
+        .ok_or_else(|| FormatError::new(field, format!("must be an object from seat to {what}")))?;
     let mut out: BySeat<Option<Vec<T>>> = BySeat::new_with(|_| None);
     for (k, list) in m {
         let f = format!("{field}.{k}");
@@ -140,7 +141,7 @@ fn by_seat_lists<T>(
             .ok_or_else(|| FormatError::new(&f, "seat keys are \"0\"..\"3\""))?;
         let arr = list
             .as_array()
-            .ok_or_else(|| FormatError::new(&f, "must be a list"))?;
+            .ok_or_else(|| FormatError::new(&f, format!("must be a list of {what}")))?;
         out[seat] = Some(
             arr.iter()
                 .enumerate()
@@ -185,7 +186,7 @@ impl ItemSetup {
         }
         if let Some(v) = m.get("bars") {
             let f = name("bars");
-            out.bars = by_seat_lists(v, &f, item_name)?;
+            out.bars = by_seat_lists(v, &f, "items", item_name)?;
             for s in Seat::ALL {
                 if out.bars[s]
                     .as_ref()
@@ -233,7 +234,7 @@ impl ItemSetup {
         }
         if let Some(v) = m.get("shields") {
             let f = name("shields");
-            out.shields = by_seat_lists(v, &f, |x, fi| {
+            out.shields = by_seat_lists(v, &f, "pieces", |x, fi| {
                 x.as_u64()
                     .filter(|&n| n < 4)
                     .map(|n| n as u8)
@@ -430,28 +431,7 @@ fn progress_from_json(v: &Value, field: &str) -> Result<Progress, FormatError> {
 }
 
 fn pieces_from_json(v: &Value, field: &str) -> Result<BySeat<Option<Vec<Progress>>>, FormatError> {
-    let m = v
-        .as_object()
-        .ok_or_else(|| FormatError::new(field, "must be an object from seat to pieces"))?;
-    let mut out: BySeat<Option<Vec<Progress>>> = BySeat::default();
-    for (k, list) in m {
-        let f = format!("{field}.{k}");
-        let seat = k
-            .parse::<u8>()
-            .ok()
-            .and_then(Seat::new)
-            .ok_or_else(|| FormatError::new(&f, "seat keys are \"0\"..\"3\""))?;
-        let arr = list
-            .as_array()
-            .ok_or_else(|| FormatError::new(&f, "must be a list of pieces"))?;
-        let v = arr
-            .iter()
-            .enumerate()
-            .map(|(i, x)| progress_from_json(x, &format!("{f}[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
-        out[seat] = Some(v);
-    }
-    Ok(out)
+    by_seat_lists(v, field, "pieces", progress_from_json)
 }
 
 fn seat_from_json(v: &Value, field: &str) -> Result<Seat, FormatError> {
