@@ -327,6 +327,21 @@ fn now() -> i64 {
 }
 
 impl SqliteStore {
+    /// The account whose `column` (a fixed column name, `'static`: never input) equals `value`.
+    async fn player_where(
+        &self,
+        column: &'static str,
+        value: &str,
+    ) -> Result<Option<PlayerRow>, Error> {
+        let sql =
+            format!("SELECT id, nickname, points, games, wins FROM players WHERE {column} = ?");
+        let row = sqlx::query(&sql)
+            .bind(value)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(player_row).transpose()
+    }
+
     /// Opens (creating if needed) `feixingqi.sqlite3` in `data_dir` and creates the schema.
     ///
     /// # Errors
@@ -760,21 +775,11 @@ impl Storage for SqliteStore {
     }
 
     async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRow>, Error> {
-        let row = sqlx::query(
-            "SELECT id, nickname, points, games, wins FROM players WHERE token_hash = ?",
-        )
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(player_row).transpose()
+        self.player_where("token_hash", token_hash).await
     }
 
     async fn player(&self, id: &str) -> Result<Option<PlayerRow>, Error> {
-        let row = sqlx::query("SELECT id, nickname, points, games, wins FROM players WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(player_row).transpose()
+        self.player_where("id", id).await
     }
 
     async fn rename_player(&self, id: &str, nickname: &str) -> Result<(), Error> {
