@@ -49,20 +49,30 @@ fn origin_ok(headers: &HeaderMap) -> bool {
     matches!((origin_host, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
 }
 
+/// The checks and settings every WebSocket endpoint shares: the origin check (`None`: refuse
+/// with `bad_origin`), the frame limits and the small buffers.
+fn upgrade(ws: WebSocketUpgrade, headers: &HeaderMap) -> Option<WebSocketUpgrade> {
+    if !origin_ok(headers) {
+        return None;
+    }
+    Some(
+        ws.max_message_size(HARD_FRAME_LIMIT)
+            .max_frame_size(HARD_FRAME_LIMIT)
+            .read_buffer_size(WS_BUFFER)
+            .write_buffer_size(WS_BUFFER),
+    )
+}
+
 /// `GET /ws`.
 pub(crate) async fn handler(
     ws: WebSocketUpgrade,
     headers: HeaderMap,
     State(state): State<AppState>,
 ) -> Response {
-    if !origin_ok(&headers) {
-        return Error::BadOrigin.into_response();
+    match upgrade(ws, &headers) {
+        Some(ws) => ws.on_upgrade(move |socket| run(socket, state)),
+        None => Error::BadOrigin.into_response(),
     }
-    ws.max_message_size(HARD_FRAME_LIMIT)
-        .max_frame_size(HARD_FRAME_LIMIT)
-        .read_buffer_size(WS_BUFFER)
-        .write_buffer_size(WS_BUFFER)
-        .on_upgrade(move |socket| run(socket, state))
 }
 
 /// `GET /ws/echo`: every text frame is sent back as it came, through the same stack (axum, the
@@ -73,14 +83,10 @@ pub(crate) async fn echo_handler(
     headers: HeaderMap,
     State(state): State<AppState>,
 ) -> Response {
-    if !origin_ok(&headers) {
-        return Error::BadOrigin.into_response();
+    match upgrade(ws, &headers) {
+        Some(ws) => ws.on_upgrade(move |socket| echo(socket, state.metrics_arc())),
+        None => Error::BadOrigin.into_response(),
     }
-    ws.max_message_size(HARD_FRAME_LIMIT)
-        .max_frame_size(HARD_FRAME_LIMIT)
-        .read_buffer_size(WS_BUFFER)
-        .write_buffer_size(WS_BUFFER)
-        .on_upgrade(move |socket| echo(socket, state.metrics_arc()))
 }
 
 async fn echo(mut socket: WebSocket, metrics: Arc<Metrics>) {
