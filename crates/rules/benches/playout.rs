@@ -14,10 +14,10 @@ const EXPECTED: [(RuleSet, u64, u64); 2] = [
     (RuleSet::Ludo, LUDO_ROLLS, LUDO_MOVES),
     (RuleSet::Feixingqi, FXQ_ROLLS, FXQ_MOVES),
 ];
-const LUDO_ROLLS: u64 = 378_265;
-const LUDO_MOVES: u64 = 317_100;
-const FXQ_ROLLS: u64 = 328_839;
-const FXQ_MOVES: u64 = 271_460;
+const LUDO_ROLLS: u64 = 373_713;
+const LUDO_MOVES: u64 = 313_692;
+const FXQ_ROLLS: u64 = 326_938;
+const FXQ_MOVES: u64 = 268_762;
 
 fn bench(c: &mut Criterion) {
     for (rule_set, rolls, moves) in EXPECTED {

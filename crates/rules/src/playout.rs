@@ -37,6 +37,41 @@ impl FastRng {
     }
 }
 
+/// The faces by `die − 1`, padded to 8 so that a masked index needs no bounds check.
+const FACES: [Die; 8] = {
+    let a = Die::ALL;
+    [a[0], a[1], a[2], a[3], a[4], a[5], a[5], a[5]]
+};
+
+/// The unused part of a random 64-bit word, read as a fraction of 2⁶⁴: [`Fraction::below`] draws a
+/// number from it and keeps what is left, so one word of the generator serves a roll's die and
+/// the choice among its options (multiply-shift; each draw's bias is below 2⁻⁵⁸).
+#[derive(Copy, Clone, Debug)]
+struct Fraction(u64);
+
+impl Fraction {
+    /// A fresh word.
+    #[inline(always)]
+    fn new(rng: &mut FastRng) -> Fraction {
+        Fraction(rng.next_u64())
+    }
+
+    /// A uniform number in `0..n` (`n` ≤ 6): the integer part of `fraction · n`; the fractional
+    /// part stays for the next draw.
+    #[inline(always)]
+    fn below(&mut self, n: u32) -> u32 {
+        let wide = self.0 as u128 * n as u128;
+        self.0 = wide as u64;
+        (wide >> 64) as u32
+    }
+
+    /// A uniform die.
+    #[inline(always)]
+    fn die(&mut self) -> Die {
+        FACES[(self.below(6) & 7) as usize]
+    }
+}
+
 /// Plays a uniformly random distinct option of the pending roll (the position must be in
 /// `Phase::Move`) and returns the piece moved.
 ///
@@ -46,15 +81,17 @@ impl FastRng {
 /// [`Position::distinct_moves`] without computing them.
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
-    random_option_in::<AnyGame>(pos, rng)
+    let mut f = Fraction::new(rng);
+    random_option_in::<AnyGame>(pos, &mut f, rng)
 }
 
-/// [`play_random_option`] compiled for the game `G` (which must be the position's).
+/// [`play_random_option`] compiled for the game `G` (which must be the position's): the first
+/// draw comes from what is left of the roll's random word `f`, redraws from fresh words.
 #[inline(always)]
-fn random_option_in<G: GameKind>(pos: &mut Position, rng: &mut FastRng) -> u8 {
+fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidate_pieces();
     let n = count4(candidates);
-    let mut piece = pick(candidates, n, rng);
+    let mut piece = pick(candidates, n, f);
     let ludo = match G::LUDO {
         Some(ludo) => ludo,
         None => pos.rules().is_ludo(),
@@ -67,7 +104,7 @@ fn random_option_in<G: GameKind>(pos: &mut Position, rng: &mut FastRng) -> u8 {
     pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     while before.is_merged_no_op(piece, pos) {
         *pos = before;
-        piece = pick(candidates, n, rng);
+        piece = pick(candidates, n, &mut Fraction::new(rng));
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     }
     piece
@@ -97,11 +134,11 @@ const NTH: [[u8; 4]; 16] = {
     t
 };
 
-/// A uniformly drawn member of `set` (which has `n` members): one draw when `n > 1`.
+/// A uniformly drawn member of `set` (which has `n` members, 1 to 4), drawn from `f` without a
+/// branch (with one member the draw is 0).
 #[inline(always)]
-fn pick(set: u8, n: u32, rng: &mut FastRng) -> u8 {
-    let i = if n > 1 { rng.below(n) } else { 0 };
-    NTH[(set & 15) as usize][(i & 3) as usize]
+fn pick(set: u8, n: u32, f: &mut Fraction) -> u8 {
+    NTH[(set & 15) as usize][(f.below(n) & 3) as usize]
 }
 
 /// Totals of a batch of playouts.
@@ -135,8 +172,10 @@ fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
     let (mut rolls, mut moves) = (0u32, 0u32);
     loop {
         rolls += 1;
-        if let Rolled::Move = pos.roll_in::<G, _>(r.die(), &mut NoEvents) {
-            random_option_in::<G>(&mut pos, &mut r);
+        // One random word per roll: the die, then the choice among the options.
+        let mut f = Fraction::new(&mut r);
+        if let Rolled::Move = pos.roll_in::<G, _>(f.die(), &mut NoEvents) {
+            random_option_in::<G>(&mut pos, &mut f, &mut r);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 *rng = r;
@@ -217,7 +256,7 @@ pub fn item_playout_to_first_finisher(
         items.sync(&pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
             let m = distinct_mask(&pos, &items);
-            let piece = pick(m, count4(m), rng);
+            let piece = pick(m, count4(m), &mut Fraction::new(rng));
             pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
             items.sync(&pos, Some(stream), true, &mut NoEvents);
             moves += 1;
