@@ -7,7 +7,7 @@ use crate::{
     dice::{DiceStream, Seed},
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
-    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Position, Rolled},
+    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, Position, Rolled},
     seat::Seat,
 };
 
@@ -170,11 +170,16 @@ fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
     // A local generator stays in a register; the caller's gets its state back at the end.
     let mut r = *rng;
     let (mut rolls, mut moves) = (0u32, 0u32);
+    // Opening rolls (firstPlayer = roll) come first; after them every roll is a turn's roll.
+    while pos.phase() == Phase::Opening {
+        rolls += 1;
+        pos.roll_in::<G, _>(Fraction::new(&mut r).die(), &mut NoEvents);
+    }
     loop {
         rolls += 1;
         // One random word per roll: the die, then the choice among the options.
         let mut f = Fraction::new(&mut r);
-        if let Rolled::Move = pos.roll_in::<G, _>(f.die(), &mut NoEvents) {
+        if let Rolled::Move = pos.turn_roll::<G, _>(f.die(), &mut NoEvents) {
             random_option_in::<G>(&mut pos, &mut f, &mut r);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {

@@ -1105,17 +1105,30 @@ impl Position {
     /// [`Position::roll_unchecked`] compiled for the game `G` (which must be this position's).
     #[inline(always)]
     pub(crate) fn roll_in<G: GameKind, E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
-        let d = die.get();
-        let s = self.turn;
         if self.phase == Phase::Opening {
-            self.opening_roll(d, ev);
+            self.opening_roll(die.get(), ev);
             return Rolled::Opening;
         }
+        self.turn_roll::<G, E>(die, ev)
+    }
+
+    /// A roll of the seat to move once the opening rolls are over (the phase is [`Phase::Roll`]):
+    /// playouts call it directly, as a game never goes back to its opening.
+    #[inline(always)]
+    pub(crate) fn turn_roll<G: GameKind, E: EventSink>(&mut self, die: Die, ev: &mut E) -> Rolled {
+        let d = die.get();
+        let s = self.turn;
         if E::ENABLED {
             ev.event(Event::Rolled { seat: s, die: d });
         }
+        // Consecutive sixes counted with this roll, without a branch on the die.
+        let sixes = if d == 6 {
+            self.sixes.saturating_add(1)
+        } else {
+            0
+        };
         // Void checks: Ludo's third six (§5), 飞行棋 tripleSixPenalty (§3.9).
-        if d == 6 && self.sixes >= 2 {
+        if sixes >= 3 {
             if self.is_ludo::<G>() {
                 return self.skip_and_pass(SkipReason::VoidThirdSix, ev);
             }
@@ -1132,11 +1145,7 @@ impl Position {
                 return self.skip_and_pass(SkipReason::TripleSixPenalty, ev);
             }
         }
-        self.sixes = if d == 6 {
-            self.sixes.saturating_add(1)
-        } else {
-            0
-        };
+        self.sixes = sixes;
         let legal = self.legal_mask::<G>(d);
         if legal == 0 {
             let reason = self.no_move_reason::<G>();
