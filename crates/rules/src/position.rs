@@ -13,7 +13,7 @@ use crate::{
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
-    swar::{byte_mask16, dup_mask4, eq_bytes16, eq_mask16, eq_mask4, gather16, le_mask4},
+    swar::{any_eq16, byte_mask16, dup_mask4, eq_mask16, eq_mask4, le_mask4},
 };
 
 /// Raw progress byte of a piece in its hangar / yard.
@@ -381,9 +381,9 @@ const ENEMY: [[u16; 4]; 2] = [
     [0xF0F0, 0x0F0F, 0xF0F0, 0x0F0F],
 ];
 
-/// [`ENEMY`] in byte form ([`byte_mask16`]), to test a square for enemies without gathering bits.
-const ENEMY_BYTES: [[u128; 4]; 2] = {
-    let mut t = [[0u128; 4]; 2];
+/// [`ENEMY`] in byte form ([`byte_mask16`]), to test a square for enemies with [`any_eq16`].
+const ENEMY_BYTES: [[[u8; 16]; 4]; 2] = {
+    let mut t = [[[0u8; 16]; 4]; 2];
     let mut team = 0;
     while team < 2 {
         let mut s = 0;
@@ -394,6 +394,20 @@ const ENEMY_BYTES: [[u128; 4]; 2] = {
         team += 1;
     }
     t
+};
+
+/// Bit `a` set for every byte `a & 63` of an absolute square where a Ludo piece never captures:
+/// the safe squares (RULES.md §5) and [`OFF_LOOP`] (bit 63; loop squares are below 52).
+const NO_LUDO_CAPTURE: u64 = {
+    let mut m = 1u64 << (OFF_LOOP & 63);
+    let mut a = 0;
+    while a < 52 {
+        if ludo_safe(a) {
+            m |= 1 << a;
+        }
+        a += 1;
+    }
+    m
 };
 
 /// The absolute loop square of progress `p` of seat `s` (`ludo` 0 or 1), without bounds checks
@@ -1350,28 +1364,33 @@ impl Position {
             self.pass_turn(ev);
             return;
         }
-        if let Some(cause) = bonus {
-            self.phase = Phase::Roll;
-            if E::ENABLED {
+        if E::ENABLED {
+            if let Some(cause) = bonus {
                 ev.event(Event::BonusRoll { seat: s, cause });
             }
-        } else {
-            self.pass_turn(ev);
         }
+        self.end_move(bonus.is_some(), ev);
     }
 
     fn pass_turn<E: EventSink>(&mut self, ev: &mut E) {
+        self.end_move(false, ev);
+    }
+
+    /// The end of a move: the same seat rolls again after a bonus (`again`), otherwise the turn
+    /// passes to the next seat still playing. Written without a branch on `again` (it follows the
+    /// die), the state after either is chosen value by value.
+    #[inline(always)]
+    fn end_move<E: EventSink>(&mut self, again: bool, ev: &mut E) {
         let from = self.turn;
-        self.sixes = 0;
-        self.forced = NO_PIECE;
         self.phase = Phase::Roll;
         let playing = self.seats.minus(self.done).bits() & 15;
-        self.turn = NEXT[playing as usize][from.index() & 3];
-        if E::ENABLED {
-            ev.event(Event::TurnPassed {
-                from,
-                to: self.turn,
-            });
+        let next = NEXT[playing as usize][from.index() & 3];
+        self.turn = if again { from } else { next };
+        self.sixes = if again { self.sixes } else { 0 };
+        // A parked plane (sixStopsOnStack) stays forced for the bonus roll of its 6.
+        self.forced = if again { self.forced } else { NO_PIECE };
+        if E::ENABLED && !again {
+            ev.event(Event::TurnPassed { from, to: next });
         }
     }
 
@@ -1455,38 +1474,38 @@ impl Position {
         let s = me.seat.index();
         let p = self.prog[k];
         let six = (d == 6).then_some(BonusCause::Six);
-        if p == HANGAR {
-            // "Only a 6 lets a yard piece out. It is placed on its start square p0" — start squares are
-            // safe, so entering never captures.
-            self.prog[k] = 0;
-            self.abs[k] = ABS[1][s][0];
-            if E::ENABLED {
-                ev.event(Event::TakeOff { piece: me });
-            }
-            return (six, false);
-        }
-        let np = p + d;
-        self.steps(me, p, np, ev);
+        // "Only a 6 lets a yard piece out. It is placed on its start square p0" — start squares
+        // are safe, so entering never captures. Entering and walking are one path (the new
+        // progress is chosen without a branch).
+        let entering = p == HANGAR;
+        let np = if entering { 0 } else { p + d };
         self.prog[k] = np;
         let a = abs_of(1, s, np);
         self.abs[k] = a;
-        if np == CENTRE {
-            if E::ENABLED {
-                ev.event(Event::Finished { piece: me });
+        let finished = np == CENTRE;
+        if E::ENABLED {
+            if entering {
+                ev.event(Event::TakeOff { piece: me });
+            } else {
+                self.steps(me, p, np, ev);
+                if finished {
+                    ev.event(Event::Finished { piece: me });
+                }
             }
+        }
+        if finished {
             return (Some(six.unwrap_or(BonusCause::Finish)), true);
         }
         // "every opponent colour that has exactly one piece there loses that piece to its yard";
-        // safe squares and ≥ 2 pieces of one colour protect.
-        if a != OFF_LOOP && !ludo_safe(a) {
-            let enemies =
-                eq_bytes16(&self.abs, a) & ENEMY_BYTES[self.rules.options.team as usize][s];
-            if enemies != 0 {
-                let victims = self.singles(gather16(enemies));
-                if victims != 0 {
-                    self.send_home(victims, me, Some(a), false, ev);
-                    return (Some(six.unwrap_or(BonusCause::Capture)), false);
-                }
+        // safe squares and ≥ 2 pieces of one colour protect. One test first: an enemy piece on
+        // an open square of the loop.
+        let team = self.rules.options.team as usize;
+        let open = NO_LUDO_CAPTURE >> (a & 63) & 1 == 0;
+        if open && any_eq16(&self.abs, a, &ENEMY_BYTES[team][s]) {
+            let victims = self.singles(self.occupants(a) & ENEMY[team][s]);
+            if victims != 0 {
+                self.send_home(victims, me, Some(a), false, ev);
+                return (Some(six.unwrap_or(BonusCause::Capture)), false);
             }
         }
         (six, false)
