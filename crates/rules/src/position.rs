@@ -396,6 +396,10 @@ const ENEMY_BYTES: [[[u8; 16]; 4]; 2] = {
     t
 };
 
+/// `LUDO_CAPTURERS[open][team][seat]`: [`ENEMY_BYTES`] on a square where pieces can be captured
+/// (`open` = 1), no piece elsewhere, so that the test for a capture needs no branch on the square.
+const LUDO_CAPTURERS: [[[[u8; 16]; 4]; 2]; 2] = [[[[0; 16]; 4]; 2], ENEMY_BYTES];
+
 /// Bit `a` set for every byte `a & 63` of an absolute square where a Ludo piece never captures:
 /// the safe squares (RULES.md §5) and [`OFF_LOOP`] (bit 63; loop squares are below 52).
 const NO_LUDO_CAPTURE: u64 = {
@@ -1135,12 +1139,9 @@ impl Position {
         if E::ENABLED {
             ev.event(Event::Rolled { seat: s, die: d });
         }
-        // Consecutive sixes counted with this roll, without a branch on the die.
-        let sixes = if d == 6 {
-            self.sixes.saturating_add(1)
-        } else {
-            0
-        };
+        // Consecutive sixes counted with this roll, without a branch on the die (a mask of all
+        // ones for a 6).
+        let sixes = self.sixes.saturating_add(1) & 0u8.wrapping_sub((d == 6) as u8);
         // Void checks: Ludo's third six (§5), 飞行棋 tripleSixPenalty (§3.9).
         if sixes >= 3 {
             if self.is_ludo::<G>() {
@@ -1385,10 +1386,12 @@ impl Position {
         self.phase = Phase::Roll;
         let playing = self.seats.minus(self.done).bits() & 15;
         let next = NEXT[playing as usize][from.index() & 3];
-        self.turn = if again { from } else { next };
-        self.sixes = if again { self.sixes } else { 0 };
+        // All ones to roll again, zero to pass.
+        let keep = 0u8.wrapping_sub(again as u8);
+        self.turn = Seat::ALL[(next.get() ^ ((next.get() ^ from.get()) & keep)) as usize & 3];
+        self.sixes &= keep;
         // A parked plane (sixStopsOnStack) stays forced for the bonus roll of its 6.
-        self.forced = if again { self.forced } else { NO_PIECE };
+        self.forced |= !keep;
         if E::ENABLED && !again {
             ev.event(Event::TurnPassed { from, to: next });
         }
@@ -1478,7 +1481,7 @@ impl Position {
         // are safe, so entering never captures. Entering and walking are one path (the new
         // progress is chosen without a branch).
         let entering = p == HANGAR;
-        let np = if entering { 0 } else { p + d };
+        let np = (p + d) & !0u8.wrapping_sub(entering as u8);
         self.prog[k] = np;
         let a = abs_of(1, s, np);
         self.abs[k] = a;
@@ -1500,8 +1503,8 @@ impl Position {
         // safe squares and ≥ 2 pieces of one colour protect. One test first: an enemy piece on
         // an open square of the loop.
         let team = self.rules.options.team as usize;
-        let open = NO_LUDO_CAPTURE >> (a & 63) & 1 == 0;
-        if open && any_eq16(&self.abs, a, &ENEMY_BYTES[team][s]) {
+        let open = (!NO_LUDO_CAPTURE >> (a & 63) & 1) as usize;
+        if any_eq16(&self.abs, a, &LUDO_CAPTURERS[open][team][s]) {
             let victims = self.singles(self.occupants(a) & ENEMY[team][s]);
             if victims != 0 {
                 self.send_home(victims, me, Some(a), false, ev);
