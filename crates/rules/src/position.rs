@@ -13,7 +13,10 @@ use crate::{
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
-    swar::{any_eq16, byte_mask16, dup_mask4, eq_mask16, eq_mask4, le_mask4},
+    swar::{
+        any_eq16, byte_mask16, dup_mask4, eq_bytes4, eq_mask16, eq_mask4, gather4, le_bytes4,
+        le_mask4,
+    },
 };
 
 /// Raw progress byte of a piece in its hangar / yard.
@@ -930,13 +933,12 @@ impl Position {
         // centre (stacks bounce, the centre bounces). Hangar pieces need a takeoff roll.
         let ludo = self.is_ludo::<G>();
         let limit = if ludo { CENTRE - d } else { CENTRE - 1 };
-        let board = le_mask4(w, limit);
-        let hangar = if d == 6 || (!ludo && self.rules.is_takeoff_roll(d)) {
-            eq_mask4(w, HANGAR)
-        } else {
-            0
-        };
-        board | hangar
+        let board = le_bytes4(w, limit);
+        // The takeoff rolls as bits by face (6, and 5 with the 飞行棋 option), so that the hangar
+        // pieces are masked in without a branch on the die.
+        let takeoff = 1u32 << 6 | ((!ludo && self.rules.options.takeoff_on_five) as u32) << 5;
+        let hangar = eq_bytes4(w, HANGAR) & 0u32.wrapping_sub(takeoff >> d & 1);
+        gather4(board | hangar)
     }
 
     /// The 4 progress bytes of a seat as one word (byte `i` = piece `i`).
@@ -990,9 +992,6 @@ impl Position {
             Phase::Move(_) => self.legal,
             _ => 0,
         };
-        if legal & legal.wrapping_sub(1) == 0 {
-            return legal;
-        }
         legal & !dup_mask4(self.seat_word(self.turn))
     }
 
@@ -1388,7 +1387,7 @@ impl Position {
         let next = NEXT[playing as usize][from.index() & 3];
         // All ones to roll again, zero to pass.
         let keep = 0u8.wrapping_sub(again as u8);
-        self.turn = Seat::ALL[(next.get() ^ ((next.get() ^ from.get()) & keep)) as usize & 3];
+        self.turn = Seat::wrapping(next.get() ^ ((next.get() ^ from.get()) & keep));
         self.sixes &= keep;
         // A parked plane (sixStopsOnStack) stays forced for the bonus roll of its 6.
         self.forced |= !keep;

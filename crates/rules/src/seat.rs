@@ -34,6 +34,12 @@ impl Seat {
         }
     }
 
+    /// The seat with number `index mod 4` (for computed seat numbers in the hot path).
+    #[inline(always)]
+    pub(crate) const fn wrapping(index: u8) -> Seat {
+        Seat(index & 3)
+    }
+
     /// The seat number 0..=3.
     pub const fn index(self) -> usize {
         self.0 as usize

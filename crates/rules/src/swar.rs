@@ -4,17 +4,12 @@
 const LO7_128: u128 = 0x7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f;
 const ONES_128: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
 const LO7_32: u32 = 0x7f7f_7f7f;
+const HIGH_32: u32 = 0x8080_8080;
 
 /// High bit of each byte of `x` set exactly where that byte is zero.
 #[inline(always)]
 const fn zero_bytes_128(x: u128) -> u128 {
     !(((x & LO7_128) + LO7_128) | x | LO7_128)
-}
-
-/// High bit of each byte of `x` set exactly where that byte is zero.
-#[inline(always)]
-pub(crate) const fn zero_bytes_32(x: u32) -> u32 {
-    !(((x & LO7_32) + LO7_32) | x | LO7_32)
 }
 
 /// Gathers the high bits of the 8 bytes of `h` into 8 bits (byte `i` → bit `i`).
@@ -23,7 +18,9 @@ const fn gather8(h: u64) -> u64 {
     ((h >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// Gathers the high bits of the 4 bytes of `h` into 4 bits (byte `i` → bit `i`).
+/// Gathers the high bits of the 4 bytes of `h` into 4 bits (byte `i` → bit `i`): the bit mask of
+/// a byte-flag word such as [`le_bytes4`] or [`eq_bytes4`] (several such words can be combined
+/// first and gathered once).
 #[inline(always)]
 pub(crate) const fn gather4(h: u32) -> u8 {
     ((((h >> 7) as u64).wrapping_mul(0x1020_4080)) >> 28) as u8 & 0xF
@@ -74,33 +71,42 @@ pub(crate) fn any_eq16(bytes: &[u8; 16], v: u8, among: &[u8; 16]) -> bool {
     acc != 0
 }
 
+/// The high bit of byte `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
+#[inline(always)]
+pub(crate) const fn le_bytes4(w: u32, t: u8) -> u32 {
+    // Adding 0x7f − t sets the high bit exactly where the byte exceeds t.
+    !(w + (0x7f - t as u32) * 0x0101_0101) & HIGH_32
+}
+
+/// The high bit of byte `i` set where byte `i` of `w` equals `v` (bytes and `v` below 0x80).
+#[inline(always)]
+pub(crate) const fn eq_bytes4(w: u32, v: u8) -> u32 {
+    // A byte below 0x80 is non-zero exactly when adding 0x7f sets its high bit.
+    !((w ^ (v as u32 * 0x0101_0101)) + LO7_32) & HIGH_32
+}
+
 /// Bit `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
 #[inline(always)]
 pub(crate) const fn le_mask4(w: u32, t: u8) -> u8 {
-    // Adding 0x7f − t sets the high bit exactly where the byte exceeds t.
-    let over = (w + (0x7f - t as u32) * 0x0101_0101) & 0x8080_8080;
-    gather4(!over & 0x8080_8080)
+    gather4(le_bytes4(w, t))
 }
 
-/// Bit `i` set where byte `i` of `w` equals `v`.
+/// Bit `i` set where byte `i` of `w` equals `v` (bytes and `v` below 0x80).
 #[inline(always)]
 pub(crate) const fn eq_mask4(w: u32, v: u8) -> u8 {
-    gather4(zero_bytes_32(w ^ (v as u32 * 0x0101_0101)))
+    gather4(eq_bytes4(w, v))
 }
 
 /// Bit `i` set where byte `i` of `w` equals some earlier byte `j < i` (bytes below 64: a seat's
-/// progress bytes): each byte is tested against, then added to, a board of the bytes before it.
+/// progress bytes). Each byte is compared with the bytes 1, 2 and 3 places before it by XOR with
+/// the word shifted up; a byte is non-zero exactly when adding 0x7f sets its high bit (no carry
+/// leaves a byte below 64); the bytes that have no byte that far before them count as different.
 #[inline(always)]
 pub(crate) const fn dup_mask4(w: u32) -> u8 {
-    let b = w.to_le_bytes();
-    let (mut seen, mut dup, mut i) = (0u64, 0u8, 0);
-    while i < 4 {
-        let bit = 1u64 << (b[i] & 63);
-        dup |= ((seen & bit != 0) as u8) << i;
-        seen |= bit;
-        i += 1;
-    }
-    dup
+    let x1 = ((w ^ (w << 8)) + LO7_32) | 0x80;
+    let x2 = ((w ^ (w << 16)) + LO7_32) | 0x8080;
+    let x3 = ((w ^ (w << 24)) + LO7_32) | 0x80_8080;
+    gather4(!(x1 & x2 & x3) & HIGH_32)
 }
 
 #[cfg(test)]
