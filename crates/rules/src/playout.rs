@@ -92,14 +92,14 @@ fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut
     let candidates = pos.candidate_pieces();
     let n = count4(candidates);
     let mut piece = pick(candidates, n, f);
-    let ludo = match G::LUDO {
-        Some(ludo) => ludo,
-        None => pos.rules().is_ludo(),
-    };
-    if ludo || n == 1 || !pos.no_ops_can_merge() {
+    if G::LUDO == Some(true) {
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
     }
+    // In 飞行棋 the position before the move is kept whatever the roll: a test of whether the move
+    // could merge (an even roll and two candidates) follows the die and costs more in mispredicted
+    // branches than the copy. The rejection test below asks the exact question, and starts with
+    // whether the move left every piece where it was, which is rare.
     let before = *pos;
     pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
     while before.is_merged_no_op(piece, pos) {
