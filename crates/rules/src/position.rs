@@ -1329,7 +1329,9 @@ impl Position {
             _ => return,
         };
         let s = self.turn;
-        let k = s.index() * 4 + mv.piece as usize;
+        // Masked to the 16 piece slots so that no bounds check is left in the hot path (an
+        // unchecked move with a piece index ≥ 4 corrupts the game, as documented).
+        let k = (s.index() * 4 + mv.piece as usize) & 15;
         self.forced = NO_PIECE;
         // The legal-move cache belongs to the roll just used; positions compare equal by state.
         self.legal = 0;
@@ -1369,16 +1371,22 @@ impl Position {
                 ev.event(Event::BonusRoll { seat: s, cause });
             }
         }
+        // Without a bonus the roll was not a 6: the six count is already 0 and nothing is parked
+        // (only a 6 parks, sixStopsOnStack), so only the seat to roll changes.
+        debug_assert!(bonus.is_some() || (self.sixes == 0 && self.forced == NO_PIECE));
         self.end_move(bonus.is_some(), ev);
     }
 
     fn pass_turn<E: EventSink>(&mut self, ev: &mut E) {
+        self.sixes = 0;
+        self.forced = NO_PIECE;
         self.end_move(false, ev);
     }
 
     /// The end of a move: the same seat rolls again after a bonus (`again`), otherwise the turn
-    /// passes to the next seat still playing. Written without a branch on `again` (it follows the
-    /// die), the state after either is chosen value by value.
+    /// passes to the next seat still playing ([`Position::pass_turn`] also clears the six count
+    /// and the parked piece). Written without a branch on `again` (it follows the die): the seat
+    /// is chosen by a mask.
     #[inline(always)]
     fn end_move<E: EventSink>(&mut self, again: bool, ev: &mut E) {
         let from = self.turn;
@@ -1388,9 +1396,6 @@ impl Position {
         // All ones to roll again, zero to pass.
         let keep = 0u8.wrapping_sub(again as u8);
         self.turn = Seat::wrapping(next.get() ^ ((next.get() ^ from.get()) & keep));
-        self.sixes &= keep;
-        // A parked plane (sixStopsOnStack) stays forced for the bonus roll of its 6.
-        self.forced |= !keep;
         if E::ENABLED && !again {
             ev.event(Event::TurnPassed { from, to: next });
         }
