@@ -1339,13 +1339,15 @@ impl Position {
             seat: s,
             piece: mv.piece,
         };
+        // The roll was a 6 exactly when the six count is not 0 (the roll set it). Read from the
+        // count rather than the die, so that the compiler does not copy the whole move into a
+        // branch for the 6 (a branch that follows the die, and is mispredicted).
+        debug_assert_eq!(d == 6, self.sixes != 0);
+        let six = (self.sixes != 0).then_some(BonusCause::Six);
         let (bonus, finished) = if self.is_ludo::<G>() {
-            self.ludo_move(k, me, d, ev)
+            self.ludo_move(k, me, d, six, ev)
         } else {
-            (
-                (d == 6).then_some(BonusCause::Six),
-                self.fxq_move(k, me, d, ev, h),
-            )
+            (six, self.fxq_move(k, me, d, ev, h))
         };
         if finished && self.all_finished(s) {
             self.rank(s);
@@ -1469,18 +1471,19 @@ impl Position {
     }
 
     /// Ludo (RULES.md §5): leave the yard on a 6; walk; capture lone enemy pieces on plain squares.
-    /// Returns the bonus cause (6, capture or arrival; at most one) and whether the piece finished.
+    /// `six` is the bonus of a 6. Returns the bonus cause (6, capture or arrival; at most one) and
+    /// whether the piece finished.
     #[inline(always)]
     fn ludo_move<E: EventSink>(
         &mut self,
         k: usize,
         me: PieceRef,
         d: u8,
+        six: Option<BonusCause>,
         ev: &mut E,
     ) -> (Option<BonusCause>, bool) {
         let s = me.seat.index();
         let p = self.prog[k];
-        let six = (d == 6).then_some(BonusCause::Six);
         // "Only a 6 lets a yard piece out. It is placed on its start square p0" — start squares
         // are safe, so entering never captures. Entering and walking are one path (the new
         // progress is chosen without a branch).
@@ -1578,39 +1581,34 @@ impl Position {
     ) -> bool {
         let s = me.seat.index();
         let p = self.prog[k];
-        if p == HANGAR {
-            // §3.2: "Takeoff places the plane on its takeoff point p0 and uses up the roll."
-            self.prog[k] = 0;
-            self.abs[k] = OFF_LOOP;
-            if E::ENABLED {
-                ev.event(Event::TakeOff { piece: me });
-            }
-            return false;
-        }
-        if H::ON {
+        if H::ON && p != HANGAR {
             return self.fxq_walk_items(k, me, d, ev, h);
         }
         let end = p + d;
-        if end > CENTRE {
-            // §3.8: "the plane goes to 56 and walks back the excess: f = 112 − p − d".
-            let f = 2 * CENTRE - end;
-            self.walk_with_bounce(me, p, CENTRE, f, BounceCause::Centre, ev);
-            self.prog[k] = f;
-            return false;
-        }
-        let mut f = end;
         if p >= ENTRY {
-            self.steps(me, p, f, ev);
+            // Off the loop's effects, in one path with the end chosen without branches:
+            // §3.2 "Takeoff places the plane on its takeoff point p0 and uses up the roll";
+            // from the entry or the lane the plane walks to `end`, and past the centre §3.8 "the
+            // plane goes to 56 and walks back the excess: f = 112 − p − d".
+            let takeoff = p == HANGAR;
+            let f = end.min(2 * CENTRE - end) & !0u8.wrapping_sub(takeoff as u8);
+            if E::ENABLED {
+                if takeoff {
+                    ev.event(Event::TakeOff { piece: me });
+                } else if end > CENTRE {
+                    self.walk_with_bounce(me, p, CENTRE, f, BounceCause::Centre, ev);
+                } else {
+                    self.steps(me, p, f, ev);
+                    if f == CENTRE {
+                        ev.event(Event::Finished { piece: me });
+                    }
+                }
+            }
             self.prog[k] = f;
             self.abs[k] = OFF_LOOP;
-            if f == CENTRE {
-                if E::ENABLED {
-                    ev.event(Event::Finished { piece: me });
-                }
-                return true;
-            }
-            return false;
+            return f == CENTRE;
         }
+        let mut f = end;
         let bits = self.enemy_bits(s);
         // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
         let lim = end.min(ENTRY);
