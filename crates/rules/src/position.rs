@@ -399,6 +399,24 @@ const ENEMY_BYTES: [[[u8; 16]; 4]; 2] = {
     t
 };
 
+/// `ROUTE_BIT[s][a]`: the bit of absolute 飞行棋 loop square `a` on seat `s`'s route, bit `p` for
+/// progress `p` (1..=50; the two squares behind the takeoff point are bits 0 and 51); 0 for bytes
+/// that are not loop squares (such as [`OFF_LOOP`]), so that any byte indexes it without a mask.
+/// Progress `p` is square `p + 13·s − 2` (mod 52).
+static ROUTE_BIT: [[u64; 256]; 4] = {
+    let mut t = [[0u64; 256]; 4];
+    let mut s = 0;
+    while s < 4 {
+        let mut a = 0;
+        while a < 52 {
+            t[s][a] = 1 << ((a + 52 + 2 - 13 * s) % 52);
+            a += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 /// `LUDO_CAPTURERS[open][team][seat]`: [`ENEMY_BYTES`] on a square where pieces can be captured
 /// (`open` = 1), no piece elsewhere, so that the test for a capture needs no branch on the square.
 const LUDO_CAPTURERS: [[[[u8; 16]; 4]; 2]; 2] = [[[[0; 16]; 4]; 2], ENEMY_BYTES];
@@ -1526,30 +1544,18 @@ impl Position {
     /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
-        // Partners in team play are not enemies.
-        let opposite = if self.rules.options.team {
-            0
-        } else {
-            self.loop_bits((s + 2) & 3)
+        let route = &ROUTE_BIT[s & 3];
+        let seat_bits = |e: usize| {
+            let b = (e & 3) * 4;
+            self.abs[b..b + 4]
+                .iter()
+                .fold(0u64, |m, &a| m | route[a as usize])
         };
-        let occupied = self.loop_bits((s + 1) & 3) | opposite | self.loop_bits((s + 3) & 3);
-        // Rotate absolute squares to the mover's progress: p = a − (13·s − 2) (mod 52).
-        const ROT: [u32; 4] = [50, 11, 24, 37];
-        let k = ROT[s & 3];
-        let m = occupied & ((1 << 52) - 1);
+        // Partners in team play are not enemies.
+        let opposite = seat_bits(s + 2) & 0u64.wrapping_sub(!self.rules.options.team as u64);
         EnemyBits {
-            occupied: ((m >> k) | (m << (52 - k))) & ((1 << 52) - 1),
+            occupied: seat_bits(s + 1) | opposite | seat_bits(s + 3),
         }
-    }
-
-    /// The absolute loop squares of seat `e`'s pieces as bits; pieces off the loop (0xFF) land on
-    /// bit 63, which callers mask off.
-    #[inline(always)]
-    fn loop_bits(&self, e: usize) -> u64 {
-        let b = (e & 3) * 4;
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&self.abs[b..b + 4]);
-        w.iter().fold(0, |m, &a| m | 1u64 << (a & 63))
     }
 
     /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
