@@ -89,7 +89,7 @@ pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
 /// draw comes from what is left of the roll's random word `f`, redraws from fresh words.
 #[inline(always)]
 fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut FastRng) -> u8 {
-    let candidates = pos.candidate_pieces();
+    let candidates = pos.candidates_in::<G>();
     let n = count4(candidates);
     let mut piece = pick(candidates, n, f);
     if G::LUDO == Some(true) {

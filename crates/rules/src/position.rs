@@ -1006,10 +1006,23 @@ impl Position {
     /// reports, which is exactly uniform over the distinct options.
     #[inline(always)]
     pub fn candidate_pieces(&self) -> u8 {
+        self.candidates_in::<AnyGame>()
+    }
+
+    /// [`Position::candidate_pieces`] compiled for the game `G` (which must be this position's).
+    #[inline(always)]
+    pub(crate) fn candidates_in<G: GameKind>(&self) -> u8 {
         let legal = match self.phase {
             Phase::Move(_) => self.legal,
             _ => 0,
         };
+        // A parked plane (sixStopsOnStack, never in Ludo) is the only legal piece, even when a lower-index plane
+        // of its seat stands with it (item mode: a shielded plane can share the stack square).
+        // Otherwise pieces on one square are legal together, so the duplicates need no legality
+        // test of their own.
+        if !self.is_ludo::<G>() && self.forced != NO_PIECE {
+            return legal;
+        }
         legal & !dup_mask4(self.seat_word(self.turn))
     }
 
@@ -2104,6 +2117,38 @@ impl Position {
 mod tests {
     use super::*;
     use crate::playout::FastRng;
+
+    /// A parked plane is the one option of the roll even when a lower-index plane of its seat
+    /// stands on the same square (item mode lets a shielded plane stay on an enemy stack; the
+    /// duplicate test must not drop the only legal piece).
+    #[test]
+    fn parked_plane_is_an_option_beside_a_lower_plane() {
+        let mut rules = Rules::feixingqi();
+        rules.options.items = true;
+        rules.options.six_stops_on_stack = true;
+        let mut setup = Setup::start(rules, SeatSet::ALL);
+        // Seat 0's p20 is absolute square 18, seat 1's p7: a yellow stack with two red planes.
+        setup.pieces[Seat::S0] = vec![
+            Progress::At(20),
+            Progress::At(20),
+            Progress::Hangar,
+            Progress::Hangar,
+        ];
+        setup.pieces[Seat::S1] = vec![
+            Progress::At(7),
+            Progress::At(7),
+            Progress::Hangar,
+            Progress::Hangar,
+        ];
+        setup.forced = Some(1);
+        let mut pos = Position::from_setup(&setup).expect("valid in item mode");
+        pos.roll(Die::ALL[2], &mut NoEvents).expect("roll");
+        let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
+        let distinct: Vec<u8> = pos.distinct_moves().iter().map(|m| m.piece).collect();
+        assert_eq!(legal, vec![1]);
+        assert_eq!(distinct, vec![1]);
+        assert_eq!(pos.candidate_pieces(), 0b10);
+    }
 
     /// The per-move bitboards agree with a square-by-square scan over many random positions.
     #[test]
