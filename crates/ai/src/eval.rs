@@ -90,7 +90,22 @@ impl Weights {
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] (re-tuning under search found no better).
     pub const MASTER: Weights = Weights::BALANCED;
-    /// The Master's 飞行棋 weights: re-tuned under the Master's search against three Hard players
+    /// The Master's 飞行棋 weights in 2-player games: the 4-player tuning below measured weaker
+    /// there (Master vs Hard 53.5 % instead of 55.1 %), so 2-player games keep the weights
+    /// tuned before it.
+    pub const MASTER_FXQ_DUEL: Weights = Weights {
+        hangar: 30.0,
+        risk: 0.8,
+        stack_risk: 0.8,
+        lane: 0.0,
+        tempo: 4.0,
+        temp: 1.6,
+        shelter: -2.0,
+        idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
+    };
+    /// The Master's 飞行棋 weights (3 and 4 players): re-tuned under the Master's search against three Hard players
     /// (coordinate descent, 20,000 duplicate-dice games per step, seed 5), with half the
     /// exact-finish wait dropped for planes that are not the last in play ([`Weights::exact`])
     /// and captures costed in equivalent squares ([`Weights::equiv`]).
@@ -284,6 +299,8 @@ pub struct Evaluator {
     pub ludo: Weights,
     /// Weights for 飞行棋.
     pub feixingqi: Weights,
+    /// Weights for 飞行棋 with two players in the game.
+    pub feixingqi_duel: Weights,
     /// A self-play-trained distance table per rule set (`[Ludo, 飞行棋]`); where present it
     /// replaces the hand-tuned distance of that rule set (see [`crate::td`]).
     pub learned: [Option<&'static Learned>; 2],
@@ -306,15 +323,17 @@ impl Evaluator {
     pub const BALANCED: Evaluator = Evaluator::per_rules(Weights::BALANCED, Weights::BALANCED_FXQ);
 
     /// The Master's leaf evaluator: [`Evaluator::BALANCED`] re-tuned under the Master's
-    /// one-layer search against three Hard players (coordinate descent, 8,000 duplicate-dice
-    /// games per step).
-    pub const MASTER: Evaluator = Evaluator::per_rules(Weights::MASTER, Weights::MASTER_FXQ);
+    /// one-layer search against three Hard players (coordinate descent over duplicate-dice
+    /// games), with its own 飞行棋 weights for 2-player games ([`Weights::MASTER_FXQ_DUEL`]).
+    pub const MASTER: Evaluator = Evaluator::per_rules(Weights::MASTER, Weights::MASTER_FXQ)
+        .with_duel(Weights::MASTER_FXQ_DUEL);
 
     /// An evaluator with these weights for both rule sets.
     pub const fn new(weights: Weights) -> Evaluator {
         Evaluator {
             ludo: weights,
             feixingqi: weights,
+            feixingqi_duel: weights,
             learned: [None, None],
         }
     }
@@ -324,7 +343,16 @@ impl Evaluator {
         Evaluator {
             ludo,
             feixingqi,
+            feixingqi_duel: feixingqi,
             learned: [None, None],
+        }
+    }
+
+    /// This evaluator with other 飞行棋 weights for 2-player games.
+    pub const fn with_duel(self, feixingqi_duel: Weights) -> Evaluator {
+        Evaluator {
+            feixingqi_duel,
+            ..self
         }
     }
 
@@ -351,6 +379,8 @@ impl Evaluator {
     pub fn weights(&self, pos: &Position) -> &Weights {
         if pos.rules().is_ludo() {
             &self.ludo
+        } else if pos.seats().len() == 2 {
+            &self.feixingqi_duel
         } else {
             &self.feixingqi
         }
