@@ -50,10 +50,10 @@ pub struct Weights {
     /// Bonus (in squares) per piece on a square no enemy can capture it on (Ludo safe square or
     /// stack) or in an own 飞行棋 stack (negative: a penalty).
     pub shelter: f32,
-    /// 飞行棋: how much of the exact-finish wait a lone plane pays (the bounce at the centre)
-    /// counts for a plane that is not its seat's last: 1 = the lone-plane expected rolls of
-    /// [`FXQ_REMAINING`], 0 = plain pips with jumps and the fly (rolls that do not fit one plane
-    /// move another). A seat's last plane always pays it in full.
+    /// 飞行棋: how much of the exact-finish wait (the bounce at the centre, §3.8) a plane that is
+    /// not its seat's last in play pays: 1 = a lone plane's expected rolls to the centre, 0 =
+    /// plain pips with jumps and the fly (rolls that do not fit one plane move another). A seat's
+    /// last plane in play always pays it in full.
     pub exact: f32,
     /// 飞行棋: the expected loss of an exposed plane counts its progress as equivalent squares
     /// (1, what the jumps and the fly saved it) or as raw squares walked (0).
