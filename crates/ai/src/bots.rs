@@ -336,7 +336,7 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 
 /// A bot by name: `random`, a level (`easy`, `normal`, `hard`, `master`), a style
 /// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
-/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth]]` (custom [`Weights`]),
+/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv]]]]` (custom [`Weights`]),
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
 /// sets) or `mix:P` (the race-only heuristic, random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
@@ -380,7 +380,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         return Some(Box::new(RolloutBot::new(r, seed, name)));
     }
     if let Some(spec) = name.strip_prefix("w:") {
-        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth]]`: custom weights for tuning.
+        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv]]]]`: custom weights for tuning.
         let v: Vec<f32> = spec
             .split('/')
             .map(str::parse)
@@ -398,6 +398,8 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             temp: v[5],
             shelter: v[6],
             idle: v.get(7).copied().unwrap_or(0.0),
+            exact: v.get(9).copied().unwrap_or(1.0),
+            equiv: v.get(10).copied().unwrap_or(0.0),
         };
         let depth = v.get(8).map_or(0, |&d| d as u8).min(3);
         return Some(Box::new(SearchBot::new(

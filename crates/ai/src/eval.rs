@@ -50,6 +50,14 @@ pub struct Weights {
     /// Bonus (in squares) per piece on a square no enemy can capture it on (Ludo safe square or
     /// stack) or in an own 飞行棋 stack (negative: a penalty).
     pub shelter: f32,
+    /// 飞行棋: how much of the exact-finish wait (the bounce at the centre, §3.8) a plane that is
+    /// not its seat's last in play pays: 1 = a lone plane's expected rolls to the centre, 0 =
+    /// plain pips with jumps and the fly (rolls that do not fit one plane move another). A seat's
+    /// last plane in play always pays it in full.
+    pub exact: f32,
+    /// 飞行棋: the expected loss of an exposed plane counts its progress as equivalent squares
+    /// (1, what the jumps and the fly saved it) or as raw squares walked (0).
+    pub equiv: f32,
 }
 
 impl Weights {
@@ -63,6 +71,8 @@ impl Weights {
         temp: 1.6,
         shelter: 0.5,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -75,11 +85,15 @@ impl Weights {
         temp: 1.6,
         shelter: -2.0,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] (re-tuning under search found no better).
     pub const MASTER: Weights = Weights::BALANCED;
-    /// The Master's 飞行棋 weights (re-tuned under the Master's search against Hard).
-    pub const MASTER_FXQ: Weights = Weights {
+    /// The Master's 飞行棋 weights in 2-player games: the 4-player tuning below measured weaker
+    /// there (Master vs Hard 53.5 % instead of 55.1 %), so 2-player games keep the weights
+    /// tuned before it.
+    pub const MASTER_FXQ_DUEL: Weights = Weights {
         hangar: 30.0,
         risk: 0.8,
         stack_risk: 0.8,
@@ -88,6 +102,24 @@ impl Weights {
         temp: 1.6,
         shelter: -2.0,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
+    };
+    /// The Master's 飞行棋 weights (3 and 4 players): re-tuned under the Master's search against three Hard players
+    /// (coordinate descent, 20,000 duplicate-dice games per step, seed 5), with half the
+    /// exact-finish wait dropped for planes that are not the last in play ([`Weights::exact`])
+    /// and captures costed in equivalent squares ([`Weights::equiv`]).
+    pub const MASTER_FXQ: Weights = Weights {
+        hangar: 22.0,
+        risk: 1.0,
+        stack_risk: 0.8,
+        lane: -2.0,
+        tempo: 5.5,
+        temp: 1.6,
+        shelter: -2.0,
+        idle: 0.0,
+        exact: 0.25,
+        equiv: 1.0,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -99,6 +131,8 @@ impl Weights {
         temp: 1.6,
         shelter: 0.0,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -110,6 +144,8 @@ impl Weights {
         temp: 1.6,
         shelter: 3.0,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -121,6 +157,8 @@ impl Weights {
         temp: 1.6,
         shelter: 0.0,
         idle: 0.0,
+        exact: 1.0,
+        equiv: 0.0,
     };
 }
 
@@ -197,10 +235,26 @@ const fn reach_one(ludo: bool, s: u8, q: u8, k: u8) -> Reach {
 /// number of its own rolls to reach the centre (jumps, the fly and the bounce at the centre
 /// included, blocks ignored), scaled so that the takeoff point is 56. A square just before a jump
 /// or the fly is worth more than its raw progress says.
-pub(crate) static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> = std::sync::LazyLock::new(|| {
+pub(crate) static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> =
+    std::sync::LazyLock::new(|| fxq_rolls_to_centre(true));
+
+/// [`FXQ_REMAINING`] without the exact-finish wait: as if every roll that reaches or passes the
+/// centre finished (same scale, the takeoff point is 56).
+pub(crate) static FXQ_PIPS: std::sync::LazyLock<[f32; 57]> =
+    std::sync::LazyLock::new(|| fxq_rolls_to_centre(false));
+
+/// Expected rolls of a lone plane from each progress to the centre, scaled so that the takeoff
+/// point is 56; `exact`: an overshoot bounces back from the centre (§3.8), otherwise it finishes.
+fn fxq_rolls_to_centre(exact: bool) -> [f32; 57] {
     let next = |p: u8, d: u8| -> usize {
         let f = p + d;
-        let f = if f > CENTRE { 2 * CENTRE - f } else { f };
+        let f = if f <= CENTRE {
+            f
+        } else if exact {
+            2 * CENTRE - f
+        } else {
+            CENTRE
+        };
         let f = if f <= ENTRY && f % 4 == 2 && f != ENTRY {
             if f == FLY_FROM {
                 FLY_TO + 4
@@ -224,7 +278,7 @@ pub(crate) static FXQ_REMAINING: std::sync::LazyLock<[f32; 57]> = std::sync::Laz
     }
     let scale = CENTRE as f32 / t[0];
     t.map(|x| x * scale)
-});
+}
 
 /// Marks the squares each die of `row` hits with that die's bit.
 fn mark(dst: &mut [u8; 53], row: &[Reach; 6]) {
@@ -245,6 +299,8 @@ pub struct Evaluator {
     pub ludo: Weights,
     /// Weights for 飞行棋.
     pub feixingqi: Weights,
+    /// Weights for 飞行棋 with two players in the game.
+    pub feixingqi_duel: Weights,
     /// A self-play-trained distance table per rule set (`[Ludo, 飞行棋]`); where present it
     /// replaces the hand-tuned distance of that rule set (see [`crate::td`]).
     pub learned: [Option<&'static Learned>; 2],
@@ -267,15 +323,17 @@ impl Evaluator {
     pub const BALANCED: Evaluator = Evaluator::per_rules(Weights::BALANCED, Weights::BALANCED_FXQ);
 
     /// The Master's leaf evaluator: [`Evaluator::BALANCED`] re-tuned under the Master's
-    /// one-layer search against three Hard players (coordinate descent, 8,000 duplicate-dice
-    /// games per step).
-    pub const MASTER: Evaluator = Evaluator::per_rules(Weights::MASTER, Weights::MASTER_FXQ);
+    /// one-layer search against three Hard players (coordinate descent over duplicate-dice
+    /// games), with its own 飞行棋 weights for 2-player games ([`Weights::MASTER_FXQ_DUEL`]).
+    pub const MASTER: Evaluator = Evaluator::per_rules(Weights::MASTER, Weights::MASTER_FXQ)
+        .with_duel(Weights::MASTER_FXQ_DUEL);
 
     /// An evaluator with these weights for both rule sets.
     pub const fn new(weights: Weights) -> Evaluator {
         Evaluator {
             ludo: weights,
             feixingqi: weights,
+            feixingqi_duel: weights,
             learned: [None, None],
         }
     }
@@ -285,7 +343,16 @@ impl Evaluator {
         Evaluator {
             ludo,
             feixingqi,
+            feixingqi_duel: feixingqi,
             learned: [None, None],
+        }
+    }
+
+    /// This evaluator with other 飞行棋 weights for 2-player games.
+    pub const fn with_duel(self, feixingqi_duel: Weights) -> Evaluator {
+        Evaluator {
+            feixingqi_duel,
+            ..self
         }
     }
 
@@ -312,6 +379,8 @@ impl Evaluator {
     pub fn weights(&self, pos: &Position) -> &Weights {
         if pos.rules().is_ludo() {
             &self.ludo
+        } else if pos.seats().len() == 2 {
+            &self.feixingqi_duel
         } else {
             &self.feixingqi
         }
@@ -368,6 +437,12 @@ impl Evaluator {
             let mut total = 0f32;
             let mut active = false;
             let mut waiting = false;
+            let last = pos
+                .pieces(s)
+                .filter(|x| matches!(x, Progress::At(p) if *p < CENTRE))
+                .count()
+                <= 1;
+            let exact = if last { 1.0 } else { w.exact };
             for i in 0..n {
                 let p = match pos.piece(s, i) {
                     Some(Progress::Hangar) => {
@@ -385,7 +460,17 @@ impl Evaluator {
                 total += if ludo {
                     (CENTRE - p) as f32
                 } else {
-                    FXQ_REMAINING[p as usize]
+                    // In the lane the squares are alike: each needs one exact roll (§3.8).
+                    let pips = FXQ_PIPS[p.min(ENTRY + 1) as usize];
+                    pips + exact * (FXQ_REMAINING[p as usize] - pips)
+                };
+                // What a capture would cost: the progress made (in equivalent squares with
+                // `equiv`), plus the wait in the hangar.
+                let made = if ludo {
+                    p as f32
+                } else {
+                    let eq = CENTRE as f32 - FXQ_REMAINING[p as usize];
+                    p as f32 + w.equiv * (eq - p as f32)
                 };
                 if p > ENTRY {
                     total += w.lane;
@@ -400,7 +485,7 @@ impl Evaluator {
                         } else {
                             1.0
                         };
-                        total += w.risk * mult * risk * (p as f32 + w.hangar);
+                        total += w.risk * mult * risk * (made + w.hangar);
                     }
                 }
             }

@@ -305,3 +305,38 @@ fn easy_is_more_random_in_feixingqi_than_in_ludo() {
     }
     assert!(rates[0] > rates[1] + 0.05, "{rates:?}");
 }
+
+/// 飞行棋 red with the given planes (the others in the hangar or, for `done`, finished); the
+/// other seats keep their planes in the hangar.
+fn feixingqi_red(planes: &[u8], done: usize) -> Position {
+    let mut setup = Setup::start(Rules::feixingqi(), SeatSet::ALL);
+    let mut red: Vec<Progress> = planes.iter().map(|&p| Progress::At(p)).collect();
+    red.extend(std::iter::repeat_n(Progress::At(56), done));
+    red.resize(4, Progress::Hangar);
+    setup.pieces = BySeat([
+        red,
+        vec![Progress::Hangar; 4],
+        vec![Progress::Hangar; 4],
+        vec![Progress::Hangar; 4],
+    ]);
+    Position::from_setup(&setup).expect("setup")
+}
+
+#[test]
+fn feixingqi_lane_squares_are_alike_and_only_the_last_plane_pays_the_whole_exact_wait() {
+    let red = |planes: &[u8], done| Evaluator::MASTER.distances(&feixingqi_red(planes, done))[0];
+    // Every lane square needs one exact roll (§3.8): where in the lane makes no difference.
+    assert_eq!(red(&[51, 20], 2), red(&[55, 20], 2));
+    // The lane plane costs less while another plane can use the rolls that do not fit it...
+    let with_partner = red(&[53, 20], 2) - red(&[20], 3);
+    // ...than as the last plane in play, which pays the lone plane's whole wait.
+    let last = red(&[53], 3);
+    assert!(with_partner < last, "{with_partner} vs {last}");
+    // Hard keeps the lone plane's whole wait for every plane.
+    let hard = |planes: &[u8], done| Evaluator::BALANCED.distances(&feixingqi_red(planes, done))[0];
+    let hard_with_partner = hard(&[53, 20], 2) - hard(&[20], 3);
+    assert!(
+        hard_with_partner > with_partner + 10.0,
+        "{hard_with_partner}"
+    );
+}

@@ -23,14 +23,85 @@ const COMPARED: [Level; 3] = [Level::Hard, Level::Normal, Level::Easy];
 /// One decision measured.
 #[derive(Clone, Debug)]
 struct Measured {
-    /// Reference win probability of every distinct option, in the order of `distinct_moves`.
-    win: Vec<f64>,
-    /// Standard error of `win[best] - win[hint]` (paired: the options share their dice).
-    se: f64,
+    /// Every playout of every distinct option, in the order of `distinct_moves`: playout `r` of
+    /// every option is on the same dice. Close options have more playouts than the others.
+    outcomes: Vec<Vec<bool>>,
     /// Index of the hint's first option.
     hint: usize,
     /// Index of each compared level's choice.
     levels: [usize; COMPARED.len()],
+}
+
+/// Mean and standard error of `a[r] - b[r]` over the playouts `r` both have, taking every
+/// `step`-th one from `from` (common dice, so the difference measures the moves).
+fn paired(a: &[bool], b: &[bool], from: usize, step: usize) -> (f64, f64) {
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .skip(from)
+        .step_by(step)
+        .map(|(&x, &y)| x as u8 as f64 - y as u8 as f64)
+        .collect();
+    let n = d.len().max(1) as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (var / n).sqrt())
+}
+
+/// Win rate over every `step`-th playout from `from`.
+fn rate(o: &[bool], from: usize, step: usize) -> f64 {
+    let (w, n) = o
+        .iter()
+        .skip(from)
+        .step_by(step)
+        .fold((0u32, 0u32), |(w, n), &x| (w + x as u32, n + 1));
+    w as f64 / n.max(1) as f64
+}
+
+/// The best option by the win rate over every `step`-th playout from `from`.
+fn best_of(outcomes: &[Vec<bool>], from: usize, step: usize) -> usize {
+    argmax(
+        &outcomes
+            .iter()
+            .map(|o| rate(o, from, step))
+            .collect::<Vec<_>>(),
+    )
+}
+
+impl Measured {
+    /// Reference win probability of every option (all its playouts).
+    fn win(&self) -> Vec<f64> {
+        self.outcomes.iter().map(|o| rate(o, 0, 1)).collect()
+    }
+
+    /// The loss of option `c` as the reference measures it on all playouts: the best option by
+    /// all playouts minus `c` (the best is the maximum of noisy estimates, so this leans high).
+    fn loss(&self, c: usize) -> f64 {
+        let best = argmax(&self.win());
+        paired(&self.outcomes[best], &self.outcomes[c], 0, 1).0
+    }
+
+    /// The loss of option `c` with split samples: the reference's best chosen on the even
+    /// playouts, both valued on the odd ones (no selection bias; negative when `c` beats the
+    /// reference's choice on the other half).
+    fn split_loss(&self, c: usize) -> f64 {
+        let best = best_of(&self.outcomes, 0, 2);
+        paired(&self.outcomes[best], &self.outcomes[c], 1, 2).0
+    }
+
+    /// The noise floor of [`Measured::loss`] at half the playouts: what the even half's best
+    /// loses against the odd half's best, both valued on the odd half.
+    fn floor(&self) -> f64 {
+        let a = best_of(&self.outcomes, 0, 2);
+        let b = best_of(&self.outcomes, 1, 2);
+        paired(&self.outcomes[b], &self.outcomes[a], 1, 2).0
+    }
+
+    /// Paired standard error of the hint's loss (all playouts).
+    fn se(&self) -> f64 {
+        let best = best_of(&self.outcomes, 0, 1);
+        paired(&self.outcomes[best], &self.outcomes[self.hint], 0, 1).1
+    }
 }
 
 /// Plays `start` out to the first finisher with `policy` for every seat, on the dice of `dice`;
@@ -49,46 +120,55 @@ fn rollout(start: &Position, policy: &mut dyn Bot, dice: &mut FastRng, me: usize
     first.is_some_and(|w| w.index() == me)
 }
 
-/// The reference value of every option of `pos`: `rollouts` playouts each, rollout `r` of every
-/// option on the same dice (common random numbers, so differences measure the moves).
-fn measure(pos: &Position, policy: &str, rollouts: u32, seed: u64) -> Measured {
+/// The reference value of every option of `pos`: `rollouts` playouts each, playout `r` of every
+/// option on the same dice (common random numbers, so differences measure the moves). Then,
+/// while some option is within two paired standard errors of the best and the best has fewer
+/// than `max_rollouts`, the best and those close options get `rollouts` more each (sequential
+/// allocation: the playouts go where the reference cannot yet tell the options apart).
+fn measure(pos: &Position, policy: &str, rollouts: u32, max_rollouts: u32, seed: u64) -> Measured {
     let me = pos.turn().index();
     let opts = pos.distinct_moves();
     let mut policy = bot_by_name(policy, seed).unwrap_or_else(|| Level::Hard.bot(seed));
-    let outcomes: Vec<Vec<bool>> = opts
-        .iter()
-        .map(|&mv| {
-            let mut start = *pos;
-            start.play_unchecked(mv, &mut NoEvents);
-            (0..rollouts)
-                .map(|r| {
-                    let mut dice = FastRng(mix(seed ^ mix(r as u64)));
-                    rollout(&start, policy.as_mut(), &mut dice, me)
-                })
-                .collect()
-        })
-        .collect();
-    let win: Vec<f64> = outcomes
-        .iter()
-        .map(|o| o.iter().filter(|&&w| w).count() as f64 / rollouts as f64)
-        .collect();
+    let mut outcomes: Vec<Vec<bool>> = vec![Vec::new(); opts.len()];
+    let mut grow = |o: &mut Vec<bool>, mv: Move, more: u32| {
+        let mut start = *pos;
+        start.play_unchecked(mv, &mut NoEvents);
+        let from = o.len() as u64;
+        o.extend((from..from + more as u64).map(|r| {
+            let mut dice = FastRng(mix(seed ^ mix(r)));
+            rollout(&start, policy.as_mut(), &mut dice, me)
+        }));
+    };
+    for (o, &mv) in outcomes.iter_mut().zip(opts.iter()) {
+        grow(o, mv, rollouts);
+    }
+    loop {
+        let best = best_of(&outcomes, 0, 1);
+        if outcomes[best].len() as u32 + rollouts > max_rollouts {
+            break;
+        }
+        let close: Vec<usize> = (0..outcomes.len())
+            .filter(|&i| i != best)
+            .filter(|&i| {
+                let (d, se) = paired(&outcomes[best], &outcomes[i], 0, 1);
+                se > 0.0 && d < 2.0 * se
+            })
+            .collect();
+        if close.is_empty() {
+            break;
+        }
+        for i in close.into_iter().chain([best]) {
+            if (outcomes[i].len() as u32) < max_rollouts {
+                grow(&mut outcomes[i], opts[i], rollouts);
+            }
+        }
+    }
     let index_of = |mv: Move| opts.iter().position(|&m| m == mv).unwrap_or(0);
     let hint_mv = hint(pos).first().map_or(opts[0], |o| o.mv);
-    let h = index_of(hint_mv);
-    let best = argmax(&win);
-    let n = rollouts as f64;
-    let d: Vec<f64> = outcomes[best]
-        .iter()
-        .zip(&outcomes[h])
-        .map(|(&a, &b)| a as u8 as f64 - b as u8 as f64)
-        .collect();
-    let mean = d.iter().sum::<f64>() / n;
-    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
     let levels = COMPARED.map(|l| index_of(l.bot(mix(seed)).choose(pos)));
     Measured {
-        win,
-        se: (var / n).sqrt(),
-        hint: h,
+        outcomes,
+        hint: index_of(hint_mv),
         levels,
     }
 }
@@ -112,6 +192,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     );
     let decisions: usize = num(args, "--decisions", 1000)?;
     let rollouts: u32 = num(args, "--rollouts", 2000)?;
+    let max_rollouts: u32 = num(args, "--max-rollouts", 4 * rollouts)?;
     let seed: u64 = num(args, "--seed", 1)?;
     let policy = flag(args, "--policy").unwrap_or("hard");
     ensure!(
@@ -151,6 +232,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
                     &positions[i],
                     policy,
                     rollouts,
+                    max_rollouts,
                     mix(seed ^ mix(1 << 40 | i as u64)),
                 );
                 if let Ok(mut v) = results.lock() {
@@ -189,55 +271,86 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         "some decisions were not measured"
     );
     let n = results.len();
-    let options: usize = results.iter().map(|m| m.win.len()).sum();
+    let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
+    let playouts: usize = results
+        .iter()
+        .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
+        .sum();
     println!(
-        "hint-accuracy: rules={} players={} decisions={} rollouts={} seed={} ({:.1} s on {} threads)",
+        "hint-accuracy: rules={} players={} decisions={} rollouts={}..{} seed={} ({:.1} s on {} threads)",
         rules.rule_set.name(),
         players,
         n,
         rollouts,
+        max_rollouts,
         seed,
         t0.elapsed().as_secs_f64(),
         threads
     );
     println!(
-        "decisions sampled from Master/Normal games (about one in eight with two or more options, up to the first finisher); {:.2} options each",
-        options as f64 / n as f64
+        "decisions sampled from Master/Normal games (about one in eight with two or more options, up to the first finisher); {:.2} options each, {:.0} playouts per option on average",
+        options as f64 / n as f64,
+        playouts as f64 / options as f64
     );
     println!(
-        "reference: every option played out {rollouts} times to the first finisher by {policy:?} for every seat, common dice across options"
+        "reference: every option played out {rollouts} times to the first finisher by {policy:?} for every seat, common dice across options; options within 2 paired SE of the best (and the best) get {rollouts} more, up to {max_rollouts}"
     );
     println!("loss = reference win% of the reference best option minus that of the chosen option (percentage points)");
-    // `value`: the reference win probability of the choice (for random, the mean over options).
-    let report = |name: &str, value: &dyn Fn(&Measured) -> f64| {
+    println!("  all: best and loss on all playouts (the best is the maximum of noisy estimates: leans high)");
+    println!("  split: best chosen on the even playouts, loss measured on the odd ones (unbiased for that choice)");
+    // `pick`: the chosen option's index (`None`: the mean over every option, a random choice).
+    let report = |name: &str, pick: &dyn Fn(&Measured) -> Option<usize>| {
+        let of = |m: &Measured, f: &dyn Fn(&Measured, usize) -> f64| -> f64 {
+            match pick(m) {
+                Some(c) => f(m, c),
+                None => {
+                    (0..m.outcomes.len()).map(|c| f(m, c)).sum::<f64>() / m.outcomes.len() as f64
+                }
+            }
+        };
         let mut loss: Vec<f64> = results
             .iter()
-            .map(|m| 100.0 * (m.win[argmax(&m.win)] - value(m)))
+            .map(|m| 100.0 * of(m, &Measured::loss))
+            .collect();
+        let split: Vec<f64> = results
+            .iter()
+            .map(|m| 100.0 * of(m, &Measured::split_loss))
             .collect();
         let mean = loss.iter().sum::<f64>() / n as f64;
+        let split_mean = split.iter().sum::<f64>() / n as f64;
+        let split_se = (split
+            .iter()
+            .map(|x| (x - split_mean) * (x - split_mean))
+            .sum::<f64>()
+            / (n as f64 - 1.0).max(1.0)
+            / n as f64)
+            .sqrt();
         let agree = loss.iter().filter(|&&l| l == 0.0).count();
         loss.sort_by(f64::total_cmp);
         let q = |f: f64| loss[((n - 1) as f64 * f).round() as usize];
         println!(
-            "{name:<16} mean loss {mean:.3} pp, p50 {:.2}, p95 {:.2}, max {:.2}; same choice as the reference {:.1}%",
+            "{name:<16} mean loss all {mean:.3} pp (p50 {:.2}, p95 {:.2}, max {:.2}), split {split_mean:.3} ± {:.3} pp; same choice as the reference {:.1}%",
             q(0.5),
             q(0.95),
             q(1.0),
+            1.96 * split_se,
             100.0 * agree as f64 / n as f64
         );
     };
-    report("hint (master)", &|m| m.win[m.hint]);
+    report("hint (master)", &|m| Some(m.hint));
     for (k, l) in COMPARED.iter().enumerate() {
-        report(l.name(), &|m| m.win[m.levels[k]]);
+        report(l.name(), &|m| Some(m.levels[k]));
     }
-    report("random", &|m| {
-        m.win.iter().sum::<f64>() / m.win.len() as f64
-    });
-    let se = results.iter().map(|m| m.se * m.se).sum::<f64>().sqrt() / n as f64;
-    let se_one = 100.0 * results.iter().map(|m| m.se).sum::<f64>() / n as f64;
+    report("random", &|_| None);
+    let se = results.iter().map(|m| m.se() * m.se()).sum::<f64>().sqrt() / n as f64;
+    let se_one = 100.0 * results.iter().map(Measured::se).sum::<f64>() / n as f64;
+    let floor = 100.0 * results.iter().map(Measured::floor).sum::<f64>() / n as f64;
     println!(
-        "noise: mean paired standard error of one decision's hint loss {se_one:.2} pp; standard error of the mean loss {:.3} pp (the reference best is itself noisy, so losses lean high)",
+        "noise: mean paired standard error of one decision's hint loss {se_one:.2} pp; standard error of the mean loss {:.3} pp",
         100.0 * se
+    );
+    println!(
+        "noise floor of the all-playouts loss at half the playouts (the even half's best valued against the odd half's best on the odd half): {floor:.3} pp"
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -258,12 +371,16 @@ mod tests {
             4,
         );
         for (i, pos) in positions.iter().enumerate() {
-            let a = measure(pos, "hard", 40, i as u64);
-            let b = measure(pos, "hard", 40, i as u64);
-            assert_eq!(a.win, b.win);
-            assert_eq!(a.win.len(), pos.distinct_moves().len());
-            assert!(a.win.iter().all(|w| (0.0..=1.0).contains(w)));
-            assert!(a.hint < a.win.len() && a.levels.iter().all(|&l| l < a.win.len()));
+            let a = measure(pos, "hard", 40, 160, i as u64);
+            let b = measure(pos, "hard", 40, 160, i as u64);
+            assert_eq!(a.outcomes, b.outcomes);
+            let win = a.win();
+            assert_eq!(win.len(), pos.distinct_moves().len());
+            assert!(win.iter().all(|w| (0.0..=1.0).contains(w)));
+            assert!(a.outcomes.iter().all(|o| (40..=160).contains(&o.len())));
+            assert!(a.hint < win.len() && a.levels.iter().all(|&l| l < win.len()));
+            // The reference's best by all playouts loses nothing by its own measure.
+            assert_eq!(a.loss(argmax(&win)), 0.0);
             // The hint's option is the Master's.
             let master = Level::Master.bot(0).choose(pos);
             assert_eq!(pos.distinct_moves()[a.hint], master);

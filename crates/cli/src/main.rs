@@ -56,12 +56,16 @@ USAGE:
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
-                            [--players 2|3|4] [--policy hard] [--seed S] [--threads T]
+                            [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--seed S]
+                            [--threads T]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
         Master/Normal games; every distinct option played out R times to the first finisher by
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
-        dice. Prints mean / p95 loss in points of win probability for
-        the hint and, for comparison, Hard, Normal, Easy and random choices.
+        dice; options within two paired standard errors of the best get R more playouts, up to
+        --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
+        playouts, and split: best chosen on half the playouts, loss measured on the other half)
+        for the hint and, for comparison, Hard, Normal, Easy and random choices, and the
+        reference's noise floor.
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
                     [--policy table|hard|master]
