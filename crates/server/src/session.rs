@@ -866,48 +866,67 @@ impl Session {
 
     /// The `state` message (docs/PROTOCOL.md §3) with these events.
     pub fn state(&mut self, cause: &str, events: Vec<Value>) -> Value {
+        self.state_view(cause, events).to_value()
+    }
+
+    /// The `state` message written out: the same fields as [`Session::state`] without building
+    /// the JSON tree first (the room tasks write one per move).
+    ///
+    /// # Errors
+    /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
+    pub fn state_text(&mut self, cause: &str, events: Vec<Value>) -> Result<String, Error> {
+        self.state_view(cause, events).to_text()
+    }
+
+    /// The fields of the `state` message, to write out or to complete (online rooms add their
+    /// block).
+    pub fn state_view(&mut self, cause: &str, events: Vec<Value>) -> StateView<'_> {
+        if self.game.position().is_over() {
+            // Computed once, then borrowed below.
+            self.over_summary();
+        }
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let pos = *self.game.position();
         let rules = self.config.rules;
         let ludo = rules.is_ludo();
         let over = pos.is_over();
-        let ranking: Vec<Seat> = pos.ranking().collect();
+        let ranking: Vec<u8> = pos.ranking().map(|s| s.get()).collect();
         let stats = self.game.dice_stats();
-        let seats: Vec<Value> = self
+        let seats = self
             .config
             .seats
             .iter()
             .map(|s| {
                 let (zh, en) = s.colour_names(ludo);
-                let place = ranking.iter().position(|r| *r == s).map(|i| i + 1);
+                let place = ranking.iter().position(|r| *r == s.get()).map(|i| i + 1);
                 let finished = pos.finished_seats().contains(s);
-                let pieces: Vec<Value> = (0..rules.options.pieces)
+                let pieces = (0..rules.options.pieces)
                     .map(|k| {
                         let p = pos.piece(s, k).unwrap_or(Progress::Hangar);
-                        json!({
-                            "piece": k,
-                            "progress": view::progress(p),
-                            "cell": view::piece_cell(&board, s, k, p),
-                            "square": pos.square(s, k),
-                            "finished": p.is_finished(),
-                        })
+                        PieceView {
+                            piece: k,
+                            progress: view::progress_of(p),
+                            cell: view::piece_cell_at(&board, s, k, p),
+                            square: pos.square(s, k),
+                            finished: p.is_finished(),
+                        }
                     })
                     .collect();
                 let (controller, level) = match self.config.control[s] {
-                    SeatControl::Human => ("human", Value::Null),
-                    SeatControl::Computer(l) => ("computer", l.name().into()),
+                    SeatControl::Human => ("human", None),
+                    SeatControl::Computer(l) => ("computer", Some(l.name())),
                 };
-                json!({
-                    "seat": s.get(),
-                    "colour": en,
-                    "colourZh": zh,
-                    "controller": controller,
-                    "level": level,
-                    "finished": finished,
-                    "place": if finished || over { place.map_or(Value::Null, Value::from) } else { Value::Null },
-                    "finishedPieces": pos.finished_pieces(s),
-                    "pieces": pieces,
-                })
+                SeatView {
+                    seat: s.get(),
+                    colour: en,
+                    colour_zh: zh,
+                    controller,
+                    level,
+                    finished,
+                    place: if finished || over { place } else { None },
+                    finished_pieces: pos.finished_pieces(s),
+                    pieces,
+                }
             })
             .collect();
         let (phase, die_now) = match pos.phase() {
@@ -923,64 +942,72 @@ impl Session {
             })
         });
         let to_act = if over {
-            Value::Null
+            None
         } else if self.is_human(pos.turn()) {
-            "human".into()
+            Some("human")
         } else {
-            "computer".into()
+            Some("computer")
         };
         let (legal, choices) = if let Phase::Move(_) = pos.phase() {
             choices(&board, &self.game)
         } else {
             (Vec::new(), Vec::new())
         };
-        let stats_json: Vec<Value> = self
+        let stats = self
             .config
             .seats
             .iter()
             .map(|s| {
-                let c = stats[s];
-                json!({"seat": s.get(), "counts": c, "rolls": c.iter().sum::<u32>()})
+                let counts = stats[s];
+                StatView {
+                    seat: s.get(),
+                    counts,
+                    rolls: counts.iter().sum(),
+                }
             })
             .collect();
-        let scores = scores_json(&pos);
+        let scores = feixingqi_rules::scores(&pos).map(|sc| {
+            pos.seats()
+                .iter()
+                .map(|s| ScoreView {
+                    seat: s.get(),
+                    score: sc[s],
+                })
+                .collect()
+        });
         let mut options = Map::new();
         rules_to_json(&rules, &mut options);
-        let over_json = if over {
-            self.over_summary().clone()
-        } else {
-            Value::Null
-        };
-        json!({
-            "type": "state",
-            "protocol": PROTOCOL_VERSION,
-            "gameId": self.id,
-            "version": self.version(),
-            "cause": cause,
-            "rules": rules.rule_set.name(),
-            "options": options.get("options").cloned().unwrap_or(Value::Null),
-            "seats": seats,
-            "turn": pos.turn().get(),
-            "phase": phase,
-            "toAct": to_act,
-            "die": last_die,
-            "sixes": pos.sixes(),
-            "forced": pos.forced(),
-            "legal": legal,
-            "choices": choices,
-            "events": events,
-            "ranking": ranking.iter().map(|s| s.get()).collect::<Vec<_>>(),
-            "scores": scores,
-            "dice": {
-                "commitment": self.game.dice().map(|d| d.seed().commitment()),
-                "rolls": self.game.dice_counter(),
+        StateView {
+            ty: "state",
+            protocol: PROTOCOL_VERSION,
+            game_id: &self.id,
+            version: self.version(),
+            cause: cause.to_string(),
+            rules: rules.rule_set.name(),
+            options: options.remove("options").unwrap_or(Value::Null),
+            seats,
+            turn: pos.turn().get(),
+            phase,
+            to_act,
+            die: last_die,
+            sixes: pos.sixes(),
+            forced: pos.forced(),
+            legal,
+            choices,
+            events,
+            ranking,
+            scores,
+            dice: DiceView {
+                commitment: self.game.dice().map(|d| d.seed().commitment()),
+                rolls: self.game.dice_counter(),
             },
-            "stats": stats_json,
-            "canUndo": self.game.can_undo(),
-            "canFastForward": self.can_fast_forward(),
-            "over": over_json,
-            "items": view::items_json(&pos, self.game.items()),
-        })
+            stats,
+            can_undo: self.game.can_undo(),
+            can_fast_forward: self.can_fast_forward(),
+            over: if over { self.over.as_ref() } else { None },
+            items: view::items_json(&pos, self.game.items()),
+            room: None,
+        }
     }
 
     /// The game-over summary (computed once).
@@ -1094,7 +1121,7 @@ pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
 }
 
 /// Legal pieces and the distinct options with where they land.
-fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>) {
+fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<ChoiceView>) {
     let pos = game.position();
     let seat = pos.turn();
     let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
@@ -1117,17 +1144,123 @@ fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>)
             let k = *pieces.first()?;
             let from = pos.piece(seat, k).unwrap_or(Progress::Hangar);
             let to = after.piece(seat, k).unwrap_or(Progress::Hangar);
-            Some(json!({
-                "piece": k,
-                "pieces": pieces,
-                "from": view::progress(from),
-                "to": view::progress(to),
-                "cell": view::piece_cell(board, seat, k, to),
-                "square": after.square(seat, k),
-            }))
+            Some(ChoiceView {
+                piece: k,
+                pieces,
+                from: view::progress_of(from),
+                to: view::progress_of(to),
+                cell: view::piece_cell_at(board, seat, k, to),
+                square: after.square(seat, k),
+            })
         })
         .collect();
     (legal, out)
+}
+
+/// The `state` message (docs/PROTOCOL.md §3) as typed fields: written out directly, without a
+/// JSON tree of a hundred small maps per state.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateView<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    protocol: u64,
+    game_id: &'a str,
+    version: u64,
+    cause: String,
+    rules: &'static str,
+    options: Value,
+    seats: Vec<SeatView>,
+    turn: u8,
+    phase: &'static str,
+    to_act: Option<&'static str>,
+    die: Option<u8>,
+    sixes: u8,
+    forced: Option<u8>,
+    legal: Vec<u8>,
+    choices: Vec<ChoiceView>,
+    events: Vec<Value>,
+    ranking: Vec<u8>,
+    scores: Option<Vec<ScoreView>>,
+    dice: DiceView,
+    stats: Vec<StatView>,
+    /// Whether `undo` is offered (online rooms: never).
+    pub can_undo: bool,
+    /// Whether `fastForward` is offered (online rooms: never).
+    pub can_fast_forward: bool,
+    over: Option<&'a Value>,
+    items: Value,
+    /// The online room's block (docs/PROTOCOL.md §7.5); absent in local games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub room: Option<Value>,
+}
+
+impl StateView<'_> {
+    /// As a JSON value.
+    pub fn to_value(&self) -> Value {
+        // Cannot fail: every map in it has text keys.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Written out.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
+    pub fn to_text(&self) -> Result<String, Error> {
+        serde_json::to_string(self).map_err(|e| Error::Internal(format!("state: {e}")))
+    }
+}
+
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SeatView {
+    seat: u8,
+    colour: &'static str,
+    colour_zh: &'static str,
+    controller: &'static str,
+    level: Option<&'static str>,
+    finished: bool,
+    place: Option<usize>,
+    finished_pieces: u8,
+    pieces: Vec<PieceView>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct PieceView {
+    piece: u8,
+    progress: Option<u8>,
+    cell: Option<[u8; 2]>,
+    square: Option<u8>,
+    finished: bool,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct ChoiceView {
+    piece: u8,
+    pieces: Vec<u8>,
+    from: Option<u8>,
+    to: Option<u8>,
+    cell: Option<[u8; 2]>,
+    square: Option<u8>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct ScoreView {
+    seat: u8,
+    score: i64,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct DiceView {
+    commitment: Option<String>,
+    rolls: u64,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct StatView {
+    seat: u8,
+    counts: [u32; 6],
+    rolls: u32,
 }
 
 fn reason_code(r: feixingqi_ai::Reason) -> &'static str {

@@ -171,7 +171,13 @@ const GROUP_COMMIT: usize = 512;
 /// acknowledged only once it is committed, but many rooms share one commit instead of several
 /// connections queueing on SQLite's single write lock. If the shared transaction fails, each
 /// write is retried in its own, so one bad write cannot fail the others.
-async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+///
+/// The task runs on its own thread and runtime with its own connection ([`start_ply_writer`]):
+/// a commit is a dozen round trips between the task and SQLite's worker thread, and on the
+/// server's runtime each of them waited behind every connection task ready at that moment (at
+/// 2,500 busy rooms a batch took 150 ms of queueing for a few ms of SQLite).
+async fn ply_writer(mut conn: SqliteConnection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+    use sqlx::Connection as _;
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -182,7 +188,7 @@ async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWri
             }
         }
         let together = async {
-            let mut tx = pool.begin().await?;
+            let mut tx = conn.begin().await?;
             for chunk in batch.chunks(128) {
                 write_chunk(&mut tx, chunk).await?;
             }
@@ -196,7 +202,7 @@ async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWri
         } else {
             for w in batch.drain(..) {
                 let alone = async {
-                    let mut tx = pool.begin().await?;
+                    let mut tx = conn.begin().await?;
                     write_plies(&mut tx, &w).await?;
                     tx.commit().await
                 }
@@ -205,6 +211,46 @@ async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWri
             }
         }
     }
+}
+
+/// Starts [`ply_writer`] on a thread of its own (a single-threaded runtime) with its own
+/// connection; returns its queue once the connection is open.
+async fn start_ply_writer(
+    opts: SqliteConnectOptions,
+) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
+    use sqlx::ConnectOptions as _;
+    let (tx, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
+    let (ready, opened) = tokio::sync::oneshot::channel::<Result<(), Error>>();
+    std::thread::Builder::new()
+        .name("ply-writer".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = ready.send(Err(Error::Internal(format!("ply writer runtime: {e}"))));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                match opts.connect().await {
+                    Ok(conn) => {
+                        let _ = ready.send(Ok(()));
+                        ply_writer(conn, rx).await;
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e.into()));
+                    }
+                }
+            });
+        })
+        .map_err(|e| Error::Internal(format!("starting the ply writer: {e}")))?;
+    opened
+        .await
+        .map_err(|_| Error::Internal("the ply writer stopped".into()))??;
+    Ok(tx)
 }
 
 /// Writes of different games with four statements in all, whatever their number (the per-statement
@@ -360,7 +406,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
-            .connect_with(opts)
+            .connect_with(opts.clone())
             .await?;
         let version: i64 = sqlx::query("PRAGMA user_version")
             .fetch_one(&pool)
@@ -381,8 +427,8 @@ impl SqliteStore {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        let (plies, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
-        tokio::spawn(ply_writer(pool.clone(), rx));
+        // After the schema: the writer's connection sees the tables.
+        let plies = start_ply_writer(opts).await?;
         Ok(SqliteStore { pool, plies })
     }
 }
