@@ -969,6 +969,10 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let e0 = es.echoes.load(Ordering::Relaxed);
+        let ecpu0 = (
+            server_pid.as_deref().and_then(cpu_seconds),
+            cpu_seconds("self"),
+        );
         let t_echo = Instant::now();
         echo.started.store(true, Ordering::Release);
         echo.go.notify_waiters();
@@ -978,6 +982,10 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .await;
         let echoes = es.echoes.load(Ordering::Relaxed) - e0;
         let esecs = t_echo.elapsed().as_secs_f64();
+        let ecpu1 = (
+            server_pid.as_deref().and_then(cpu_seconds),
+            cpu_seconds("self"),
+        );
         echo.stop.store(true, Ordering::Relaxed);
         let mut rtt = Vec::new();
         for h in handles {
@@ -996,6 +1004,13 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             percentile(&rtt, 0.99),
             es.errors.load(Ordering::Relaxed)
         );
+        if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (ecpu0.0, ecpu1.0, ecpu0.1, ecpu1.1) {
+            println!(
+                "       CPU during echo: server {:.0} %, clients {:.0} % of one core",
+                100.0 * (s1 - s0) / esecs,
+                100.0 * (c1 - c0) / esecs,
+            );
+        }
         println!(
             "ratio: game messages/s ÷ echo messages/s = {:.2}",
             game_msgs / echo_msgs

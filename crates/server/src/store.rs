@@ -253,6 +253,27 @@ async fn start_ply_writer(
     Ok(tx)
 }
 
+/// How often [`checkpointer`] copies the write-ahead log into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+/// Checkpoints the write-ahead log on one of the pool's connections, while the ply writer goes
+/// on appending to it (a passive checkpoint takes no lock a writer waits for), until the pool
+/// is closed. Commits are as durable as before: a checkpoint only moves committed pages.
+async fn checkpointer(pool: SqlitePool) {
+    while !pool.is_closed() {
+        tokio::time::sleep(CHECKPOINT_EVERY).await;
+        if pool.is_closed() {
+            break;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
+            .await
+        {
+            tracing::warn!(error = %e, "checkpoint failed");
+        }
+    }
+}
+
 /// Writes of different games with four statements in all, whatever their number (the per-statement
 /// cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of the games and
 /// one of the rooms, each selecting its rows by key. Writes of the same game twice fall back to
@@ -427,8 +448,15 @@ impl SqliteStore {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        // After the schema: the writer's connection sees the tables.
-        let plies = start_ply_writer(opts).await?;
+        // After the schema: the writer's connection sees the tables. It does not checkpoint
+        // the write-ahead log itself (copying a thousand pages into the database and syncing
+        // it, inside some move's commit): `checkpointer` does, beside it.
+        let writer = opts
+            .pragma("wal_autocheckpoint", "0")
+            .pragma("cache_size", "-32768")
+            .pragma("temp_store", "MEMORY");
+        let plies = start_ply_writer(writer).await?;
+        tokio::spawn(checkpointer(pool.clone()));
         Ok(SqliteStore { pool, plies })
     }
 }
