@@ -926,6 +926,9 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         q(0.5),
         q(0.99)
     );
+    // CPU seconds (server + clients) per message: the cost of the game's messages, which the
+    // echo phase's is compared with (the rates alone depend on what else the machine runs).
+    let mut game_cpu_per_msg = None;
     if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (cpu0.0, cpu1.0, cpu0.1, cpu1.1) {
         println!(
             "       CPU during play: server {:.0} %, clients {:.0} % of one core ({} cores here)",
@@ -933,6 +936,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             100.0 * (c1 - c0) / secs,
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
+        game_cpu_per_msg = Some((s1 - s0 + c1 - c0) / (sent + received).max(1) as f64);
     }
     println!(
         "       errors: {game_errors} at the clients, {server_errors:.0} error replies counted by the server"
@@ -1010,6 +1014,15 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
                 100.0 * (s1 - s0) / esecs,
                 100.0 * (c1 - c0) / esecs,
             );
+            if let Some(game) = game_cpu_per_msg {
+                let echo = (s1 - s0 + c1 - c0) / (2 * echoes).max(1) as f64;
+                println!(
+                    "CPU per message (server + clients): game {:.1} µs, echo {:.1} µs; echo ÷ game = {:.2}",
+                    game * 1e6,
+                    echo * 1e6,
+                    echo / game
+                );
+            }
         }
         println!(
             "ratio: game messages/s ÷ echo messages/s = {:.2}",

@@ -274,9 +274,9 @@ async fn checkpointer(pool: SqlitePool) {
     }
 }
 
-/// Writes of different games with four statements in all, whatever their number (the per-statement
-/// cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of the games and
-/// one of the rooms, each selecting its rows by key. Writes of the same game twice fall back to
+/// Writes of different games with at most four statements in all, whatever their number (the
+/// per-statement cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of
+/// the games that end and one of the rooms whose state changed, each selecting its rows by key. Writes of the same game twice fall back to
 /// [`write_plies`] one by one.
 async fn write_chunk(c: &mut sqlx::SqliteConnection, ws: &[PlyWrite]) -> Result<(), sqlx::Error> {
     let mut ids: Vec<&str> = ws.iter().map(|w| w.id.as_str()).collect();
@@ -313,20 +313,23 @@ async fn write_chunk(c: &mut sqlx::SqliteConnection, ws: &[PlyWrite]) -> Result<
         }
         q.execute(&mut *c).await?;
     }
-    let upd = format!(
-        "UPDATE games SET over = CASE id {} END, updated_at = ? WHERE id IN ({})",
-        list(ws.len(), "WHEN ? THEN ?", " "),
-        list(ws.len(), "?", ", ")
-    );
-    let mut q = sqlx::query(&upd);
-    for w in ws {
-        q = q.bind(&w.id).bind(w.over);
+    // Only the games that end here: the others were stored with `over = 0` and it stays so.
+    let ended: Vec<&str> = ws
+        .iter()
+        .filter(|w| w.over)
+        .map(|w| w.id.as_str())
+        .collect();
+    if !ended.is_empty() {
+        let upd = format!(
+            "UPDATE games SET over = 1, updated_at = ? WHERE id IN ({})",
+            list(ended.len(), "?", ", ")
+        );
+        let mut q = sqlx::query(&upd).bind(t);
+        for id in ended {
+            q = q.bind(id);
+        }
+        q.execute(&mut *c).await?;
     }
-    q = q.bind(t);
-    for w in ws {
-        q = q.bind(&w.id);
-    }
-    q.execute(&mut *c).await?;
     let rooms: Vec<&(String, String, String)> = ws.iter().filter_map(|w| w.room.as_ref()).collect();
     if !rooms.is_empty() {
         let upd = format!(
@@ -374,12 +377,13 @@ async fn write_plies(c: &mut sqlx::SqliteConnection, w: &PlyWrite) -> Result<(),
             .execute(&mut *c)
             .await?;
     }
-    sqlx::query("UPDATE games SET over = ?, updated_at = ? WHERE id = ?")
-        .bind(w.over)
-        .bind(now())
-        .bind(&w.id)
-        .execute(&mut *c)
-        .await?;
+    if w.over {
+        sqlx::query("UPDATE games SET over = 1, updated_at = ? WHERE id = ?")
+            .bind(now())
+            .bind(&w.id)
+            .execute(&mut *c)
+            .await?;
+    }
     Ok(())
 }
 
@@ -479,7 +483,9 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     ) -> Result<(), Error>;
 
     /// Makes the stored plies `plies[..keep]` (already stored) followed by `append` (starting at
-    /// index `keep`), in one transaction.
+    /// index `keep`), in one transaction. `over`: the game is over with these plies; it is then
+    /// marked over (and its `updated_at` set). A game never comes back from over (no action is
+    /// taken once it is), so a write with `over` false leaves the game's row as it is.
     ///
     /// # Errors
     /// [`Error::Db`]; nothing is changed then.

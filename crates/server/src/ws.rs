@@ -159,7 +159,13 @@ impl Reply {
             (Reply::State(t), None) => t,
             (Reply::State(t), Some(id)) => match t.strip_prefix('{') {
                 // A state is an object with more than one field and no `id` of its own.
-                Some(rest) => format!("{{\"id\":{id},{rest}").into(),
+                Some(rest) => {
+                    use std::fmt::Write as _;
+                    let mut s = String::with_capacity(t.len() + 24);
+                    let _ = write!(s, "{{\"id\":{id},");
+                    s.push_str(rest);
+                    s.into()
+                }
                 None => t,
             },
         }
