@@ -8,6 +8,12 @@
 //! a new room with the same connections. Latency is measured from the instant the acting client
 //! sends its action to the instant each *other* client of the room has read the new state off its
 //! socket (the broadcast), and to the actor's own reply (the ack).
+//!
+//! Both phases count frames on the wire (sent and received by the clients). The echo frames are
+//! as long as the game's frames on average, both ways (a move is a short frame in and long
+//! states out; an echo is the same frame in and out), and both phases print the CPU time
+//! (server + clients) per message, which depends less than the rates on what else the machine
+//! runs.
 
 use std::{
     io::{IsTerminal, Write as _},
@@ -124,6 +130,7 @@ struct Stats {
     sent: AtomicU64,
     received: AtomicU64,
     received_bytes: AtomicU64,
+    sent_bytes: AtomicU64,
     errors: AtomicU64,
     games_over: AtomicU64,
     echoes: AtomicU64,
@@ -402,9 +409,13 @@ impl Game {
     async fn send(&mut self, i: usize, mut v: Value) -> Result<u64> {
         self.next_id += 1;
         v["id"] = self.next_id.into();
+        let text = v.to_string();
         self.stats.sent.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .sent_bytes
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.sinks[i]
-            .send(Message::Text(v.to_string().into()))
+            .send(Message::Text(text.into()))
             .await
             .context("sending")?;
         Ok(self.next_id)
@@ -849,11 +860,12 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         server_pid.as_deref().and_then(cpu_seconds),
         cpu_seconds("self"),
     );
-    let (moves0, sent0, recv0, bytes0) = (
+    let (moves0, sent0, recv0, bytes0, sent_bytes0) = (
         stats.moves.load(Ordering::Relaxed),
         stats.sent.load(Ordering::Relaxed),
         stats.received.load(Ordering::Relaxed),
         stats.received_bytes.load(Ordering::Relaxed),
+        stats.sent_bytes.load(Ordering::Relaxed),
     );
     let t_play = Instant::now();
     sh.started.store(true, Ordering::Release);
@@ -871,6 +883,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let sent = stats.sent.load(Ordering::Relaxed) - sent0;
     let received = stats.received.load(Ordering::Relaxed) - recv0;
     let bytes = stats.received_bytes.load(Ordering::Relaxed) - bytes0;
+    let sent_bytes = stats.sent_bytes.load(Ordering::Relaxed) - sent_bytes0;
     let metrics1 = http_get(http, "/metrics").await.unwrap_or_default();
     sh.stop.store(true, Ordering::Relaxed);
     let mut bcast = Vec::new();
@@ -887,6 +900,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let secs = play_time.as_secs_f64();
     let game_msgs = (sent + received) as f64 / secs;
     let mean_frame = bytes.checked_div(received).unwrap_or(0);
+    // The echo frames are the size of the game's frames on average, both ways: an echo is a
+    // frame in and the same frame out, where a move is a small frame in and the states out.
+    let mean_both = (bytes + sent_bytes)
+        .checked_div(received + sent)
+        .unwrap_or(0);
     let server_moves = metric(&metrics1, "feixingqi_moves_total").unwrap_or(0.0)
         - metric(&metrics0, "feixingqi_moves_total").unwrap_or(0.0);
     let server_errors: f64 = metrics1
@@ -906,7 +924,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         stats.games_over.load(Ordering::Relaxed)
     );
     println!(
-        "       frames: {sent} sent + {received} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B"
+        "       frames: {sent} sent + {received} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B, sent and received {mean_both} B"
     );
     println!(
         "       move→broadcast latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (n = {}); move→ack p50 {:.2} ms, p99 {:.2} ms",
@@ -955,7 +973,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             url: format!("ws://{http}/ws/echo"),
             payload: format!(
                 "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
-                "x".repeat(mean_frame.saturating_sub(24).max(1) as usize)
+                "x".repeat(mean_both.saturating_sub(24).max(1) as usize)
             ),
             stats: es.clone(),
             stop: AtomicBool::new(false),

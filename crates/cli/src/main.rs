@@ -82,7 +82,8 @@ USAGE:
         ½–1½ times it), against a
         server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
         move→broadcast latency, errors and the server's memory, then measures the server's bare
-        echo endpoint (/ws/echo) with as many clients for comparison. Exit 1 on any error.
+        echo endpoint (/ws/echo) with as many clients and frames of the game's mean size for
+        comparison (message rates and CPU per message). Exit 1 on any error.
     feixingqi help
         This text.
 ";

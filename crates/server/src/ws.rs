@@ -552,3 +552,28 @@ impl Conn {
         Ok(vec![Reply::State(r)])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_shared_state_reply_gets_the_request_id_and_stays_the_same_state() {
+        let state = r#"{"type":"state","version":3,"room":{"code":"ABC"}}"#;
+        for id in [json!(7), json!("a\"b"), json!(null)] {
+            let text = Reply::State(Utf8Bytes::from(state)).into_text(&Some(id.clone()));
+            let mut v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["id"], id);
+            v.as_object_mut().unwrap().remove("id");
+            assert_eq!(v, serde_json::from_str::<Value>(state).unwrap());
+        }
+        // Without an id the broadcast text is sent as it is.
+        assert_eq!(
+            Reply::State(Utf8Bytes::from(state))
+                .into_text(&None)
+                .as_str(),
+            state
+        );
+    }
+}
