@@ -1402,7 +1402,7 @@ impl Room {
             return Err(Error::NotAllowed("the game has not started".into()));
         };
         let t0 = Instant::now();
-        let backup = g.clone();
+        let backup = g.checkpoint(action);
         let events = g.act(action, version)?;
         let (keep, append) = g.unsaved(self.persisted);
         let over = g.is_over();
@@ -1426,7 +1426,9 @@ impl Room {
             )
             .await
         {
-            self.game = Some(backup);
+            if let Some(Err(r)) = self.game.as_mut().map(|g| g.go_back(backup)) {
+                tracing::error!(error = %r, "taking back an uncommitted move");
+            }
             self.status = old_status;
             self.deadline = old_deadline;
             self.bot_due = old_due;

@@ -8,8 +8,8 @@ use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
     json::{rules_from_json, rules_to_json, seats_to_json},
     AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
-    Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat,
-    SeatSet, Seed, Step, Timeline, UseError,
+    Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules,
+    Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
 
@@ -18,6 +18,17 @@ use crate::{
     view::{self, event_json, is_trailing},
     PROTOCOL_VERSION,
 };
+
+/// What a session goes back to when an action it played could not be committed
+/// ([`Session::checkpoint`], [`Session::go_back`]).
+#[derive(Debug)]
+pub struct Checkpoint(Saved);
+
+#[derive(Debug)]
+enum Saved {
+    Mark(Mark),
+    Game(Box<Game>),
+}
 
 /// Who decides for a seat.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -228,6 +239,17 @@ pub struct Session {
     game: Game,
     bots: DiceStream,
     over: Option<Value>,
+    /// The dice seed's commitment (a SHA-256), computed once: every state carries it.
+    commitment: Option<String>,
+    /// The state's `options` (written from the rules once, not for every state).
+    options: Value,
+}
+
+/// The `options` of a state message: the rules' options as stored.
+fn options_json(rules: &Rules) -> Value {
+    let mut options = Map::new();
+    rules_to_json(rules, &mut options);
+    options.remove("options").unwrap_or(Value::Null)
 }
 
 fn illegal_reason_code(r: IllegalReason) -> &'static str {
@@ -346,6 +368,8 @@ impl Session {
         game.set_controllers(config.controllers());
         Ok(Session {
             id,
+            commitment: game.dice().map(|d| d.seed().commitment()),
+            options: options_json(&config.rules),
             config,
             game,
             bots,
@@ -423,6 +447,8 @@ impl Session {
                 seats: rec.seats,
                 control,
             },
+            commitment: game.dice().map(|d| d.seed().commitment()),
+            options: options_json(&rec.rules),
             game,
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
@@ -532,6 +558,37 @@ impl Session {
                 .all(|s| pos.finished_seats().contains(s))
     }
 
+    /// What [`Session::go_back`] needs to take back `action` once [`Session::act`] has played
+    /// it (its commit failed): for everything but an undo, the game's [`Mark`] (position, item
+    /// state, dice counter, history length: plays only append to the history); for an undo,
+    /// which cuts the history, the whole game.
+    pub fn checkpoint(&self, action: Action) -> Checkpoint {
+        match action {
+            Action::Undo => Checkpoint(Saved::Game(Box::new(self.game.clone()))),
+            _ => Checkpoint(Saved::Mark(self.game.mark())),
+        }
+    }
+
+    /// Back to `checkpoint`, taken by [`Session::checkpoint`] on this session just before the
+    /// action it was taken for.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the game does not go back to the mark (not the action it was
+    /// taken for); the game is then unchanged.
+    pub fn go_back(&mut self, checkpoint: Checkpoint) -> Result<(), Error> {
+        match checkpoint.0 {
+            Saved::Game(g) => self.game = *g,
+            Saved::Mark(m) => self
+                .game
+                .rewind(m)
+                .map_err(|e| Error::Internal(format!("rewinding the game: {e}")))?,
+        }
+        if !self.game.position().is_over() {
+            self.over = None;
+        }
+        Ok(())
+    }
+
     /// Applies an action for `version`. Returns the events as protocol JSON. On error the game is
     /// unchanged.
     ///
@@ -590,16 +647,17 @@ impl Session {
                         "fast-forward needs every human seat to have finished".into(),
                     ));
                 }
-                let backup = self.game.clone();
+                let mark = self.checkpoint(action);
                 let mut n = 0;
                 while !self.game.position().is_over() {
                     n += 1;
-                    if n > MAX_FAST_FORWARD_PLIES {
-                        self.game = backup;
-                        return Err(Error::Internal("fast-forward did not end".into()));
-                    }
-                    if let Err(e) = self.step(&mut out) {
-                        self.game = backup;
+                    let failed = if n > MAX_FAST_FORWARD_PLIES {
+                        Some(Error::Internal("fast-forward did not end".into()))
+                    } else {
+                        self.step(&mut out).err()
+                    };
+                    if let Some(e) = failed {
+                        self.go_back(mark)?;
                         return Err(e);
                     }
                 }
@@ -936,9 +994,9 @@ impl Session {
             Phase::Over => ("over", None),
         };
         let last_die = die_now.map(|d| d.get()).or_else(|| {
-            self.game.plies().fold(None, |acc, p| match p {
+            self.game.plies().rev().find_map(|p| match p {
                 Ply::Roll(d) => Some(d.get()),
-                Ply::Move(_) => acc,
+                Ply::Move(_) => None,
             })
         });
         let to_act = if over {
@@ -975,8 +1033,6 @@ impl Session {
                 })
                 .collect()
         });
-        let mut options = Map::new();
-        rules_to_json(&rules, &mut options);
         StateView {
             ty: "state",
             protocol: PROTOCOL_VERSION,
@@ -984,7 +1040,7 @@ impl Session {
             version: self.version(),
             cause: cause.to_string(),
             rules: rules.rule_set.name(),
-            options: options.remove("options").unwrap_or(Value::Null),
+            options: &self.options,
             seats,
             turn: pos.turn().get(),
             phase,
@@ -998,7 +1054,7 @@ impl Session {
             ranking,
             scores,
             dice: DiceView {
-                commitment: self.game.dice().map(|d| d.seed().commitment()),
+                commitment: self.commitment.clone(),
                 rolls: self.game.dice_counter(),
             },
             stats,
@@ -1169,7 +1225,7 @@ pub struct StateView<'a> {
     version: u64,
     cause: String,
     rules: &'static str,
-    options: Value,
+    options: &'a Value,
     seats: Vec<SeatView>,
     turn: u8,
     phase: &'static str,
