@@ -8,6 +8,12 @@
 //! a new room with the same connections. Latency is measured from the instant the acting client
 //! sends its action to the instant each *other* client of the room has read the new state off its
 //! socket (the broadcast), and to the actor's own reply (the ack).
+//!
+//! Both phases count frames on the wire (sent and received by the clients). The echo frames are
+//! as long as the game's frames on average, both ways (a move is a short frame in and long
+//! states out; an echo is the same frame in and out), and both phases print the CPU time
+//! (server + clients) per message, which depends less than the rates on what else the machine
+//! runs.
 
 use std::{
     io::{IsTerminal, Write as _},
@@ -124,6 +130,7 @@ struct Stats {
     sent: AtomicU64,
     received: AtomicU64,
     received_bytes: AtomicU64,
+    sent_bytes: AtomicU64,
     errors: AtomicU64,
     games_over: AtomicU64,
     echoes: AtomicU64,
@@ -402,9 +409,13 @@ impl Game {
     async fn send(&mut self, i: usize, mut v: Value) -> Result<u64> {
         self.next_id += 1;
         v["id"] = self.next_id.into();
+        let text = v.to_string();
         self.stats.sent.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .sent_bytes
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
         self.sinks[i]
-            .send(Message::Text(v.to_string().into()))
+            .send(Message::Text(text.into()))
             .await
             .context("sending")?;
         Ok(self.next_id)
@@ -849,11 +860,12 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         server_pid.as_deref().and_then(cpu_seconds),
         cpu_seconds("self"),
     );
-    let (moves0, sent0, recv0, bytes0) = (
+    let (moves0, sent0, recv0, bytes0, sent_bytes0) = (
         stats.moves.load(Ordering::Relaxed),
         stats.sent.load(Ordering::Relaxed),
         stats.received.load(Ordering::Relaxed),
         stats.received_bytes.load(Ordering::Relaxed),
+        stats.sent_bytes.load(Ordering::Relaxed),
     );
     let t_play = Instant::now();
     sh.started.store(true, Ordering::Release);
@@ -871,6 +883,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let sent = stats.sent.load(Ordering::Relaxed) - sent0;
     let received = stats.received.load(Ordering::Relaxed) - recv0;
     let bytes = stats.received_bytes.load(Ordering::Relaxed) - bytes0;
+    let sent_bytes = stats.sent_bytes.load(Ordering::Relaxed) - sent_bytes0;
     let metrics1 = http_get(http, "/metrics").await.unwrap_or_default();
     sh.stop.store(true, Ordering::Relaxed);
     let mut bcast = Vec::new();
@@ -887,6 +900,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let secs = play_time.as_secs_f64();
     let game_msgs = (sent + received) as f64 / secs;
     let mean_frame = bytes.checked_div(received).unwrap_or(0);
+    // The echo frames are the size of the game's frames on average, both ways: an echo is a
+    // frame in and the same frame out, where a move is a small frame in and the states out.
+    let mean_both = (bytes + sent_bytes)
+        .checked_div(received + sent)
+        .unwrap_or(0);
     let server_moves = metric(&metrics1, "feixingqi_moves_total").unwrap_or(0.0)
         - metric(&metrics0, "feixingqi_moves_total").unwrap_or(0.0);
     let server_errors: f64 = metrics1
@@ -906,7 +924,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         stats.games_over.load(Ordering::Relaxed)
     );
     println!(
-        "       frames: {sent} sent + {received} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B"
+        "       frames: {sent} sent + {received} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B, sent and received {mean_both} B"
     );
     println!(
         "       move→broadcast latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (n = {}); move→ack p50 {:.2} ms, p99 {:.2} ms",
@@ -926,6 +944,9 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         q(0.5),
         q(0.99)
     );
+    // CPU seconds (server + clients) per message: the cost of the game's messages, which the
+    // echo phase's is compared with (the rates alone depend on what else the machine runs).
+    let mut game_cpu_per_msg = None;
     if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (cpu0.0, cpu1.0, cpu0.1, cpu1.1) {
         println!(
             "       CPU during play: server {:.0} %, clients {:.0} % of one core ({} cores here)",
@@ -933,6 +954,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             100.0 * (c1 - c0) / secs,
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
+        game_cpu_per_msg = Some((s1 - s0 + c1 - c0) / (sent + received).max(1) as f64);
     }
     println!(
         "       errors: {game_errors} at the clients, {server_errors:.0} error replies counted by the server"
@@ -951,7 +973,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             url: format!("ws://{http}/ws/echo"),
             payload: format!(
                 "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
-                "x".repeat(mean_frame.saturating_sub(24).max(1) as usize)
+                "x".repeat(mean_both.saturating_sub(24).max(1) as usize)
             ),
             stats: es.clone(),
             stop: AtomicBool::new(false),
@@ -969,6 +991,10 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let e0 = es.echoes.load(Ordering::Relaxed);
+        let ecpu0 = (
+            server_pid.as_deref().and_then(cpu_seconds),
+            cpu_seconds("self"),
+        );
         let t_echo = Instant::now();
         echo.started.store(true, Ordering::Release);
         echo.go.notify_waiters();
@@ -978,6 +1004,10 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .await;
         let echoes = es.echoes.load(Ordering::Relaxed) - e0;
         let esecs = t_echo.elapsed().as_secs_f64();
+        let ecpu1 = (
+            server_pid.as_deref().and_then(cpu_seconds),
+            cpu_seconds("self"),
+        );
         echo.stop.store(true, Ordering::Relaxed);
         let mut rtt = Vec::new();
         for h in handles {
@@ -996,6 +1026,22 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             percentile(&rtt, 0.99),
             es.errors.load(Ordering::Relaxed)
         );
+        if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (ecpu0.0, ecpu1.0, ecpu0.1, ecpu1.1) {
+            println!(
+                "       CPU during echo: server {:.0} %, clients {:.0} % of one core",
+                100.0 * (s1 - s0) / esecs,
+                100.0 * (c1 - c0) / esecs,
+            );
+            if let Some(game) = game_cpu_per_msg {
+                let echo = (s1 - s0 + c1 - c0) / (2 * echoes).max(1) as f64;
+                println!(
+                    "CPU per message (server + clients): game {:.1} µs, echo {:.1} µs; echo ÷ game = {:.2}",
+                    game * 1e6,
+                    echo * 1e6,
+                    echo / game
+                );
+            }
+        }
         println!(
             "ratio: game messages/s ÷ echo messages/s = {:.2}",
             game_msgs / echo_msgs

@@ -155,6 +155,17 @@ impl fmt::Display for UseError {
 
 impl std::error::Error for UseError {}
 
+/// Where a [`Game`] stands at one moment, to go back to with [`Game::rewind`]: the position,
+/// the item state, the dice counter and the length of the history. Small and `Copy`, so that
+/// a caller can take back a ply it could not commit without cloning the whole history.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pos: Position,
+    items: ItemState,
+    rolls: u64,
+    steps: usize,
+}
+
 /// A game in progress or finished.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -163,6 +174,9 @@ pub struct Game {
     dice: Option<DiceStream>,
     rolls: u64,
     history: Vec<Entry>,
+    /// [`Game::dice_stats`] of `history`, kept as rolls are pushed (recounted when the history
+    /// is cut) so that a state does not walk the whole game.
+    dice_counts: BySeat<[u32; 6]>,
     controllers: BySeat<Controller>,
     /// Item mode: the state now and at the start, and the item stream.
     items: ItemState,
@@ -216,6 +230,7 @@ impl Game {
             dice,
             rolls: 0,
             history: Vec::new(),
+            dice_counts: BySeat([[0; 6]; 4]),
             controllers: BySeat([
                 Controller::Human,
                 Controller::Computer,
@@ -275,7 +290,7 @@ impl Game {
     }
 
     /// Every ply so far (rolls and moves; item uses are in [`Game::item_uses`]).
-    pub fn plies(&self) -> impl Iterator<Item = Ply> + '_ {
+    pub fn plies(&self) -> impl DoubleEndedIterator<Item = Ply> + '_ {
         self.history.iter().filter_map(|e| match e.step {
             Step::Ply(p) => Some(p),
             Step::Use(_) => None,
@@ -439,6 +454,9 @@ impl Game {
             rolls_before: self.rolls,
             options: 0,
         });
+        if before.phase() != Phase::Opening {
+            self.dice_counts[before.turn()][die.get() as usize - 1] += 1;
+        }
         self.rolls += 1;
         self.items
             .sync(&self.pos, self.item_stream.as_ref(), true, ev);
@@ -541,12 +559,47 @@ impl Game {
         self.items = e.items_before;
         self.rolls = e.rolls_before;
         self.history.truncate(i);
+        self.dice_counts = self.count_dice();
+        Ok(())
+    }
+
+    /// Where the game stands now, for [`Game::rewind`].
+    pub fn mark(&self) -> Mark {
+        Mark {
+            pos: self.pos,
+            items: self.items,
+            rolls: self.rolls,
+            steps: self.history.len(),
+        }
+    }
+
+    /// Back to `mark`, dropping the steps played since. Only plays, rolls and item uses may
+    /// have happened since the mark (they only append to the history); after an
+    /// [`Game::undo`] the history before the mark may have changed, so keep a clone instead.
+    ///
+    /// # Errors
+    /// [`GameError::NothingToUndo`] when the history is shorter than at the mark (an undo
+    /// happened since); the game is then unchanged.
+    pub fn rewind(&mut self, mark: Mark) -> Result<(), GameError> {
+        if self.history.len() < mark.steps {
+            return Err(GameError::NothingToUndo);
+        }
+        self.history.truncate(mark.steps);
+        self.dice_counts = self.count_dice();
+        self.pos = mark.pos;
+        self.items = mark.items;
+        self.rolls = mark.rolls;
         Ok(())
     }
 
     /// Each seat's count of faces 1–6 over the non-undone history, skipped and void rolls
     /// included, opening rolls excluded (RULES.md §6.3, §14.2).
     pub fn dice_stats(&self) -> BySeat<[u32; 6]> {
+        self.dice_counts
+    }
+
+    /// [`Game::dice_stats`] counted over the history.
+    fn count_dice(&self) -> BySeat<[u32; 6]> {
         let mut out = BySeat([[0u32; 6]; 4]);
         for e in &self.history {
             if let Step::Ply(Ply::Roll(d)) = e.step {

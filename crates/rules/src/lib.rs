@@ -43,7 +43,8 @@ mod swar;
 pub use dice::{chi_square, chi_square_p, DiceStream, Seed};
 pub use event::{AnyEvent, Event, EventSink, NoEvents, PieceRef, SkipReason, Timeline};
 pub use game::{
-    Controller, Game, GameError, Ply, Record, RecordError, RollOutcome, RollReport, Step, UseError,
+    Controller, Game, GameError, Mark, Ply, Record, RecordError, RollOutcome, RollReport, Step,
+    UseError,
 };
 pub use geometry::{Board, Cell};
 pub use items::{Item, ItemError, ItemEvent, ItemState, ItemUse, Weather};

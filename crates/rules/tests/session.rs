@@ -597,3 +597,49 @@ fn m01_another_choice_can_change_who_rolls_next() {
     let next = game.roll(&mut NoEvents).expect("the computer's roll");
     assert_eq!((next.seat, next.die), (Seat::S1, stream.die(1)));
 }
+
+/// A mark taken mid-game and rewound to after more plies gives back the game as it was:
+/// position, dice counter, history; the same rolls come again. A game whose history is
+/// shorter than at the mark (as after an undo behind it) refuses the rewind, unchanged.
+#[test]
+fn rewind_to_a_mark_takes_back_the_plies_since() {
+    for rule_set in [RuleSet::Feixingqi, RuleSet::Ludo] {
+        let mut game = Game::new(
+            Rules::new(rule_set),
+            SeatSet::ALL,
+            DiceStream::new(Seed::from_u64(11)),
+        )
+        .expect("valid");
+        for _ in 0..30 {
+            step(&mut game);
+        }
+        let mark = game.mark();
+        let (pos, counter, plies) = (*game.position(), game.dice_counter(), rolls_of(&game));
+        let stats = game.dice_stats();
+        for _ in 0..15 {
+            step(&mut game);
+        }
+        let later = rolls_of(&game);
+        assert_ne!(later, plies);
+        game.rewind(mark).expect("only plies since the mark");
+        assert_eq!(*game.position(), pos);
+        assert_eq!(game.dice_counter(), counter);
+        assert_eq!(rolls_of(&game), plies);
+        assert_eq!(game.dice_stats(), stats);
+        assert_eq!(game.mark(), mark);
+        for _ in 0..15 {
+            step(&mut game);
+        }
+        assert_eq!(rolls_of(&game), later, "the same rolls come again");
+
+        let mut shorter = Game::new(
+            Rules::new(rule_set),
+            SeatSet::ALL,
+            DiceStream::new(Seed::from_u64(11)),
+        )
+        .expect("valid");
+        let before = shorter.mark();
+        assert_eq!(shorter.rewind(mark), Err(GameError::NothingToUndo));
+        assert_eq!(shorter.mark(), before);
+    }
+}

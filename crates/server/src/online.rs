@@ -11,6 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use axum::extract::ws::Utf8Bytes;
 use feixingqi_ai::Level;
 use feixingqi_rules::{
     json::{rules_from_json, rules_to_json},
@@ -22,7 +23,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::{
     error::Error,
     room::Broadcast,
-    session::{Action, GameConfig, SeatControl, Session},
+    session::{Action, GameConfig, SeatControl, Session, StateView},
     store::{Settlement, Store, StoredRoom},
 };
 
@@ -275,7 +276,7 @@ enum Cmd {
         member: Member,
         action: Action,
         version: u64,
-        reply: oneshot::Sender<Result<Value, Error>>,
+        reply: oneshot::Sender<Result<Utf8Bytes, Error>>,
     },
     Leave {
         conn: u64,
@@ -378,7 +379,7 @@ impl RoomTask {
         member: Member,
         action: Action,
         version: u64,
-    ) -> Result<Value, Error> {
+    ) -> Result<Utf8Bytes, Error> {
         self.call(|reply| Cmd::Act {
             conn,
             member,
@@ -441,6 +442,9 @@ struct Room {
     game: Option<Session>,
     /// How many steps of the game are in the store.
     persisted: usize,
+    /// The room state (`state_json`) as last committed: a ply write leaves the room row alone
+    /// when the state has not changed since (most moves without a turn timer).
+    saved: String,
     settled: bool,
     /// The seat to act must act by then (people with a timer).
     deadline: Option<Instant>,
@@ -484,7 +488,7 @@ pub(crate) async fn create(
         })
         .collect();
     let (bcast, _) = broadcast::channel(256);
-    let room = Room {
+    let mut room = Room {
         code,
         config,
         seed,
@@ -493,6 +497,7 @@ pub(crate) async fn create(
         slots,
         game: None,
         persisted: 0,
+        saved: String::new(),
         settled: false,
         deadline: None,
         bot_due: None,
@@ -503,18 +508,17 @@ pub(crate) async fn create(
         env,
         bcast: bcast.clone(),
     };
+    let stored = StoredRoom {
+        code: room.code.clone(),
+        seed: room.seed.to_hex(),
+        config: room.config.to_json().to_string(),
+        state: room.state_json(),
+    };
     room.env
         .store
-        .create_room(
-            &StoredRoom {
-                code: room.code.clone(),
-                seed: room.seed.to_hex(),
-                config: room.config.to_json().to_string(),
-                state: room.state_json().to_string(),
-            },
-            room.status.name(),
-        )
+        .create_room(&stored, room.status.name())
         .await?;
+    room.saved = stored.state;
     Ok(spawn(room, bcast))
 }
 
@@ -578,6 +582,7 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
         slots,
         game,
         persisted,
+        saved: stored.state,
         settled,
         deadline,
         bot_due: None,
@@ -618,22 +623,77 @@ fn unix_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// A slot as the room state stores it (read back by [`slot_from_json`]).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SlotState<'a> {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    player_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nickname: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ready: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client_seed: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<&'static str>,
+    seat: Option<u8>,
+    auto: bool,
+    timeouts: u8,
+}
+
+impl<'a> SlotState<'a> {
+    fn of(s: &'a Slot) -> SlotState<'a> {
+        let mut v = SlotState {
+            kind: "open",
+            player_id: None,
+            nickname: None,
+            ready: None,
+            client_seed: None,
+            level: None,
+            seat: s.seat.map(Seat::get),
+            auto: s.auto,
+            timeouts: s.timeouts,
+        };
+        match &s.kind {
+            SlotKind::Open => {}
+            SlotKind::Person {
+                player_id,
+                nickname,
+                ready,
+                client_seed,
+            } => {
+                v.kind = "player";
+                v.player_id = Some(player_id);
+                v.nickname = Some(nickname);
+                v.ready = Some(*ready);
+                v.client_seed = Some(client_seed);
+            }
+            SlotKind::Computer(l) => {
+                v.kind = "computer";
+                v.level = Some(l.name());
+            }
+        }
+        v
+    }
+}
+
 fn slot_json(s: &Slot) -> Value {
-    let mut v = match &s.kind {
-        SlotKind::Open => json!({"kind": "open"}),
-        SlotKind::Person {
-            player_id,
-            nickname,
-            ready,
-            client_seed,
-        } => json!({"kind": "player", "playerId": player_id, "nickname": nickname,
-                    "ready": ready, "clientSeed": client_seed}),
-        SlotKind::Computer(l) => json!({"kind": "computer", "level": l.name()}),
-    };
-    v["seat"] = s.seat.map_or(Value::Null, |x| x.get().into());
-    v["auto"] = s.auto.into();
-    v["timeouts"] = s.timeouts.into();
-    v
+    // Cannot fail: a struct of text, numbers and booleans.
+    serde_json::to_value(SlotState::of(s)).unwrap_or(Value::Null)
+}
+
+/// The room's own state as stored with every change (read back by [`restore`]).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RoomState<'a> {
+    status: &'static str,
+    host: usize,
+    slots: Vec<SlotState<'a>>,
+    game_id: Option<&'a str>,
+    settled: bool,
+    deadline: Option<u64>,
 }
 
 fn slot_from_json(v: &Value) -> Option<Slot> {
@@ -737,15 +797,20 @@ async fn sleep_until(t: Option<Instant>) {
 }
 
 impl Room {
-    fn state_json(&self) -> Value {
-        json!({
-            "status": self.status.name(),
-            "host": self.host,
-            "slots": self.slots.iter().map(slot_json).collect::<Vec<_>>(),
-            "gameId": self.game.as_ref().map(|g| g.id().to_string()),
-            "settled": self.settled,
-            "deadline": self.deadline.map(|d| unix_ms() + d.saturating_duration_since(Instant::now()).as_millis() as u64),
-        })
+    /// The room's state as stored, written out.
+    fn state_json(&self) -> String {
+        let st = RoomState {
+            status: self.status.name(),
+            host: self.host,
+            slots: self.slots.iter().map(SlotState::of).collect(),
+            game_id: self.game.as_ref().map(Session::id),
+            settled: self.settled,
+            deadline: self.deadline.map(|d| {
+                unix_ms() + d.saturating_duration_since(Instant::now()).as_millis() as u64
+            }),
+        };
+        // Cannot fail: a struct of text, numbers and booleans.
+        serde_json::to_string(&st).unwrap_or_default()
     }
 
     /// The `room` message (docs/PROTOCOL.md §7.3): the same for everyone.
@@ -793,8 +858,14 @@ impl Room {
         })
     }
 
-    /// The game `state` with the room block (docs/PROTOCOL.md §7.5).
-    fn game_state(&mut self, cause: &str, events: Vec<Value>) -> Option<Value> {
+    /// The game `state` with the room block (docs/PROTOCOL.md §7.5), handed to `out` (to
+    /// write it out or to make it a value).
+    fn game_state<T>(
+        &mut self,
+        cause: &str,
+        events: Vec<Value>,
+        out: impl FnOnce(&StateView<'_>) -> T,
+    ) -> Option<T> {
         let timer = self.timer_json();
         let auto: Vec<u8> = self
             .slots
@@ -802,13 +873,12 @@ impl Room {
             .filter(|s| s.auto)
             .filter_map(|s| s.seat.map(|x| x.get()))
             .collect();
-        let code = self.code.clone();
         let g = self.game.as_mut()?;
-        let mut st = g.state(cause, events);
-        st["room"] = json!({"code": code, "timer": timer, "auto": auto});
-        st["canUndo"] = false.into();
-        st["canFastForward"] = false.into();
-        Some(st)
+        let mut st = g.state_view(cause, events);
+        st.room = Some(json!({"code": self.code, "timer": timer, "auto": auto}));
+        st.can_undo = false;
+        st.can_fast_forward = false;
+        Some(out(&st))
     }
 
     fn timer_json(&self) -> Value {
@@ -822,26 +892,34 @@ impl Room {
         }
     }
 
-    fn broadcast(&self, origin: u64, v: &Value) {
+    /// Sends `v` to every connection of the room but `origin`'s; returns the text sent, for
+    /// `origin`'s reply (one serialization for all).
+    fn broadcast(&self, origin: u64, v: &Value) -> Utf8Bytes {
+        self.broadcast_text(origin, v.to_string())
+    }
+
+    /// [`Room::broadcast`] of a message already written out.
+    fn broadcast_text(&self, origin: u64, text: String) -> Utf8Bytes {
+        let text = Utf8Bytes::from(text);
         let _ = self.bcast.send(Arc::new(Broadcast {
             origin,
-            text: v.to_string(),
+            text: text.clone(),
         }));
+        text
     }
 
     fn broadcast_room(&self) {
         self.broadcast(0, &self.room_json());
     }
 
-    async fn save(&self) -> Result<(), Error> {
+    async fn save(&mut self) -> Result<(), Error> {
+        let state = self.state_json();
         self.env
             .store
-            .save_room(
-                &self.code,
-                &self.state_json().to_string(),
-                self.status.name(),
-            )
-            .await
+            .save_room(&self.code, &state, self.status.name())
+            .await?;
+        self.saved = state;
+        Ok(())
     }
 
     /// Per seat in play (seat order): the nickname of its person, null for computers.
@@ -982,7 +1060,7 @@ impl Room {
 
     fn sync_messages(&mut self, cause: &str) -> Vec<Value> {
         let mut out = vec![self.room_json()];
-        if let Some(st) = self.game_state(cause, Vec::new()) {
+        if let Some(st) = self.game_state(cause, Vec::new(), |s| s.to_value()) {
             out.push(st);
         }
         out
@@ -1227,7 +1305,7 @@ impl Room {
         self.game = Some(session);
         self.status = Status::Playing;
         self.schedule();
-        let state = self.state_json().to_string();
+        let state = self.state_json();
         if let Err(e) = self
             .env
             .store
@@ -1247,14 +1325,15 @@ impl Room {
             self.bot_due = None;
             return Err(e);
         }
+        self.saved = state;
         self.env
             .metrics
             .room_games_started
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(game = %game_id, "room game started");
         self.broadcast_room();
-        if let Some(st) = self.game_state("start", Vec::new()) {
-            self.broadcast(0, &st);
+        if let Some(Ok(st)) = self.game_state("start", Vec::new(), |s| s.to_text()) {
+            self.broadcast_text(0, st);
         }
         Ok(json!({"type": "ok"}))
     }
@@ -1265,7 +1344,7 @@ impl Room {
         member: &Member,
         action: Action,
         version: u64,
-    ) -> Result<Value, Error> {
+    ) -> Result<Utf8Bytes, Error> {
         let Some(g) = &self.game else {
             return Err(Error::NotAllowed("the game has not started".into()));
         };
@@ -1318,12 +1397,12 @@ impl Room {
         version: u64,
         origin: u64,
         cause: &str,
-    ) -> Result<Value, Error> {
+    ) -> Result<Utf8Bytes, Error> {
         let Some(g) = self.game.as_mut() else {
             return Err(Error::NotAllowed("the game has not started".into()));
         };
         let t0 = Instant::now();
-        let backup = g.clone();
+        let backup = g.checkpoint(action);
         let events = g.act(action, version)?;
         let (keep, append) = g.unsaved(self.persisted);
         let over = g.is_over();
@@ -1333,7 +1412,8 @@ impl Room {
             self.status = Status::Over;
         }
         self.schedule();
-        let state = self.state_json().to_string();
+        let state = self.state_json();
+        let room_changed = state != self.saved;
         if let Err(e) = self
             .env
             .store
@@ -1342,26 +1422,29 @@ impl Room {
                 keep,
                 &append,
                 over,
-                Some((&self.code, &state, self.status.name())),
+                room_changed.then_some((self.code.as_str(), state.as_str(), self.status.name())),
             )
             .await
         {
-            self.game = Some(backup);
+            if let Some(Err(r)) = self.game.as_mut().map(|g| g.go_back(backup)) {
+                tracing::error!(error = %r, "taking back an uncommitted move");
+            }
             self.status = old_status;
             self.deadline = old_deadline;
             self.bot_due = old_due;
             return Err(e);
         }
         self.persisted = keep + append.len();
+        self.saved = state;
         if over {
             if let Err(e) = self.settle().await {
                 tracing::warn!(error = %e, "settling failed");
             }
         }
         let st = self
-            .game_state(cause, events)
-            .ok_or_else(|| Error::Internal("no game".into()))?;
-        self.broadcast(origin, &st);
+            .game_state(cause, events, |s| s.to_text())
+            .ok_or_else(|| Error::Internal("no game".into()))??;
+        let text = self.broadcast_text(origin, st);
         let metrics = &self.env.metrics;
         metrics
             .moves
@@ -1376,7 +1459,7 @@ impl Room {
             tracing::info!(game = %game_id, "room game over");
             self.broadcast_room();
         }
-        Ok(st)
+        Ok(text)
     }
 
     /// Moves points and counts the game for every person (docs/PROTOCOL.md §7.7).
@@ -1403,7 +1486,7 @@ impl Room {
             .collect();
         let game_id = g.id().to_string();
         self.settled = true;
-        let state = self.state_json().to_string();
+        let state = self.state_json();
         if let Err(e) = self
             .env
             .store
@@ -1413,6 +1496,7 @@ impl Room {
             self.settled = false;
             return Err(e);
         }
+        self.saved = state;
         Ok(())
     }
 

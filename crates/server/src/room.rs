@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::extract::ws::Utf8Bytes;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -13,11 +14,12 @@ use crate::{
 };
 
 /// A state sent to every connection of a game; `origin` is the connection that caused it (it
-/// gets the state as its direct reply instead).
+/// gets the state as its direct reply instead). The text is serialized once and shared by every
+/// connection (and the origin's reply).
 #[derive(Debug)]
 pub(crate) struct Broadcast {
     pub(crate) origin: u64,
-    pub(crate) text: String,
+    pub(crate) text: Utf8Bytes,
 }
 
 enum Cmd {
@@ -25,7 +27,7 @@ enum Cmd {
         action: Action,
         version: u64,
         origin: u64,
-        reply: oneshot::Sender<Result<Value, Error>>,
+        reply: oneshot::Sender<Result<Utf8Bytes, Error>>,
     },
     Hint {
         version: u64,
@@ -87,7 +89,7 @@ impl RoomHandle {
         action: Action,
         version: u64,
         origin: u64,
-    ) -> Result<Value, Error> {
+    ) -> Result<Utf8Bytes, Error> {
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Cmd::Act {
@@ -175,13 +177,15 @@ async fn run(
                         {
                             Ok(()) => {
                                 persisted = keep + append.len();
-                                let state = session.state(action.cause(), events);
-                                // No receiver is fine: nobody else is watching.
-                                let _ = bcast.send(Arc::new(Broadcast {
-                                    origin,
-                                    text: state.to_string(),
-                                }));
-                                Ok(state)
+                                session.state_text(action.cause(), events).map(|text| {
+                                    let text = Utf8Bytes::from(text);
+                                    // No receiver is fine: nobody else is watching.
+                                    let _ = bcast.send(Arc::new(Broadcast {
+                                        origin,
+                                        text: text.clone(),
+                                    }));
+                                    text
+                                })
                             }
                             Err(e) => {
                                 session = backup;

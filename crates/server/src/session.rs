@@ -8,8 +8,8 @@ use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
     json::{rules_from_json, rules_to_json, seats_to_json},
     AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
-    Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules, Seat,
-    SeatSet, Seed, Step, Timeline, UseError,
+    Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules,
+    Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
 
@@ -18,6 +18,17 @@ use crate::{
     view::{self, event_json, is_trailing},
     PROTOCOL_VERSION,
 };
+
+/// What a session goes back to when an action it played could not be committed
+/// ([`Session::checkpoint`], [`Session::go_back`]).
+#[derive(Debug)]
+pub struct Checkpoint(Saved);
+
+#[derive(Debug)]
+enum Saved {
+    Mark(Mark),
+    Game(Box<Game>),
+}
 
 /// Who decides for a seat.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -228,6 +239,17 @@ pub struct Session {
     game: Game,
     bots: DiceStream,
     over: Option<Value>,
+    /// The dice seed's commitment (a SHA-256), computed once: every state carries it.
+    commitment: Option<String>,
+    /// The state's `options` (written from the rules once, not for every state).
+    options: Value,
+}
+
+/// The `options` of a state message: the rules' options as stored.
+fn options_json(rules: &Rules) -> Value {
+    let mut options = Map::new();
+    rules_to_json(rules, &mut options);
+    options.remove("options").unwrap_or(Value::Null)
 }
 
 fn illegal_reason_code(r: IllegalReason) -> &'static str {
@@ -346,6 +368,8 @@ impl Session {
         game.set_controllers(config.controllers());
         Ok(Session {
             id,
+            commitment: game.dice().map(|d| d.seed().commitment()),
+            options: options_json(&config.rules),
             config,
             game,
             bots,
@@ -423,6 +447,8 @@ impl Session {
                 seats: rec.seats,
                 control,
             },
+            commitment: game.dice().map(|d| d.seed().commitment()),
+            options: options_json(&rec.rules),
             game,
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
@@ -532,6 +558,37 @@ impl Session {
                 .all(|s| pos.finished_seats().contains(s))
     }
 
+    /// What [`Session::go_back`] needs to take back `action` once [`Session::act`] has played
+    /// it (its commit failed): for everything but an undo, the game's [`Mark`] (position, item
+    /// state, dice counter, history length: plays only append to the history); for an undo,
+    /// which cuts the history, the whole game.
+    pub fn checkpoint(&self, action: Action) -> Checkpoint {
+        match action {
+            Action::Undo => Checkpoint(Saved::Game(Box::new(self.game.clone()))),
+            _ => Checkpoint(Saved::Mark(self.game.mark())),
+        }
+    }
+
+    /// Back to `checkpoint`, taken by [`Session::checkpoint`] on this session just before the
+    /// action it was taken for.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the game does not go back to the mark (not the action it was
+    /// taken for); the game is then unchanged.
+    pub fn go_back(&mut self, checkpoint: Checkpoint) -> Result<(), Error> {
+        match checkpoint.0 {
+            Saved::Game(g) => self.game = *g,
+            Saved::Mark(m) => self
+                .game
+                .rewind(m)
+                .map_err(|e| Error::Internal(format!("rewinding the game: {e}")))?,
+        }
+        if !self.game.position().is_over() {
+            self.over = None;
+        }
+        Ok(())
+    }
+
     /// Applies an action for `version`. Returns the events as protocol JSON. On error the game is
     /// unchanged.
     ///
@@ -590,16 +647,17 @@ impl Session {
                         "fast-forward needs every human seat to have finished".into(),
                     ));
                 }
-                let backup = self.game.clone();
+                let mark = self.checkpoint(action);
                 let mut n = 0;
                 while !self.game.position().is_over() {
                     n += 1;
-                    if n > MAX_FAST_FORWARD_PLIES {
-                        self.game = backup;
-                        return Err(Error::Internal("fast-forward did not end".into()));
-                    }
-                    if let Err(e) = self.step(&mut out) {
-                        self.game = backup;
+                    let failed = if n > MAX_FAST_FORWARD_PLIES {
+                        Some(Error::Internal("fast-forward did not end".into()))
+                    } else {
+                        self.step(&mut out).err()
+                    };
+                    if let Some(e) = failed {
+                        self.go_back(mark)?;
                         return Err(e);
                     }
                 }
@@ -866,48 +924,67 @@ impl Session {
 
     /// The `state` message (docs/PROTOCOL.md §3) with these events.
     pub fn state(&mut self, cause: &str, events: Vec<Value>) -> Value {
+        self.state_view(cause, events).to_value()
+    }
+
+    /// The `state` message written out: the same fields as [`Session::state`] without building
+    /// the JSON tree first (the room tasks write one per move).
+    ///
+    /// # Errors
+    /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
+    pub fn state_text(&mut self, cause: &str, events: Vec<Value>) -> Result<String, Error> {
+        self.state_view(cause, events).to_text()
+    }
+
+    /// The fields of the `state` message, to write out or to complete (online rooms add their
+    /// block).
+    pub fn state_view(&mut self, cause: &str, events: Vec<Value>) -> StateView<'_> {
+        if self.game.position().is_over() {
+            // Computed once, then borrowed below.
+            self.over_summary();
+        }
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let pos = *self.game.position();
         let rules = self.config.rules;
         let ludo = rules.is_ludo();
         let over = pos.is_over();
-        let ranking: Vec<Seat> = pos.ranking().collect();
+        let ranking: Vec<u8> = pos.ranking().map(|s| s.get()).collect();
         let stats = self.game.dice_stats();
-        let seats: Vec<Value> = self
+        let seats = self
             .config
             .seats
             .iter()
             .map(|s| {
                 let (zh, en) = s.colour_names(ludo);
-                let place = ranking.iter().position(|r| *r == s).map(|i| i + 1);
+                let place = ranking.iter().position(|r| *r == s.get()).map(|i| i + 1);
                 let finished = pos.finished_seats().contains(s);
-                let pieces: Vec<Value> = (0..rules.options.pieces)
+                let pieces = (0..rules.options.pieces)
                     .map(|k| {
                         let p = pos.piece(s, k).unwrap_or(Progress::Hangar);
-                        json!({
-                            "piece": k,
-                            "progress": view::progress(p),
-                            "cell": view::piece_cell(&board, s, k, p),
-                            "square": pos.square(s, k),
-                            "finished": p.is_finished(),
-                        })
+                        PieceView {
+                            piece: k,
+                            progress: view::progress_of(p),
+                            cell: view::piece_cell_at(&board, s, k, p),
+                            square: pos.square(s, k),
+                            finished: p.is_finished(),
+                        }
                     })
                     .collect();
                 let (controller, level) = match self.config.control[s] {
-                    SeatControl::Human => ("human", Value::Null),
-                    SeatControl::Computer(l) => ("computer", l.name().into()),
+                    SeatControl::Human => ("human", None),
+                    SeatControl::Computer(l) => ("computer", Some(l.name())),
                 };
-                json!({
-                    "seat": s.get(),
-                    "colour": en,
-                    "colourZh": zh,
-                    "controller": controller,
-                    "level": level,
-                    "finished": finished,
-                    "place": if finished || over { place.map_or(Value::Null, Value::from) } else { Value::Null },
-                    "finishedPieces": pos.finished_pieces(s),
-                    "pieces": pieces,
-                })
+                SeatView {
+                    seat: s.get(),
+                    colour: en,
+                    colour_zh: zh,
+                    controller,
+                    level,
+                    finished,
+                    place: if finished || over { place } else { None },
+                    finished_pieces: pos.finished_pieces(s),
+                    pieces,
+                }
             })
             .collect();
         let (phase, die_now) = match pos.phase() {
@@ -917,70 +994,76 @@ impl Session {
             Phase::Over => ("over", None),
         };
         let last_die = die_now.map(|d| d.get()).or_else(|| {
-            self.game.plies().fold(None, |acc, p| match p {
+            self.game.plies().rev().find_map(|p| match p {
                 Ply::Roll(d) => Some(d.get()),
-                Ply::Move(_) => acc,
+                Ply::Move(_) => None,
             })
         });
         let to_act = if over {
-            Value::Null
+            None
         } else if self.is_human(pos.turn()) {
-            "human".into()
+            Some("human")
         } else {
-            "computer".into()
+            Some("computer")
         };
         let (legal, choices) = if let Phase::Move(_) = pos.phase() {
             choices(&board, &self.game)
         } else {
             (Vec::new(), Vec::new())
         };
-        let stats_json: Vec<Value> = self
+        let stats = self
             .config
             .seats
             .iter()
             .map(|s| {
-                let c = stats[s];
-                json!({"seat": s.get(), "counts": c, "rolls": c.iter().sum::<u32>()})
+                let counts = stats[s];
+                StatView {
+                    seat: s.get(),
+                    counts,
+                    rolls: counts.iter().sum(),
+                }
             })
             .collect();
-        let scores = scores_json(&pos);
-        let mut options = Map::new();
-        rules_to_json(&rules, &mut options);
-        let over_json = if over {
-            self.over_summary().clone()
-        } else {
-            Value::Null
-        };
-        json!({
-            "type": "state",
-            "protocol": PROTOCOL_VERSION,
-            "gameId": self.id,
-            "version": self.version(),
-            "cause": cause,
-            "rules": rules.rule_set.name(),
-            "options": options.get("options").cloned().unwrap_or(Value::Null),
-            "seats": seats,
-            "turn": pos.turn().get(),
-            "phase": phase,
-            "toAct": to_act,
-            "die": last_die,
-            "sixes": pos.sixes(),
-            "forced": pos.forced(),
-            "legal": legal,
-            "choices": choices,
-            "events": events,
-            "ranking": ranking.iter().map(|s| s.get()).collect::<Vec<_>>(),
-            "scores": scores,
-            "dice": {
-                "commitment": self.game.dice().map(|d| d.seed().commitment()),
-                "rolls": self.game.dice_counter(),
+        let scores = feixingqi_rules::scores(&pos).map(|sc| {
+            pos.seats()
+                .iter()
+                .map(|s| ScoreView {
+                    seat: s.get(),
+                    score: sc[s],
+                })
+                .collect()
+        });
+        StateView {
+            ty: "state",
+            protocol: PROTOCOL_VERSION,
+            game_id: &self.id,
+            version: self.version(),
+            cause: cause.to_string(),
+            rules: rules.rule_set.name(),
+            options: &self.options,
+            seats,
+            turn: pos.turn().get(),
+            phase,
+            to_act,
+            die: last_die,
+            sixes: pos.sixes(),
+            forced: pos.forced(),
+            legal,
+            choices,
+            events,
+            ranking,
+            scores,
+            dice: DiceView {
+                commitment: self.commitment.clone(),
+                rolls: self.game.dice_counter(),
             },
-            "stats": stats_json,
-            "canUndo": self.game.can_undo(),
-            "canFastForward": self.can_fast_forward(),
-            "over": over_json,
-            "items": view::items_json(&pos, self.game.items()),
-        })
+            stats,
+            can_undo: self.game.can_undo(),
+            can_fast_forward: self.can_fast_forward(),
+            over: if over { self.over.as_ref() } else { None },
+            items: view::items_json(&pos, self.game.items()),
+            room: None,
+        }
     }
 
     /// The game-over summary (computed once).
@@ -1094,7 +1177,7 @@ pub fn luck_json(seat: Seat, counts: &[u32; 6]) -> Value {
 }
 
 /// Legal pieces and the distinct options with where they land.
-fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>) {
+fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<ChoiceView>) {
     let pos = game.position();
     let seat = pos.turn();
     let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
@@ -1117,17 +1200,123 @@ fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<Value>)
             let k = *pieces.first()?;
             let from = pos.piece(seat, k).unwrap_or(Progress::Hangar);
             let to = after.piece(seat, k).unwrap_or(Progress::Hangar);
-            Some(json!({
-                "piece": k,
-                "pieces": pieces,
-                "from": view::progress(from),
-                "to": view::progress(to),
-                "cell": view::piece_cell(board, seat, k, to),
-                "square": after.square(seat, k),
-            }))
+            Some(ChoiceView {
+                piece: k,
+                pieces,
+                from: view::progress_of(from),
+                to: view::progress_of(to),
+                cell: view::piece_cell_at(board, seat, k, to),
+                square: after.square(seat, k),
+            })
         })
         .collect();
     (legal, out)
+}
+
+/// The `state` message (docs/PROTOCOL.md §3) as typed fields: written out directly, without a
+/// JSON tree of a hundred small maps per state.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateView<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    protocol: u64,
+    game_id: &'a str,
+    version: u64,
+    cause: String,
+    rules: &'static str,
+    options: &'a Value,
+    seats: Vec<SeatView>,
+    turn: u8,
+    phase: &'static str,
+    to_act: Option<&'static str>,
+    die: Option<u8>,
+    sixes: u8,
+    forced: Option<u8>,
+    legal: Vec<u8>,
+    choices: Vec<ChoiceView>,
+    events: Vec<Value>,
+    ranking: Vec<u8>,
+    scores: Option<Vec<ScoreView>>,
+    dice: DiceView,
+    stats: Vec<StatView>,
+    /// Whether `undo` is offered (online rooms: never).
+    pub can_undo: bool,
+    /// Whether `fastForward` is offered (online rooms: never).
+    pub can_fast_forward: bool,
+    over: Option<&'a Value>,
+    items: Value,
+    /// The online room's block (docs/PROTOCOL.md §7.5); absent in local games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub room: Option<Value>,
+}
+
+impl StateView<'_> {
+    /// As a JSON value.
+    pub fn to_value(&self) -> Value {
+        // Cannot fail: every map in it has text keys.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Written out.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
+    pub fn to_text(&self) -> Result<String, Error> {
+        serde_json::to_string(self).map_err(|e| Error::Internal(format!("state: {e}")))
+    }
+}
+
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SeatView {
+    seat: u8,
+    colour: &'static str,
+    colour_zh: &'static str,
+    controller: &'static str,
+    level: Option<&'static str>,
+    finished: bool,
+    place: Option<usize>,
+    finished_pieces: u8,
+    pieces: Vec<PieceView>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct PieceView {
+    piece: u8,
+    progress: Option<u8>,
+    cell: Option<[u8; 2]>,
+    square: Option<u8>,
+    finished: bool,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct ChoiceView {
+    piece: u8,
+    pieces: Vec<u8>,
+    from: Option<u8>,
+    to: Option<u8>,
+    cell: Option<[u8; 2]>,
+    square: Option<u8>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct ScoreView {
+    seat: u8,
+    score: i64,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct DiceView {
+    commitment: Option<String>,
+    rolls: u64,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct StatView {
+    seat: u8,
+    counts: [u32; 6],
+    rolls: u32,
 }
 
 fn reason_code(r: feixingqi_ai::Reason) -> &'static str {

@@ -171,7 +171,12 @@ const GROUP_COMMIT: usize = 512;
 /// acknowledged only once it is committed, but many rooms share one commit instead of several
 /// connections queueing on SQLite's single write lock. If the shared transaction fails, each
 /// write is retried in its own, so one bad write cannot fail the others.
-async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+///
+/// The task runs on its own thread and runtime with its own connection ([`start_ply_writer`]):
+/// a commit is a dozen round trips between the task and SQLite's worker thread, and on the
+/// server's runtime each of them waited behind every connection task ready at that moment (at
+/// 2,500 busy rooms a batch took 150 ms of queueing for a few ms of SQLite).
+async fn ply_writer(mut conn: SqliteConnection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -181,139 +186,237 @@ async fn ply_writer(pool: SqlitePool, mut rx: tokio::sync::mpsc::Receiver<PlyWri
                 Err(_) => break,
             }
         }
-        let together = async {
-            let mut tx = pool.begin().await?;
-            for chunk in batch.chunks(128) {
-                write_chunk(&mut tx, chunk).await?;
-            }
-            tx.commit().await
+        let mut sql = Sql::default();
+        sql.push("BEGIN IMMEDIATE");
+        for chunk in batch.chunks(128) {
+            chunk_statements(chunk, &mut sql);
         }
-        .await;
-        if together.is_ok() {
+        sql.push("COMMIT");
+        if sql.run(&mut conn).await.is_ok() {
             for w in batch.drain(..) {
                 let _ = w.reply.send(Ok(()));
             }
         } else {
             for w in batch.drain(..) {
-                let alone = async {
-                    let mut tx = pool.begin().await?;
-                    write_plies(&mut tx, &w).await?;
-                    tx.commit().await
-                }
-                .await;
+                let mut sql = Sql::default();
+                sql.push("BEGIN IMMEDIATE");
+                single_statements(&w, &mut sql);
+                sql.push("COMMIT");
+                let alone = sql.run(&mut conn).await;
                 let _ = w.reply.send(alone.map_err(Error::from));
             }
         }
     }
 }
 
-/// Writes of different games with four statements in all, whatever their number (the per-statement
-/// cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of the games and
-/// one of the rooms, each selecting its rows by key. Writes of the same game twice fall back to
-/// [`write_plies`] one by one.
-async fn write_chunk(c: &mut sqlx::SqliteConnection, ws: &[PlyWrite]) -> Result<(), sqlx::Error> {
+/// Starts [`ply_writer`] on a thread of its own (a single-threaded runtime) with its own
+/// connection; returns its queue once the connection is open.
+async fn start_ply_writer(
+    opts: SqliteConnectOptions,
+) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
+    use sqlx::ConnectOptions as _;
+    let (tx, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
+    let (ready, opened) = tokio::sync::oneshot::channel::<Result<(), Error>>();
+    std::thread::Builder::new()
+        .name("ply-writer".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = ready.send(Err(Error::Internal(format!("ply writer runtime: {e}"))));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                match opts.connect().await {
+                    Ok(conn) => {
+                        let _ = ready.send(Ok(()));
+                        ply_writer(conn, rx).await;
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e.into()));
+                    }
+                }
+            });
+        })
+        .map_err(|e| Error::Internal(format!("starting the ply writer: {e}")))?;
+    opened
+        .await
+        .map_err(|_| Error::Internal("the ply writer stopped".into()))??;
+    Ok(tx)
+}
+
+/// How often [`checkpointer`] copies the write-ahead log into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+/// Checkpoints the write-ahead log on one of the pool's connections, while the ply writer goes
+/// on appending to it (a passive checkpoint takes no lock a writer waits for), until the pool
+/// is closed. Commits are as durable as before: a checkpoint only moves committed pages.
+async fn checkpointer(pool: SqlitePool) {
+    while !pool.is_closed() {
+        tokio::time::sleep(CHECKPOINT_EVERY).await;
+        if pool.is_closed() {
+            break;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
+            .await
+        {
+            tracing::warn!(error = %e, "checkpoint failed");
+        }
+    }
+}
+
+/// A bound value of [`Sql`].
+enum Bind<'a> {
+    Text(&'a str),
+    Int(i64),
+}
+
+/// Statements sent to SQLite as one query, their `?` bound in order: the writer's whole batch
+/// is one round trip to SQLite's worker thread instead of one per statement.
+#[derive(Default)]
+struct Sql<'a> {
+    text: String,
+    binds: Vec<Bind<'a>>,
+}
+
+impl<'a> Sql<'a> {
+    fn push(&mut self, statement: &str) {
+        self.text.push_str(statement);
+        self.text.push_str(";\n");
+    }
+
+    fn text(&mut self, v: &'a str) {
+        self.binds.push(Bind::Text(v));
+    }
+
+    fn int(&mut self, v: i64) {
+        self.binds.push(Bind::Int(v));
+    }
+
+    /// Runs the statements; if one fails, the transaction they opened is rolled back.
+    async fn run(&self, conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+        let mut q = sqlx::query(&self.text);
+        for b in &self.binds {
+            q = match b {
+                Bind::Text(v) => q.bind(*v),
+                Bind::Int(v) => q.bind(*v),
+            };
+        }
+        let r = q.execute(&mut *conn).await;
+        if r.is_err() {
+            // Fails harmlessly when the error came before BEGIN or ended the transaction.
+            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+        }
+        r.map(|_| ())
+    }
+}
+
+/// Writes of different games with at most four statements in all, whatever their number (the
+/// per-statement cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of
+/// the games that end and one of the rooms whose state changed, each selecting its rows by key.
+/// Writes of the same game twice are written one by one ([`single_statements`]).
+fn chunk_statements<'a>(ws: &'a [PlyWrite], sql: &mut Sql<'a>) {
     let mut ids: Vec<&str> = ws.iter().map(|w| w.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
     if ids.len() != ws.len() {
         for w in ws {
-            write_plies(&mut *c, w).await?;
+            single_statements(w, sql);
         }
-        return Ok(());
+        return;
     }
     let t = now();
     let list = |n: usize, item: &str, sep: &str| vec![item; n].join(sep);
-    let del = format!(
+    sql.push(&format!(
         "DELETE FROM plies WHERE {}",
         list(ws.len(), "(game_id = ? AND idx >= ?)", " OR ")
-    );
-    let mut q = sqlx::query(&del);
+    ));
     for w in ws {
-        q = q.bind(&w.id).bind(w.keep as i64);
+        sql.text(&w.id);
+        sql.int(w.keep as i64);
     }
-    q.execute(&mut *c).await?;
     let rows: usize = ws.iter().map(|w| w.append.len()).sum();
     if rows > 0 {
-        let ins = format!(
+        sql.push(&format!(
             "INSERT INTO plies (game_id, idx, ply) VALUES {}",
             list(rows, "(?, ?, ?)", ", ")
-        );
-        let mut q = sqlx::query(&ins);
+        ));
         for w in ws {
             for (i, p) in w.append.iter().enumerate() {
-                q = q.bind(&w.id).bind((w.keep + i) as i64).bind(p);
+                sql.text(&w.id);
+                sql.int((w.keep + i) as i64);
+                sql.text(p);
             }
         }
-        q.execute(&mut *c).await?;
     }
-    let upd = format!(
-        "UPDATE games SET over = CASE id {} END, updated_at = ? WHERE id IN ({})",
-        list(ws.len(), "WHEN ? THEN ?", " "),
-        list(ws.len(), "?", ", ")
-    );
-    let mut q = sqlx::query(&upd);
-    for w in ws {
-        q = q.bind(&w.id).bind(w.over);
+    // Only the games that end here: the others were stored with `over = 0` and it stays so.
+    let ended: Vec<&str> = ws
+        .iter()
+        .filter(|w| w.over)
+        .map(|w| w.id.as_str())
+        .collect();
+    if !ended.is_empty() {
+        sql.push(&format!(
+            "UPDATE games SET over = 1, updated_at = ? WHERE id IN ({})",
+            list(ended.len(), "?", ", ")
+        ));
+        sql.int(t);
+        for id in ended {
+            sql.text(id);
+        }
     }
-    q = q.bind(t);
-    for w in ws {
-        q = q.bind(&w.id);
-    }
-    q.execute(&mut *c).await?;
     let rooms: Vec<&(String, String, String)> = ws.iter().filter_map(|w| w.room.as_ref()).collect();
     if !rooms.is_empty() {
-        let upd = format!(
+        sql.push(&format!(
             "UPDATE rooms SET state = CASE code {0} END, status = CASE code {0} END, updated_at = ? \
              WHERE code IN ({1})",
             list(rooms.len(), "WHEN ? THEN ?", " "),
             list(rooms.len(), "?", ", ")
-        );
-        let mut q = sqlx::query(&upd);
+        ));
         for (code, state, _) in &rooms {
-            q = q.bind(code).bind(state);
+            sql.text(code);
+            sql.text(state);
         }
         for (code, _, status) in &rooms {
-            q = q.bind(code).bind(status);
+            sql.text(code);
+            sql.text(status);
         }
-        q = q.bind(t);
+        sql.int(t);
         for (code, _, _) in &rooms {
-            q = q.bind(code);
+            sql.text(code);
         }
-        q.execute(&mut *c).await?;
     }
-    Ok(())
 }
 
-async fn write_plies(c: &mut sqlx::SqliteConnection, w: &PlyWrite) -> Result<(), sqlx::Error> {
+/// The statements of one write alone.
+fn single_statements<'a>(w: &'a PlyWrite, sql: &mut Sql<'a>) {
+    let t = now();
     if let Some((code, state, status)) = &w.room {
-        sqlx::query("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?")
-            .bind(state)
-            .bind(status)
-            .bind(now())
-            .bind(code)
-            .execute(&mut *c)
-            .await?;
+        sql.push("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?");
+        sql.text(state);
+        sql.text(status);
+        sql.int(t);
+        sql.text(code);
     }
-    sqlx::query("DELETE FROM plies WHERE game_id = ? AND idx >= ?")
-        .bind(&w.id)
-        .bind(w.keep as i64)
-        .execute(&mut *c)
-        .await?;
+    sql.push("DELETE FROM plies WHERE game_id = ? AND idx >= ?");
+    sql.text(&w.id);
+    sql.int(w.keep as i64);
     for (i, p) in w.append.iter().enumerate() {
-        sqlx::query("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")
-            .bind(&w.id)
-            .bind((w.keep + i) as i64)
-            .bind(p)
-            .execute(&mut *c)
-            .await?;
+        sql.push("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)");
+        sql.text(&w.id);
+        sql.int((w.keep + i) as i64);
+        sql.text(p);
     }
-    sqlx::query("UPDATE games SET over = ?, updated_at = ? WHERE id = ?")
-        .bind(w.over)
-        .bind(now())
-        .bind(&w.id)
-        .execute(&mut *c)
-        .await?;
-    Ok(())
+    if w.over {
+        sql.push("UPDATE games SET over = 1, updated_at = ? WHERE id = ?");
+        sql.int(t);
+        sql.text(&w.id);
+    }
 }
 
 /// The store the server uses: any [`Storage`] backend.
@@ -360,7 +463,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
-            .connect_with(opts)
+            .connect_with(opts.clone())
             .await?;
         let version: i64 = sqlx::query("PRAGMA user_version")
             .fetch_one(&pool)
@@ -381,8 +484,16 @@ impl SqliteStore {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        let (plies, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
-        tokio::spawn(ply_writer(pool.clone(), rx));
+        // After the schema: the writer's connection sees the tables. It does not checkpoint
+        // the write-ahead log itself (copying a thousand pages into the database and syncing
+        // it, inside some move's commit): `checkpointer` does, beside it.
+        let writer = opts
+            .statement_cache_capacity(256)
+            .pragma("wal_autocheckpoint", "0")
+            .pragma("cache_size", "-32768")
+            .pragma("temp_store", "MEMORY");
+        let plies = start_ply_writer(writer).await?;
+        tokio::spawn(checkpointer(pool.clone()));
         Ok(SqliteStore { pool, plies })
     }
 }
@@ -405,7 +516,9 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     ) -> Result<(), Error>;
 
     /// Makes the stored plies `plies[..keep]` (already stored) followed by `append` (starting at
-    /// index `keep`), in one transaction.
+    /// index `keep`), in one transaction. `over`: the game is over with these plies; it is then
+    /// marked over (and its `updated_at` set). A game never comes back from over (no action is
+    /// taken once it is), so a write with `over` false leaves the game's row as it is.
     ///
     /// # Errors
     /// [`Error::Db`]; nothing is changed then.

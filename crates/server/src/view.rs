@@ -20,18 +20,29 @@ pub fn opt_cell(c: Option<Cell>) -> Value {
 
 /// Progress as the protocol writes it: `null` for the hangar / yard.
 pub fn progress(p: Progress) -> Value {
+    progress_of(p).map_or(Value::Null, Value::from)
+}
+
+/// [`progress`] as a plain value: `None` for the hangar / yard.
+pub fn progress_of(p: Progress) -> Option<u8> {
     match p {
-        Progress::Hangar => Value::Null,
-        Progress::At(v) => v.into(),
+        Progress::Hangar => None,
+        Progress::At(v) => Some(v),
     }
 }
 
 /// Where to draw piece `piece` of `seat` standing at `p`: its hangar spot, or its route cell.
 pub fn piece_cell(board: &Board, seat: Seat, piece: u8, p: Progress) -> Value {
+    piece_cell_at(board, seat, piece, p).map_or(Value::Null, |c| json!(c))
+}
+
+/// [`piece_cell`] as a plain value: `[row, col]`, `None` off the board.
+pub fn piece_cell_at(board: &Board, seat: Seat, piece: u8, p: Progress) -> Option<[u8; 2]> {
     match p {
-        Progress::Hangar => cell(board.base_spot(seat, piece.min(3))),
-        Progress::At(v) => opt_cell(board.cell(seat, v)),
+        Progress::Hangar => Some(board.base_spot(seat, piece.min(3))),
+        Progress::At(v) => board.cell(seat, v),
     }
+    .map(|c| [c.row, c.col])
 }
 
 /// The colour names of a seat: `(zh, en)`.

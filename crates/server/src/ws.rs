@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use axum::{
     extract::{
-        ws::{CloseFrame, Message, WebSocket},
+        ws::{CloseFrame, Message, Utf8Bytes, WebSocket},
         State, WebSocketUpgrade,
     },
     http::{header, HeaderMap},
@@ -132,11 +132,44 @@ async fn next_broadcast(
 }
 
 async fn send(socket: &mut WebSocket, metrics: &Metrics, v: &Value) -> bool {
+    send_text(socket, metrics, v.to_string().into()).await
+}
+
+async fn send_text(socket: &mut WebSocket, metrics: &Metrics, text: Utf8Bytes) -> bool {
     metrics.messages_out.fetch_add(1, Ordering::Relaxed);
-    socket
-        .send(Message::Text(v.to_string().into()))
-        .await
-        .is_ok()
+    socket.send(Message::Text(text)).await.is_ok()
+}
+
+/// A reply to a client message: a message, or a game state already serialized for the room's
+/// broadcast (sent as it is, with the request id put in front).
+enum Reply {
+    Json(Value),
+    State(Utf8Bytes),
+}
+
+impl Reply {
+    fn all(v: Vec<Value>) -> Vec<Reply> {
+        v.into_iter().map(Reply::Json).collect()
+    }
+
+    /// The text to send, with the request's `id` (docs/PROTOCOL.md §2) when it has one.
+    fn into_text(self, id: &Option<Value>) -> Utf8Bytes {
+        match (self, id) {
+            (Reply::Json(v), _) => with_id(v, id).to_string().into(),
+            (Reply::State(t), None) => t,
+            (Reply::State(t), Some(id)) => match t.strip_prefix('{') {
+                // A state is an object with more than one field and no `id` of its own.
+                Some(rest) => {
+                    use std::fmt::Write as _;
+                    let mut s = String::with_capacity(t.len() + 24);
+                    let _ = write!(s, "{{\"id\":{id},");
+                    s.push_str(rest);
+                    s.into()
+                }
+                None => t,
+            },
+        }
+    }
 }
 
 async fn run(socket: WebSocket, state: AppState) {
@@ -193,7 +226,7 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
                         } else {
                             Error::BadJson("binary frames are not used".into())
                         };
-                        vec![conn.error(&e, None).await]
+                        vec![conn.error(&e, None).await.to_string().into()]
                     }
                     Some(Ok(Message::Text(t))) => {
                         metrics.messages_in.fetch_add(1, Ordering::Relaxed);
@@ -219,23 +252,20 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
                                 .ok()
                                 .and_then(|v| v.as_object().and_then(request_id));
                             let e = Error::RateLimited("too many messages: slow down".into());
-                            vec![conn.error(&e, id).await]
+                            vec![conn.error(&e, id).await.to_string().into()]
                         }
                     }
                 };
-                for r in &replies {
-                    if !send(&mut socket, metrics, r).await {
+                for r in replies {
+                    if !send_text(&mut socket, metrics, r).await {
                         return;
                     }
                 }
             }
             b = next_broadcast(&mut conn.sub) => match b {
                 Ok(b) => {
-                    if b.origin != conn.id {
-                        metrics.messages_out.fetch_add(1, Ordering::Relaxed);
-                        if socket.send(Message::Text(b.text.clone().into())).await.is_err() {
-                            return;
-                        }
+                    if b.origin != conn.id && !send_text(&mut socket, metrics, b.text.clone()).await {
+                        return;
                     }
                 }
                 Err(RecvError::Lagged(_)) => {
@@ -304,7 +334,7 @@ impl Conn {
 
     /// Decodes and answers one text frame (with a span carrying the connection and request
     /// ids; the frame's content is never logged, it may hold a token).
-    async fn handle(&mut self, text: &str) -> Vec<Value> {
+    async fn handle(&mut self, text: &str) -> Vec<Utf8Bytes> {
         let t0 = Instant::now();
         self.requests += 1;
         let span = tracing::debug_span!("request", conn = self.id, req = self.requests);
@@ -313,7 +343,7 @@ impl Conn {
             Ok(r) => r,
             Err(protocol::Rejected { id, error }) => {
                 tracing::debug!(code = error.code(), "refused");
-                return vec![self.error(&error, id).await];
+                return vec![self.error(&error, id).await.to_string().into()];
             }
         };
         let name = req.msg.name();
@@ -335,11 +365,11 @@ impl Conn {
                     micros = t0.elapsed().as_micros() as u64,
                     "ok"
                 );
-                replies.into_iter().map(|r| with_id(r, &id)).collect()
+                replies.into_iter().map(|r| r.into_text(&id)).collect()
             }
             Err(e) => {
                 tracing::debug!(r#type = name, code = e.code(), "refused");
-                vec![self.error(&e, id).await]
+                vec![self.error(&e, id).await.to_string().into()]
             }
         }
     }
@@ -452,22 +482,24 @@ impl Conn {
         self.room.as_ref().ok_or(Error::NoGame)
     }
 
-    async fn dispatch(&mut self, msg: ClientMsg) -> Result<Vec<Value>, Error> {
+    async fn dispatch(&mut self, msg: ClientMsg) -> Result<Vec<Reply>, Error> {
         let msg = match self.dispatch_online(msg).await {
-            Ok(r) => return r,
+            Ok(r) => return r.map(Reply::all),
             Err(msg) => msg,
         };
         if let Some(task) = self.online.clone() {
             // In a room: the game actions of a seat, and sync.
             return match msg {
-                ClientMsg::Ping => Ok(vec![json!({"type": "pong"})]),
-                ClientMsg::Sync => task.sync().await,
+                ClientMsg::Ping => Ok(vec![Reply::Json(json!({"type": "pong"}))]),
+                ClientMsg::Sync => task.sync().await.map(Reply::all),
                 ClientMsg::Act {
                     action: action @ (Action::Roll | Action::Move { .. } | Action::UseItem(_)),
                     version,
                 } => {
                     let member = self.member()?;
-                    Ok(vec![task.act(self.id, member, action, version).await?])
+                    Ok(vec![Reply::State(
+                        task.act(self.id, member, action, version).await?,
+                    )])
                 }
                 ClientMsg::Act { .. } | ClientMsg::Hint { .. } => Err(Error::NotAllowed(format!(
                     "{} is not available in online rooms",
@@ -492,26 +524,56 @@ impl Conn {
                     .and_then(|d| d.get("commitment"))
                     .cloned()
                     .unwrap_or(Value::Null);
-                return Ok(vec![
+                return Ok(Reply::all(vec![
                     json!({"type": "created", "gameId": game_id, "token": token, "commitment": commitment}),
                     st,
-                ]);
+                ]));
             }
             ClientMsg::Join { game_id, token } => {
                 let room = self.state.join(&game_id, &token).await?;
                 self.attach(room.clone()).await;
                 let st = room.state("join").await?;
-                return Ok(vec![json!({"type": "joined", "gameId": game_id}), st]);
+                return Ok(Reply::all(vec![
+                    json!({"type": "joined", "gameId": game_id}),
+                    st,
+                ]));
             }
-            ClientMsg::Ping => return Ok(vec![json!({"type": "pong"})]),
-            ClientMsg::Sync => return Ok(vec![self.room()?.state("sync").await?]),
+            ClientMsg::Ping => return Ok(vec![Reply::Json(json!({"type": "pong"}))]),
+            ClientMsg::Sync => return Ok(vec![Reply::Json(self.room()?.state("sync").await?)]),
             ClientMsg::Act { action, version } => (action, version),
-            ClientMsg::Hint { version } => return Ok(vec![self.room()?.hint(version).await?]),
+            ClientMsg::Hint { version } => {
+                return Ok(vec![Reply::Json(self.room()?.hint(version).await?)])
+            }
             other => return Err(Error::UnknownMessage(other.name().to_string())),
         };
         let room = self.room()?.clone();
         let r = room.act(action, version, self.id).await?;
         self.state.metrics().moves.fetch_add(1, Ordering::Relaxed);
-        Ok(vec![r])
+        Ok(vec![Reply::State(r)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_shared_state_reply_gets_the_request_id_and_stays_the_same_state() {
+        let state = r#"{"type":"state","version":3,"room":{"code":"ABC"}}"#;
+        for id in [json!(7), json!("a\"b"), json!(null)] {
+            let text = Reply::State(Utf8Bytes::from(state)).into_text(&Some(id.clone()));
+            let mut v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["id"], id);
+            v.as_object_mut().unwrap().remove("id");
+            assert_eq!(v, serde_json::from_str::<Value>(state).unwrap());
+        }
+        // Without an id the broadcast text is sent as it is.
+        assert_eq!(
+            Reply::State(Utf8Bytes::from(state))
+                .into_text(&None)
+                .as_str(),
+            state
+        );
     }
 }
