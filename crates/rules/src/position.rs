@@ -9,7 +9,9 @@ use core::fmt;
 
 use crate::{
     event::{Blocked, BonusCause, BounceCause, Event, EventSink, NoEvents, PieceRef, SkipReason},
-    geometry::{ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP},
+    geometry::{
+        fxq_own_colour, ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP,
+    },
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
@@ -441,6 +443,51 @@ const NO_LUDO_CAPTURE: u64 = {
 fn abs_of(ludo: usize, s: usize, p: u8) -> u8 {
     ABS[ludo & 1][s & 3][(p & 63) as usize]
 }
+
+/// `OFF_LOOP_WALK[p & 15][d]`: where a 飞行棋 plane in its hangar or at or past the entry (progress
+/// `p` ≥ p50) ends with roll `d`, a table so that the plane's place chooses no branch: §3.2
+/// "Takeoff places the plane on its takeoff point p0 and uses up the roll"; from the entry or the
+/// lane it walks to `p + d`, and past the centre §3.8 "the plane goes to 56 and walks back the
+/// excess: f = 112 − p − d".
+static OFF_LOOP_WALK: [[u8; 8]; 16] = {
+    let mut t = [[0u8; 8]; 16];
+    let mut p = ENTRY;
+    while p <= HANGAR {
+        let mut d = 1;
+        while d <= 6 {
+            let end = p + d;
+            t[(p & 15) as usize][d as usize] = if p == HANGAR {
+                0
+            } else if end > CENTRE {
+                2 * CENTRE - end
+            } else {
+                end
+            };
+            d += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// `JUMP[p]` for a 飞行棋 plane that has landed on loop progress `p`: the progress its jump reaches and
+/// the 4 squares it passes over as bits by progress (RULES.md §3.6), or `p` itself and no squares
+/// where it does not jump. The jumps start on the own-colour loop squares ([`fxq_own_colour`])
+/// other than the entry (p50) and p18, which flies first (§3.7). A table, so that the landing
+/// square chooses the jump without a branch.
+static JUMP: [(u8, u64); 64] = {
+    let mut t = [(0u8, 0u64); 64];
+    let mut p = 0;
+    while p < 64 {
+        t[p as usize] = if fxq_own_colour(p) && p != ENTRY && p != FLY_FROM {
+            (p + 4, 0xF << (p + 1))
+        } else {
+            (p, 0)
+        };
+        p += 1;
+    }
+    t
+};
 
 /// Enemy planes along a mover's route (see [`Position::enemy_bits`]); where they form stacks is
 /// asked square by square ([`Position::first_stack`]), as only occupied squares can hold one.
@@ -1605,12 +1652,20 @@ impl Position {
         }
         let end = p + d;
         if p >= ENTRY {
-            // Off the loop's effects, in one path with the end chosen without branches:
-            // §3.2 "Takeoff places the plane on its takeoff point p0 and uses up the roll";
-            // from the entry or the lane the plane walks to `end`, and past the centre §3.8 "the
-            // plane goes to 56 and walks back the excess: f = 112 − p − d".
+            // Off the loop's effects, in one path with the end read from a table
+            // ([`OFF_LOOP_WALK`]): §3.2 "Takeoff places the plane on its takeoff point p0 and
+            // uses up the roll"; from the entry or the lane the plane walks to `end`, and past
+            // the centre §3.8 "the plane goes to 56 and walks back the excess: f = 112 − p − d".
             let takeoff = p == HANGAR;
-            let f = end.min(2 * CENTRE - end) & !0u8.wrapping_sub(takeoff as u8);
+            let f = OFF_LOOP_WALK[(p & 15) as usize][(d & 7) as usize];
+            debug_assert_eq!(
+                f,
+                if takeoff {
+                    0
+                } else {
+                    end.min(2 * CENTRE - end)
+                }
+            );
             if E::ENABLED {
                 if takeoff {
                     ev.event(Event::TakeOff { piece: me });
@@ -1680,14 +1735,38 @@ impl Position {
         }
         // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
         // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
-        if f % 4 == 2 && f != ENTRY {
-            if f == FLY_FROM {
-                if self.fly(k, me, bits, ev, h) {
-                    self.jump(k, me, FLY_TO, bits, ev, h);
-                }
-            } else if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
+        if f == FLY_FROM {
+            if self.fly(k, me, bits, ev, h) {
+                self.jump(k, me, FLY_TO, bits, ev, h);
+            }
+            return;
+        }
+        // Whether the plane jumps follows the square it walked to (one in four), so the common
+        // case is written without a branch on it: with no enemy plane on the 4 squares ahead the
+        // jump cannot be blocked (§3.6) and lands on a square with no enemy to capture (§3.4), so
+        // the plane moves by 4 or 0 steps. Enemy planes ahead take the full path of
+        // [`Position::jump`].
+        let (to, over) = JUMP[(f & 63) as usize];
+        if over & bits.occupied != 0 {
+            if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
                 self.fly(k, me, bits, ev, h);
             }
+            return;
+        }
+        self.prog[k] = to;
+        self.abs[k] = abs_of(0, me.seat.index(), to);
+        if (E::ENABLED || H::ON) && to != f {
+            if E::ENABLED {
+                ev.event(Event::Jump {
+                    piece: me,
+                    from: f,
+                    to,
+                });
+            }
+            self.land(k, me, to, bits, ev, h);
+        }
+        if to == FLY_FROM {
+            self.fly(k, me, bits, ev, h);
         }
     }
 
