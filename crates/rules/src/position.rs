@@ -489,10 +489,11 @@ static JUMP: [(u8, u64); 64] = {
     t
 };
 
-/// Enemy planes along a mover's route (see [`Position::enemy_bits`]); where they form stacks is
-/// asked square by square ([`Position::first_stack`]), as only occupied squares can hold one.
+/// Enemy planes along a mover's route (see [`Position::enemy_bits`]): the squares they occupy and
+/// the squares where they form stacks, as bits by progress.
 struct EnemyBits {
     occupied: u64,
+    stacks: u64,
 }
 
 /// Which game a hot path is compiled for. Playouts know the game before their loop and compile
@@ -1600,39 +1601,42 @@ impl Position {
     }
 
     /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.occupied` is set when progress `p`
-    /// holds an enemy plane. Built once per move so that every route test of §3.5–§3.7 starts with
-    /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
+    /// holds an enemy plane, of `.stacks` when it holds an enemy stack (≥ 2 planes of one enemy
+    /// colour, or of the enemy team in team play, RULES.md §3.5 and §9). Built once per move so
+    /// that every route test of §3.5–§3.7 is a bit test.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
         let route = &ROUTE_BIT[s & 3];
+        // A seat's planes as (squares held, squares held by two or more of them).
         let seat_bits = |e: usize| {
             let b = (e & 3) * 4;
-            self.abs[b..b + 4]
-                .iter()
-                .fold(0u64, |m, &a| m | route[a as usize])
+            let a = &self.abs[b..b + 4];
+            let (b0, b1, b2, b3) = (
+                route[a[0] as usize],
+                route[a[1] as usize],
+                route[a[2] as usize],
+                route[a[3] as usize],
+            );
+            let (lo, hi) = (b0 | b1, b2 | b3);
+            (lo | hi, (b0 & b1) | (b2 & b3) | (lo & hi))
         };
-        // Partners in team play are not enemies.
-        let opposite = seat_bits(s + 2) & 0u64.wrapping_sub(!self.rules.options.team as u64);
+        let (left, left_stacks) = seat_bits(s + 1);
+        let (opposite, opposite_stacks) = seat_bits(s + 2);
+        let (right, right_stacks) = seat_bits(s + 3);
+        // Partners in team play are not enemies, and the two enemy colours form stacks together.
+        let team = 0u64.wrapping_sub(self.rules.options.team as u64);
         EnemyBits {
-            occupied: seat_bits(s + 1) | opposite | seat_bits(s + 3),
+            occupied: left | (opposite & !team) | right,
+            stacks: left_stacks | (opposite_stacks & !team) | right_stacks | (left & right & team),
         }
     }
 
     /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
-    /// an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play, RULES.md
-    /// §3.5 and §9), if any.
+    /// an enemy stack ([`Position::enemy_bits`]), if any.
     #[inline(always)]
-    fn first_stack(&self, s: usize, bits: &EnemyBits, squares: u64) -> Option<u8> {
-        let mut m = squares & bits.occupied;
-        while m != 0 {
-            let x = m.trailing_zeros() as u8;
-            m &= m - 1;
-            let occ = self.occupants(abs_of(0, s, x)) & ENEMY[self.rules.options.team as usize][s];
-            if self.is_stack(occ) {
-                return Some(x);
-            }
-        }
-        None
+    fn first_stack(&self, bits: &EnemyBits, squares: u64) -> Option<u8> {
+        let m = squares & bits.stacks;
+        (m != 0).then(|| m.trailing_zeros() as u8)
     }
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
@@ -1687,7 +1691,7 @@ impl Position {
         // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
         let lim = end.min(ENTRY);
         let window = ((1u64 << (lim - p)) - 1) << (p + 1);
-        let stack = self.first_stack(s, &bits, window).filter(|&q| q < end);
+        let stack = self.first_stack(&bits, window).filter(|&q| q < end);
         if let Some(q) = stack {
             if d == 6 && self.rules.options.six_stops_on_stack {
                 // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
@@ -1772,12 +1776,12 @@ impl Position {
 
     /// The shape of a walk of `dist` steps from `p` (§3.5 stack bounce or sixStopsOnStack park,
     /// §3.8 bounce from the centre), for the item mode, where a walk can be longer than 6.
-    fn plan_walk(&self, s: usize, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
+    fn plan_walk(&self, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
         let end = p + dist;
         let lim = end.min(ENTRY);
         if p < lim {
             let window = ((1u64 << (lim - p)) - 1) << (p + 1);
-            if let Some(q) = self.first_stack(s, bits, window) {
+            if let Some(q) = self.first_stack(bits, window) {
                 if q < end {
                     if park {
                         return Walk {
@@ -1831,7 +1835,7 @@ impl Position {
         let dist = if h.booster() { 2 * d } else { d };
         let bits = self.enemy_bits(s);
         let park = d == 6 && self.rules.options.six_stops_on_stack;
-        let mut walk = self.plan_walk(s, p, dist, park, &bits);
+        let mut walk = self.plan_walk(p, dist, park, &bits);
         let mut strike = None;
         if let Some((w, kind)) = h.weather_for(me.seat) {
             let forward = p < w && w <= walk.peak;
@@ -1840,7 +1844,7 @@ impl Position {
                 strike = Some((w, kind));
                 match kind {
                     Weather::Tailwind => {
-                        walk = self.plan_walk(s, p, dist + TAILWIND_STEPS, park, &bits);
+                        walk = self.plan_walk(p, dist + TAILWIND_STEPS, park, &bits);
                     }
                     Weather::Fog => {
                         if forward {
@@ -2012,8 +2016,7 @@ impl Position {
         ev: &mut E,
         h: &mut H,
     ) -> u8 {
-        let s = me.seat.index();
-        if self.first_stack(s, bits, 0xF << (x + 1)).is_some() {
+        if self.first_stack(bits, 0xF << (x + 1)).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -2067,7 +2070,7 @@ impl Position {
                 return false;
             }
         }
-        if self.first_stack(s, bits, 1 << FLY_TO).is_some() {
+        if self.first_stack(bits, 1 << FLY_TO).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -2279,7 +2282,7 @@ mod tests {
                         for p in 1..=50u8 {
                             let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
-                                pos.first_stack(s, &bits, 1 << p).is_some(),
+                                pos.first_stack(&bits, 1 << p).is_some(),
                                 stack_at(p),
                                 "{pos} s={s} p={p}"
                             );
@@ -2288,7 +2291,7 @@ mod tests {
                         for p in 0..=44u8 {
                             let first = (p + 1..=p + 6).find(|&x| stack_at(x));
                             assert_eq!(
-                                pos.first_stack(s, &bits, 0x3F << (p + 1)),
+                                pos.first_stack(&bits, 0x3F << (p + 1)),
                                 first,
                                 "{pos} s={s} p={p}"
                             );
