@@ -9,7 +9,9 @@ use core::fmt;
 
 use crate::{
     event::{Blocked, BonusCause, BounceCause, Event, EventSink, NoEvents, PieceRef, SkipReason},
-    geometry::{ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP},
+    geometry::{
+        fxq_own_colour, ludo_safe, ABS, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP,
+    },
     items::{ItemEvent, ItemState, Weather, STORM_PUSH, TAILWIND_STEPS},
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
@@ -442,10 +444,56 @@ fn abs_of(ludo: usize, s: usize, p: u8) -> u8 {
     ABS[ludo & 1][s & 3][(p & 63) as usize]
 }
 
-/// Enemy planes along a mover's route (see [`Position::enemy_bits`]); where they form stacks is
-/// asked square by square ([`Position::first_stack`]), as only occupied squares can hold one.
+/// `OFF_LOOP_WALK[p & 15][d]`: where a 飞行棋 plane in its hangar or at or past the entry (progress
+/// `p` ≥ p50) ends with roll `d`, a table so that the plane's place chooses no branch: §3.2
+/// "Takeoff places the plane on its takeoff point p0 and uses up the roll"; from the entry or the
+/// lane it walks to `p + d`, and past the centre §3.8 "the plane goes to 56 and walks back the
+/// excess: f = 112 − p − d".
+static OFF_LOOP_WALK: [[u8; 8]; 16] = {
+    let mut t = [[0u8; 8]; 16];
+    let mut p = ENTRY;
+    while p <= HANGAR {
+        let mut d = 1;
+        while d <= 6 {
+            let end = p + d;
+            t[(p & 15) as usize][d as usize] = if p == HANGAR {
+                0
+            } else if end > CENTRE {
+                2 * CENTRE - end
+            } else {
+                end
+            };
+            d += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// `JUMP[p]` for a 飞行棋 plane that has landed on loop progress `p`: the progress its jump reaches and
+/// the 4 squares it passes over as bits by progress (RULES.md §3.6), or `p` itself and no squares
+/// where it does not jump. The jumps start on the own-colour loop squares ([`fxq_own_colour`])
+/// other than the entry (p50) and p18, which flies first (§3.7). A table, so that the landing
+/// square chooses the jump without a branch.
+static JUMP: [(u8, u64); 64] = {
+    let mut t = [(0u8, 0u64); 64];
+    let mut p = 0;
+    while p < 64 {
+        t[p as usize] = if fxq_own_colour(p) && p != ENTRY && p != FLY_FROM {
+            (p + 4, 0xF << (p + 1))
+        } else {
+            (p, 0)
+        };
+        p += 1;
+    }
+    t
+};
+
+/// Enemy planes along a mover's route (see [`Position::enemy_bits`]): the squares they occupy and
+/// the squares where they form stacks, as bits by progress.
 struct EnemyBits {
     occupied: u64,
+    stacks: u64,
 }
 
 /// Which game a hot path is compiled for. Playouts know the game before their loop and compile
@@ -1553,39 +1601,42 @@ impl Position {
     }
 
     /// Enemy planes seen from `s`'s route: bit `p` (1..=50) of `.occupied` is set when progress `p`
-    /// holds an enemy plane. Built once per move so that every route test of §3.5–§3.7 starts with
-    /// a bit test; [`Position::first_stack`] looks closer at the occupied squares only.
+    /// holds an enemy plane, of `.stacks` when it holds an enemy stack (≥ 2 planes of one enemy
+    /// colour, or of the enemy team in team play, RULES.md §3.5 and §9). Built once per move so
+    /// that every route test of §3.5–§3.7 is a bit test.
     #[inline(always)]
     fn enemy_bits(&self, s: usize) -> EnemyBits {
         let route = &ROUTE_BIT[s & 3];
+        // A seat's planes as (squares held, squares held by two or more of them).
         let seat_bits = |e: usize| {
             let b = (e & 3) * 4;
-            self.abs[b..b + 4]
-                .iter()
-                .fold(0u64, |m, &a| m | route[a as usize])
+            let a = &self.abs[b..b + 4];
+            let (b0, b1, b2, b3) = (
+                route[a[0] as usize],
+                route[a[1] as usize],
+                route[a[2] as usize],
+                route[a[3] as usize],
+            );
+            let (lo, hi) = (b0 | b1, b2 | b3);
+            (lo | hi, (b0 & b1) | (b2 & b3) | (lo & hi))
         };
-        // Partners in team play are not enemies.
-        let opposite = seat_bits(s + 2) & 0u64.wrapping_sub(!self.rules.options.team as u64);
+        let (left, left_stacks) = seat_bits(s + 1);
+        let (opposite, opposite_stacks) = seat_bits(s + 2);
+        let (right, right_stacks) = seat_bits(s + 3);
+        // Partners in team play are not enemies, and the two enemy colours form stacks together.
+        let team = 0u64.wrapping_sub(self.rules.options.team as u64);
         EnemyBits {
-            occupied: seat_bits(s + 1) | opposite | seat_bits(s + 3),
+            occupied: left | (opposite & !team) | right,
+            stacks: left_stacks | (opposite_stacks & !team) | right_stacks | (left & right & team),
         }
     }
 
     /// The lowest progress among `squares` (a bit per progress of `s`'s route, 1..=50) that holds
-    /// an enemy stack (≥ 2 planes of one enemy colour, or of the enemy team in team play, RULES.md
-    /// §3.5 and §9), if any.
+    /// an enemy stack ([`Position::enemy_bits`]), if any.
     #[inline(always)]
-    fn first_stack(&self, s: usize, bits: &EnemyBits, squares: u64) -> Option<u8> {
-        let mut m = squares & bits.occupied;
-        while m != 0 {
-            let x = m.trailing_zeros() as u8;
-            m &= m - 1;
-            let occ = self.occupants(abs_of(0, s, x)) & ENEMY[self.rules.options.team as usize][s];
-            if self.is_stack(occ) {
-                return Some(x);
-            }
-        }
-        None
+    fn first_stack(&self, bits: &EnemyBits, squares: u64) -> Option<u8> {
+        let m = squares & bits.stacks;
+        (m != 0).then(|| m.trailing_zeros() as u8)
     }
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
@@ -1605,12 +1656,20 @@ impl Position {
         }
         let end = p + d;
         if p >= ENTRY {
-            // Off the loop's effects, in one path with the end chosen without branches:
-            // §3.2 "Takeoff places the plane on its takeoff point p0 and uses up the roll";
-            // from the entry or the lane the plane walks to `end`, and past the centre §3.8 "the
-            // plane goes to 56 and walks back the excess: f = 112 − p − d".
+            // Off the loop's effects, in one path with the end read from a table
+            // ([`OFF_LOOP_WALK`]): §3.2 "Takeoff places the plane on its takeoff point p0 and
+            // uses up the roll"; from the entry or the lane the plane walks to `end`, and past
+            // the centre §3.8 "the plane goes to 56 and walks back the excess: f = 112 − p − d".
             let takeoff = p == HANGAR;
-            let f = end.min(2 * CENTRE - end) & !0u8.wrapping_sub(takeoff as u8);
+            let f = OFF_LOOP_WALK[(p & 15) as usize][(d & 7) as usize];
+            debug_assert_eq!(
+                f,
+                if takeoff {
+                    0
+                } else {
+                    end.min(2 * CENTRE - end)
+                }
+            );
             if E::ENABLED {
                 if takeoff {
                     ev.event(Event::TakeOff { piece: me });
@@ -1632,7 +1691,7 @@ impl Position {
         // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
         let lim = end.min(ENTRY);
         let window = ((1u64 << (lim - p)) - 1) << (p + 1);
-        let stack = self.first_stack(s, &bits, window).filter(|&q| q < end);
+        let stack = self.first_stack(&bits, window).filter(|&q| q < end);
         if let Some(q) = stack {
             if d == 6 && self.rules.options.six_stops_on_stack {
                 // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
@@ -1680,25 +1739,49 @@ impl Position {
         }
         // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
         // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
-        if f % 4 == 2 && f != ENTRY {
-            if f == FLY_FROM {
-                if self.fly(k, me, bits, ev, h) {
-                    self.jump(k, me, FLY_TO, bits, ev, h);
-                }
-            } else if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
+        if f == FLY_FROM {
+            if self.fly(k, me, bits, ev, h) {
+                self.jump(k, me, FLY_TO, bits, ev, h);
+            }
+            return;
+        }
+        // Whether the plane jumps follows the square it walked to (one in four), so the common
+        // case is written without a branch on it: with no enemy plane on the 4 squares ahead the
+        // jump cannot be blocked (§3.6) and lands on a square with no enemy to capture (§3.4), so
+        // the plane moves by 4 or 0 steps. Enemy planes ahead take the full path of
+        // [`Position::jump`].
+        let (to, over) = JUMP[(f & 63) as usize];
+        if over & bits.occupied != 0 {
+            if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
                 self.fly(k, me, bits, ev, h);
             }
+            return;
+        }
+        self.prog[k] = to;
+        self.abs[k] = abs_of(0, me.seat.index(), to);
+        if (E::ENABLED || H::ON) && to != f {
+            if E::ENABLED {
+                ev.event(Event::Jump {
+                    piece: me,
+                    from: f,
+                    to,
+                });
+            }
+            self.land(k, me, to, bits, ev, h);
+        }
+        if to == FLY_FROM {
+            self.fly(k, me, bits, ev, h);
         }
     }
 
     /// The shape of a walk of `dist` steps from `p` (§3.5 stack bounce or sixStopsOnStack park,
     /// §3.8 bounce from the centre), for the item mode, where a walk can be longer than 6.
-    fn plan_walk(&self, s: usize, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
+    fn plan_walk(&self, p: u8, dist: u8, park: bool, bits: &EnemyBits) -> Walk {
         let end = p + dist;
         let lim = end.min(ENTRY);
         if p < lim {
             let window = ((1u64 << (lim - p)) - 1) << (p + 1);
-            if let Some(q) = self.first_stack(s, bits, window) {
+            if let Some(q) = self.first_stack(bits, window) {
                 if q < end {
                     if park {
                         return Walk {
@@ -1752,7 +1835,7 @@ impl Position {
         let dist = if h.booster() { 2 * d } else { d };
         let bits = self.enemy_bits(s);
         let park = d == 6 && self.rules.options.six_stops_on_stack;
-        let mut walk = self.plan_walk(s, p, dist, park, &bits);
+        let mut walk = self.plan_walk(p, dist, park, &bits);
         let mut strike = None;
         if let Some((w, kind)) = h.weather_for(me.seat) {
             let forward = p < w && w <= walk.peak;
@@ -1761,7 +1844,7 @@ impl Position {
                 strike = Some((w, kind));
                 match kind {
                     Weather::Tailwind => {
-                        walk = self.plan_walk(s, p, dist + TAILWIND_STEPS, park, &bits);
+                        walk = self.plan_walk(p, dist + TAILWIND_STEPS, park, &bits);
                     }
                     Weather::Fog => {
                         if forward {
@@ -1933,8 +2016,7 @@ impl Position {
         ev: &mut E,
         h: &mut H,
     ) -> u8 {
-        let s = me.seat.index();
-        if self.first_stack(s, bits, 0xF << (x + 1)).is_some() {
+        if self.first_stack(bits, 0xF << (x + 1)).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -1988,7 +2070,7 @@ impl Position {
                 return false;
             }
         }
-        if self.first_stack(s, bits, 1 << FLY_TO).is_some() {
+        if self.first_stack(bits, 1 << FLY_TO).is_some() {
             if E::ENABLED {
                 ev.event(Event::Blocked {
                     piece: me,
@@ -2200,7 +2282,7 @@ mod tests {
                         for p in 1..=50u8 {
                             let occ = pos.occupants(abs_of(0, s, p)) & enemy;
                             assert_eq!(
-                                pos.first_stack(s, &bits, 1 << p).is_some(),
+                                pos.first_stack(&bits, 1 << p).is_some(),
                                 stack_at(p),
                                 "{pos} s={s} p={p}"
                             );
@@ -2209,7 +2291,7 @@ mod tests {
                         for p in 0..=44u8 {
                             let first = (p + 1..=p + 6).find(|&x| stack_at(x));
                             assert_eq!(
-                                pos.first_stack(s, &bits, 0x3F << (p + 1)),
+                                pos.first_stack(&bits, 0x3F << (p + 1)),
                                 first,
                                 "{pos} s={s} p={p}"
                             );
