@@ -104,6 +104,12 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> Result<ExitCode> {
+    // `feixingqi COMMAND --help` prints the help instead of running the command with its
+    // defaults (`bench playout --help` used to start a ten-second benchmark).
+    if args.iter().skip(1).any(|a| a == "--help" || a == "-h") {
+        print!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
+    }
     match args.first().map(String::as_str) {
         None => serve(&[]),
         Some("serve") => serve(&args[1..]),

@@ -125,3 +125,19 @@ fn unknown_commands_are_errors_and_help_works() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("feixingqi scenario"));
 }
+
+#[test]
+fn help_after_a_command_prints_help_instead_of_running_it() {
+    // `bench playout --help` used to run the default one-million-game benchmark.
+    for args in [
+        &["bench", "playout", "--help"][..],
+        &["arena", "-h"],
+        &["serve", "--help"],
+    ] {
+        let out = bin().args(args).output().expect("runs");
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("feixingqi bench playout"), "{args:?}: {text}");
+        assert!(!text.contains("ns_per_roll"), "{args:?} ran the command");
+    }
+}
