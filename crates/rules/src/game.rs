@@ -595,6 +595,9 @@ impl Game {
     /// Each seat's count of faces 1–6 over the non-undone history, skipped and void rolls
     /// included, opening rolls excluded (RULES.md §6.3, §14.2).
     pub fn dice_stats(&self) -> BySeat<[u32; 6]> {
+        // The running count must be what counting the history gives (checked in debug builds,
+        // so every test that reads the statistics checks it).
+        debug_assert_eq!(self.dice_counts, self.count_dice());
         self.dice_counts
     }
 
