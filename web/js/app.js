@@ -1126,6 +1126,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer };
 
 boot();

@@ -31,6 +31,7 @@ export class Viewer {
   /** @param {any} record @param {any} [local] frames this browser saw, if the server cannot replay */
   async load(record, local) {
     const $ = this.d.$;
+    this.epoch = (this.epoch ?? 0) + 1; // a step still animating from the last record must not land on this one
     this.playing = false;
     this.frames = [];
     this.i = 0;
@@ -84,6 +85,7 @@ export class Viewer {
   /** Jump to the position after `i` plies, without animation. */
   seek(i) {
     if (!this.board || !this.start) return;
+    this.epoch = (this.epoch ?? 0) + 1; // a step still animating must not move on from here
     this.playing = false;
     this.i = Math.max(0, Math.min(this.frames.length, i));
     const f = this.stateAt(this.i);
@@ -96,14 +98,21 @@ export class Viewer {
   async next() {
     if (!this.board || this.busy || this.i >= this.frames.length) return false;
     this.busy = true;
+    const epoch = this.epoch;
     const f = this.frames[this.i];
     const said = [];
     await this.board.animate(f.events || [], (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp)));
+    this.busy = false;
+    if (epoch !== this.epoch) {
+      // the user scrubbed (or opened another record) while this step was animating: where they
+      // went wins; redraw it over whatever the animation left
+      if (this.frames.length > 0) this.seek(this.i);
+      return false;
+    }
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
     this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.i++;
-    this.busy = false;
     this.update();
     return true;
   }

@@ -76,8 +76,20 @@ async function recordAndReplay(page, b, rules) {
   assert.ok(frames > 0, 'the viewer has frames');
   await page.click('#v-next');
   await page.click('#v-next');
+  // Scrub while a step is still animating: where the user went must stay (the finishing step
+  // used to move on from there, one ply too far). At the normal animation speed, from just
+  // before a move that walks several squares, so that the step is surely still animating.
+  const walk = await page.evaluate(() => {
+    const v = /** @type {any} */ (window).__fxq.viewer;
+    v.setSpeed(1);
+    return v.frames.findIndex((f) => (f.events || []).filter((e) => e.kind === 'step').length >= 4);
+  });
+  assert.ok(walk >= 0, 'the game has a move of several squares');
+  await page.locator('#v-range').fill(String(walk));
+  await page.click('#v-next');
   await page.locator('#v-range').fill(String(Math.floor(frames / 2)));
-  await page.waitForTimeout(200);
+  await page.waitForTimeout(2500);
+  await page.evaluate(() => /** @type {any} */ (window).__fxq.viewer.setSpeed(0));
   assert.match(await page.locator('#v-pos').innerText(), new RegExp(`${Math.floor(frames / 2)} / ${frames}`));
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
