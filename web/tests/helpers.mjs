@@ -155,7 +155,15 @@ export async function playThrough(page, o = {}) {
       await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
     } else {
       if (o.keyboard) await page.keyboard.press(' '); else await page.click('#btn-roll');
-      await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+      await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 }).catch(async (e) => {
+        // say what the page looked like, so that a rare miss can be told apart from a slow machine
+        const seen = await page.evaluate(() => {
+          const a = document.activeElement;
+          const s = /** @type {any} */ (window).__fxq.current.st;
+          return { focus: a ? `${a.tagName}#${a.id}.${a.getAttribute('class') || ''}` : null, version: s?.version, phase: s?.phase, toAct: s?.toAct, rollDisabled: /** @type {HTMLButtonElement} */ (document.getElementById('btn-roll')).disabled };
+        }).catch(() => null);
+        throw new Error(`no new state 15 s after ${o.keyboard ? 'Space' : 'the roll button'} at version ${st.version}: ${JSON.stringify(seen)} (${e.message})`);
+      });
     }
     log.actions++;
   }
