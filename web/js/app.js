@@ -645,7 +645,7 @@ async function act(msg) {
     return await net.request({ ...msg, version: st.version });
   } catch (e) {
     if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
-    if (e.code === 'rate_limited') { resyncLater(); return; }
+    if (e.code === 'rate_limited') { retryLater(() => act(msg), st); return; }
     if (e.code === 'game_over') return;
     // a double key press or a click racing a state: quietly resync
     if (!['not_your_turn', 'illegal_move', 'not_allowed'].includes(e.code)) toast(t('error', { msg: e.message }));
@@ -655,10 +655,17 @@ async function act(msg) {
 
 /**
  * The server drops messages above its rate (20 a second, PROTOCOL.md): computers stepping at once
- * can reach it. Wait, then sync: the synced state schedules the next step again.
+ * can reach it, and then a player's own roll or move was dropped with them (Space did nothing).
+ * Wait for the budget to refill, then send the same action again if the game is still where it
+ * was when it was sent; if anything changed meanwhile, sync instead (the synced state schedules
+ * the next step again).
+ * @param {() => unknown} again @param {any} st the state the action was meant for
  */
-function resyncLater(ms = 600) {
-  setTimeout(() => { net.request({ type: 'sync' }).catch((e) => { if (e.code === 'rate_limited') resyncLater(ms); }); }, ms);
+function retryLater(again, st, ms = 600) {
+  setTimeout(() => {
+    if (st && current.st?.version === st.version) again(); // a sync may have replaced the object, not the game
+    else net.request({ type: 'sync' }).catch((e) => { if (e.code === 'rate_limited') retryLater(again, null, ms); });
+  }, ms);
 }
 
 function roll() {
@@ -880,7 +887,7 @@ async function sendItem(use) {
     await net.request({ type: 'useItem', version: st.version, use });
   } catch (e) {
     if (e.code === 'stale_version' || e.code === 'closed') { net.request({ type: 'sync' }).catch(() => {}); return; }
-    if (e.code === 'rate_limited') { resyncLater(); return; }
+    if (e.code === 'rate_limited') { retryLater(() => sendItem(use), st); return; }
     // refusals are `illegal_item` with the engine's reason (docs/PROTOCOL.md §9); game_over is plain
     const why = e.code === 'illegal_item' ? e.reason : e.code;
     const key = 'itemErr_' + why;
