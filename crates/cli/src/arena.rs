@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, ItemBot, Learned, Level, Search,
+    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, Search,
     SearchBot, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
@@ -103,6 +103,54 @@ struct GameResult {
     time: Vec<Duration>,
 }
 
+impl GameResult {
+    /// Nothing won or decided yet, for `n` entries of the `--seats` list.
+    fn new(n: usize) -> GameResult {
+        GameResult {
+            won: vec![false; n],
+            decisions: vec![0; n],
+            time: vec![Duration::ZERO; n],
+            ..GameResult::default()
+        }
+    }
+
+    /// Credits the first finisher's entry (and its partner's in team play) with the win.
+    fn credit_winner(&mut self, pos: &Position, entry_at: &[usize; 4], seats: SeatSet) {
+        if let Some(w) = pos.ranking().next() {
+            self.won[entry_at[w.index()]] = true;
+            if pos.rules().options.team && seats.contains(w.opposite()) {
+                self.won[entry_at[w.opposite().index()]] = true;
+            }
+        }
+    }
+}
+
+/// Who sits where in game `g` (rotation `g % n` of the `--seats` list): the seats in play, the
+/// entry of the list at each seat, and each seat's bot made by `make(name, bot seed)`.
+fn seat_bots<B>(
+    seats: SeatSet,
+    names: &[String],
+    seed: u64,
+    g: u64,
+    make: impl Fn(&str, u64) -> B,
+) -> (Vec<Seat>, [usize; 4], Vec<B>) {
+    let n = names.len();
+    let rot = (g % n as u64) as usize;
+    let in_play: Vec<Seat> = seats.iter().collect();
+    let mut entry_at = [usize::MAX; 4];
+    let mut bots = Vec::with_capacity(in_play.len());
+    for (j, &s) in in_play.iter().enumerate() {
+        // Entry of the list that sits on the j-th seat in play.
+        let e = (j + rot) % n;
+        entry_at[s.index()] = e;
+        bots.push(make(
+            &names[e],
+            mix(seed ^ mix(g.wrapping_mul(8) + j as u64)),
+        ));
+    }
+    (in_play, entry_at, bots)
+}
+
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where).
 fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
     if rules.options.items {
@@ -110,26 +158,12 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
     }
     let n = names.len();
     let deal = g / n as u64;
-    let rot = (g % n as u64) as usize;
-    let in_play: Vec<Seat> = seats.iter().collect();
-    // Entry of the list that sits on the j-th seat in play.
-    let entry_of = |j: usize| (j + rot) % n;
-    let mut bots: Vec<Box<dyn Bot + Send>> = Vec::new();
-    let mut entry_at = [usize::MAX; 4];
-    for (j, &s) in in_play.iter().enumerate() {
-        let e = entry_of(j);
-        entry_at[s.index()] = e;
-        let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
-        bots.push(make_bot(&names[e], bseed).unwrap_or_else(|| Level::Easy.bot(bseed)));
-    }
+    let (in_play, entry_at, mut bots) = seat_bots(seats, names, seed, g, |name, bseed| {
+        make_bot(name, bseed).unwrap_or_else(|| Level::Easy.bot(bseed))
+    });
     let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
-    let mut res = GameResult {
-        won: vec![false; n],
-        decisions: vec![0; n],
-        time: vec![Duration::ZERO; n],
-        ..GameResult::default()
-    };
+    let mut res = GameResult::new(n);
     let Ok(mut pos) = Position::new(rules, seats) else {
         return res;
     };
@@ -153,12 +187,7 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
             pos.play_unchecked(mv, &mut NoEvents);
         }
     }
-    if let Some(w) = pos.ranking().next() {
-        res.won[entry_at[w.index()]] = true;
-        if team && seats.contains(w.opposite()) {
-            res.won[entry_at[w.opposite().index()]] = true;
-        }
-    }
+    res.credit_winner(&pos, &entry_at, seats);
     res
 }
 
@@ -168,29 +197,15 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
 fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
     let n = names.len();
     let deal = g / n as u64;
-    let rot = (g % n as u64) as usize;
-    let in_play: Vec<Seat> = seats.iter().collect();
-    let mut bots: Vec<Box<dyn ItemBot + Send>> = Vec::new();
-    let mut entry_at = [usize::MAX; 4];
-    for (j, &s) in in_play.iter().enumerate() {
-        let e = (j + rot) % n;
-        entry_at[s.index()] = e;
-        let bseed = mix(seed ^ mix(g.wrapping_mul(8) + j as u64));
-        bots.push(
-            item_bot_by_name(&names[e], bseed)
-                .or_else(|| item_bot_by_name("easy", bseed))
-                .expect("easy is a known bot"),
-        );
-    }
+    let (in_play, entry_at, mut bots) = seat_bots(seats, names, seed, g, |name, bseed| {
+        item_bot_by_name(name, bseed)
+            .or_else(|| item_bot_by_name("easy", bseed))
+            .expect("easy is a known bot")
+    });
     let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
     let stream = DiceStream::new(Seed::from_u64(mix(seed ^ mix(deal)))).domain(ITEM_DOMAIN);
-    let mut res = GameResult {
-        won: vec![false; n],
-        decisions: vec![0; n],
-        time: vec![Duration::ZERO; n],
-        ..GameResult::default()
-    };
+    let mut res = GameResult::new(n);
     let Ok(mut pos) = Position::new(rules, seats) else {
         return res;
     };
@@ -234,12 +249,7 @@ fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: 
             items.sync(&pos, Some(&stream), true, &mut NoEvents);
         }
     }
-    if let Some(w) = pos.ranking().next() {
-        res.won[entry_at[w.index()]] = true;
-        if team && seats.contains(w.opposite()) {
-            res.won[entry_at[w.opposite().index()]] = true;
-        }
-    }
+    res.credit_winner(&pos, &entry_at, seats);
     res
 }
 
