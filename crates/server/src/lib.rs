@@ -467,3 +467,16 @@ pub async fn serve(addr: SocketAddr, config: Config) -> Result<(), Error> {
     store.close().await;
     Ok(())
 }
+
+/// Sends a task (a game, a room, the ply writer) a command that carries its reply channel, and
+/// waits for the reply; `task` names it in the error when it has stopped.
+pub(crate) async fn ask<C, T>(
+    tx: &tokio::sync::mpsc::Sender<C>,
+    task: &str,
+    make: impl FnOnce(tokio::sync::oneshot::Sender<T>) -> C,
+) -> Result<T, error::Error> {
+    let gone = || error::Error::Internal(format!("the {task} stopped"));
+    let (reply, rx) = tokio::sync::oneshot::channel();
+    tx.send(make(reply)).await.map_err(|_| gone())?;
+    rx.await.map_err(|_| gone())
+}

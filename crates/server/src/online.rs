@@ -335,10 +335,6 @@ pub(crate) struct RoomTask {
     bcast: broadcast::Sender<Arc<Broadcast>>,
 }
 
-fn gone() -> Error {
-    Error::Internal("the room task stopped".into())
-}
-
 impl RoomTask {
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.is_closed()
@@ -349,9 +345,7 @@ impl RoomTask {
     }
 
     async fn call<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Cmd) -> Result<T, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx.send(make(reply)).await.map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        crate::ask(&self.tx, "room task", make).await
     }
 
     pub(crate) async fn join(

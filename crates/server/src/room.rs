@@ -53,10 +53,6 @@ pub(crate) struct RoomHandle {
     pub(crate) token_hash: String,
 }
 
-fn gone() -> Error {
-    Error::Internal("the game task stopped".into())
-}
-
 impl RoomHandle {
     /// Starts the task of `session`, whose first `persisted` steps are already stored.
     pub(crate) fn spawn(
@@ -84,60 +80,40 @@ impl RoomHandle {
         self.bcast.subscribe()
     }
 
+    async fn ask<T>(&self, cmd: impl FnOnce(oneshot::Sender<T>) -> Cmd) -> Result<T, Error> {
+        crate::ask(&self.tx, "game task", cmd).await
+    }
+
     pub(crate) async fn act(
         &self,
         action: Action,
         version: u64,
         origin: u64,
     ) -> Result<Utf8Bytes, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::Act {
-                action,
-                version,
-                origin,
-                reply,
-            })
-            .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())?
+        self.ask(|reply| Cmd::Act {
+            action,
+            version,
+            origin,
+            reply,
+        })
+        .await?
     }
 
     pub(crate) async fn hint(&self, version: u64) -> Result<Value, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::Hint { version, reply })
-            .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())?
+        self.ask(|reply| Cmd::Hint { version, reply }).await?
     }
 
     pub(crate) async fn state(&self, cause: &'static str) -> Result<Value, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::State { cause, reply })
-            .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        self.ask(|reply| Cmd::State { cause, reply }).await
     }
 
     /// The game's version, without building a state (error replies carry it).
     pub(crate) async fn version(&self) -> Result<u64, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::Version { reply })
-            .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        self.ask(|reply| Cmd::Version { reply }).await
     }
 
     pub(crate) async fn record(&self) -> Result<Value, Error> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Cmd::Record { reply })
-            .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        self.ask(|reply| Cmd::Record { reply }).await
     }
 }
 

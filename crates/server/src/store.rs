@@ -682,18 +682,15 @@ impl Storage for SqliteStore {
         over: bool,
         room: Option<RoomUpdate<'_>>,
     ) -> Result<(), Error> {
-        let (reply, done) = tokio::sync::oneshot::channel();
-        let w = PlyWrite {
+        crate::ask(&self.plies, "ply writer", |reply| PlyWrite {
             id: id.to_string(),
             keep,
             append: append.to_vec(),
             over,
             room: room.map(|(c, s, st)| (c.to_string(), s.to_string(), st.to_string())),
             reply,
-        };
-        let gone = || Error::Internal("the ply writer stopped".into());
-        self.plies.send(w).await.map_err(|_| gone())?;
-        done.await.map_err(|_| gone())?
+        })
+        .await?
     }
 
     async fn load(&self, id: &str) -> Result<Option<StoredGame>, Error> {
