@@ -317,19 +317,8 @@ pub fn legal_uses(pos: &Position, items: &ItemState) -> Vec<ItemUse> {
     let mut held: Vec<Item> = items.bar(me).collect();
     held.dedup();
     for item in held {
-        match item {
-            Item::SixDie => all.push(ItemUse::SixDie),
-            Item::Booster => all.push(ItemUse::Booster),
-            Item::RemoteDie => all.extend(Die::ALL.map(ItemUse::RemoteDie)),
-            Item::Shield => all.extend((0..4).map(|piece| ItemUse::Shield { piece })),
-            Item::Missile => {
-                for seat in Seat::ALL {
-                    all.extend((0..4).map(|piece| ItemUse::Missile { seat, piece }));
-                }
-            }
-        }
+        all.extend(item.uses().filter(|&u| items.check_use(pos, me, u).is_ok()));
     }
-    all.retain(|&u| items.check_use(pos, me, u).is_ok());
     all
 }
 

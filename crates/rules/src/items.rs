@@ -66,6 +66,28 @@ impl Item {
         Item::Missile,
     ];
 
+    /// Every use of this item, legal now or not (RULES.md §10.3): no target for 6数骰 and
+    /// 动力装置, each value for 遥控骰子, each own plane for 护盾, each plane of each seat for
+    /// 导弹. [`ItemState::check_use`] says which are legal.
+    pub fn uses(self) -> impl Iterator<Item = ItemUse> {
+        let n = match self {
+            Item::SixDie | Item::Booster => 1,
+            Item::RemoteDie => 6,
+            Item::Shield => 4,
+            Item::Missile => 16,
+        };
+        (0..n).map(move |i: u8| match self {
+            Item::SixDie => ItemUse::SixDie,
+            Item::Booster => ItemUse::Booster,
+            Item::RemoteDie => ItemUse::RemoteDie(Die::ALL[i as usize]),
+            Item::Shield => ItemUse::Shield { piece: i },
+            Item::Missile => ItemUse::Missile {
+                seat: Seat::ALL[i as usize / 4],
+                piece: i % 4,
+            },
+        })
+    }
+
     /// The name in records and scenarios: `sixDie`, `booster`, `remoteDie`, `shield`, `missile`.
     pub const fn name(self) -> &'static str {
         match self {

@@ -8,7 +8,6 @@ use crate::{
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
     position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, Position, Rolled},
-    seat::Seat,
 };
 
 /// wyrand: a tiny, fast, statistically good generator (benchmarks and playouts only).
@@ -213,19 +212,10 @@ pub fn random_item_use(pos: &Position, items: &ItemState, rng: &mut FastRng) -> 
         return None;
     }
     let item = bar[rng.below(bar.len() as u32) as usize];
-    let mut options: Vec<ItemUse> = Vec::new();
-    match item {
-        Item::SixDie => options.push(ItemUse::SixDie),
-        Item::Booster => options.push(ItemUse::Booster),
-        Item::RemoteDie => options.extend(Die::ALL.map(ItemUse::RemoteDie)),
-        Item::Shield => options.extend((0..4).map(|piece| ItemUse::Shield { piece })),
-        Item::Missile => {
-            for seat in Seat::ALL {
-                options.extend((0..4).map(|piece| ItemUse::Missile { seat, piece }));
-            }
-        }
-    }
-    options.retain(|&u| items.check_use(pos, me, u).is_ok());
+    let options: Vec<ItemUse> = item
+        .uses()
+        .filter(|&u| items.check_use(pos, me, u).is_ok())
+        .collect();
     if options.is_empty() {
         return None;
     }
