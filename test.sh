@@ -7,6 +7,8 @@ export CARGO_TERM_COLOR=never
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "machine: $(nproc) cores, $(df -h . | awk 'NR==2 {print $4}') free disk"
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
