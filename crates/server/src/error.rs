@@ -103,6 +103,9 @@ pub enum Error {
     /// The database failed.
     #[error("database: {0}")]
     Db(#[from] sqlx::Error),
+    /// The database failed to commit plies (the ply writer's own connection).
+    #[error("database: {0}")]
+    PlyWriter(#[from] rusqlite::Error),
     /// Any other server failure (a game task that stopped, a stored game that does not replay).
     #[error("{0}")]
     Internal(String),
@@ -136,14 +139,14 @@ impl Error {
             Error::NotSeated(_) => "not_seated",
             Error::RateLimited(_) => "rate_limited",
             Error::BadOrigin => "bad_origin",
-            Error::Db(_) | Error::Internal(_) => "internal",
+            Error::Db(_) | Error::PlyWriter(_) | Error::Internal(_) => "internal",
         }
     }
 
     /// The message shown to clients: internal details stay in the server log.
     pub fn client_message(&self) -> String {
         match self {
-            Error::Db(_) | Error::Internal(_) => {
+            Error::Db(_) | Error::PlyWriter(_) | Error::Internal(_) => {
                 tracing::error!(error = %self, "internal error");
                 "internal server error".into()
             }
@@ -172,7 +175,9 @@ impl Error {
             Error::BadOrigin => StatusCode::FORBIDDEN,
             Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::BadToken => StatusCode::FORBIDDEN,
-            Error::Db(_) | Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Error::Db(_) | Error::PlyWriter(_) | Error::Internal(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
             Error::StaleVersion { .. } => StatusCode::CONFLICT,
             _ => StatusCode::BAD_REQUEST,
         }

@@ -166,19 +166,19 @@ struct PlyWrite {
 /// The most ply writes committed in one transaction.
 const GROUP_COMMIT: usize = 512;
 
-/// Group commit: every game's ply writes go through this one task, which commits all the writes
-/// waiting at that moment in one transaction and only then answers each of them. A move is still
-/// acknowledged only once it is committed, but many rooms share one commit instead of several
-/// connections queueing on SQLite's single write lock. If the shared transaction fails, each
-/// write is retried in its own, so one bad write cannot fail the others.
+/// Group commit: every game's ply writes go through this one thread, which commits all the
+/// writes waiting at that moment in one transaction and only then answers each of them. A move
+/// is still acknowledged only once it is committed, but many rooms share one commit instead of
+/// several connections queueing on SQLite's single write lock. If the shared transaction fails,
+/// each write is retried in its own, so one bad write cannot fail the others.
 ///
-/// The task runs on its own thread and runtime with its own connection ([`start_ply_writer`]):
-/// a commit is a dozen round trips between the task and SQLite's worker thread, and on the
-/// server's runtime each of them waited behind every connection task ready at that moment (at
-/// 2,500 busy rooms a batch took 150 ms of queueing for a few ms of SQLite).
-async fn ply_writer(mut conn: SqliteConnection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+/// The writer is a plain thread with its own SQLite connection, called directly, with its
+/// statements prepared once ([`start_ply_writer`]): through the async pool every statement was
+/// a round trip to SQLite's worker thread, and each batch's SQL text was parsed anew, which
+/// together cost several times SQLite's own work.
+fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
-    while let Some(first) = rx.recv().await {
+    while let Some(first) = rx.blocking_recv() {
         batch.push(first);
         while batch.len() < GROUP_COMMIT {
             match rx.try_recv() {
@@ -186,61 +186,79 @@ async fn ply_writer(mut conn: SqliteConnection, mut rx: tokio::sync::mpsc::Recei
                 Err(_) => break,
             }
         }
-        let mut sql = Sql::default();
-        sql.push("BEGIN IMMEDIATE");
-        for chunk in batch.chunks(128) {
-            chunk_statements(chunk, &mut sql);
-        }
-        sql.push("COMMIT");
-        if sql.run(&mut conn).await.is_ok() {
+        if commit(&mut conn, &batch).is_ok() {
             for w in batch.drain(..) {
                 let _ = w.reply.send(Ok(()));
             }
         } else {
             for w in batch.drain(..) {
-                let mut sql = Sql::default();
-                sql.push("BEGIN IMMEDIATE");
-                single_statements(&w, &mut sql);
-                sql.push("COMMIT");
-                let alone = sql.run(&mut conn).await;
+                let alone = commit(&mut conn, std::slice::from_ref(&w));
                 let _ = w.reply.send(alone.map_err(Error::from));
             }
         }
     }
 }
 
-/// Starts [`ply_writer`] on a thread of its own (a single-threaded runtime) with its own
-/// connection; returns its queue once the connection is open.
-async fn start_ply_writer(
-    opts: SqliteConnectOptions,
-) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
-    use sqlx::ConnectOptions as _;
+/// The writes in one `BEGIN IMMEDIATE … COMMIT` (rolled back when one fails).
+fn commit(conn: &mut rusqlite::Connection, ws: &[PlyWrite]) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let t = now();
+    for w in ws {
+        if let Some((code, state, status)) = &w.room {
+            tx.prepare_cached(
+                "UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?",
+            )?
+            .execute(rusqlite::params![state, status, t, code])?;
+        }
+        let keep = w.keep as i64;
+        tx.prepare_cached("DELETE FROM plies WHERE game_id = ? AND idx >= ?")?
+            .execute(rusqlite::params![w.id, keep])?;
+        let mut insert =
+            tx.prepare_cached("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")?;
+        for (i, p) in w.append.iter().enumerate() {
+            insert.execute(rusqlite::params![w.id, keep + i as i64, p])?;
+        }
+        // Only a game that ends here: the others were stored with `over = 0` and it stays so.
+        if w.over {
+            tx.prepare_cached("UPDATE games SET over = 1, updated_at = ? WHERE id = ?")?
+                .execute(rusqlite::params![t, w.id])?;
+        }
+    }
+    tx.commit()
+}
+
+/// Starts [`ply_writer`] on a thread of its own with its own connection to the database at
+/// `path` (already created, in WAL mode); returns its queue once the connection is open.
+async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
     let (tx, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
     let (ready, opened) = tokio::sync::oneshot::channel::<Result<(), Error>>();
+    let path = path.to_path_buf();
     std::thread::Builder::new()
         .name("ply-writer".into())
         .spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = ready.send(Err(Error::Internal(format!("ply writer runtime: {e}"))));
-                    return;
-                }
+            let open = || -> rusqlite::Result<rusqlite::Connection> {
+                let conn = rusqlite::Connection::open(&path)?;
+                conn.busy_timeout(Duration::from_secs(5))?;
+                // It does not checkpoint the write-ahead log itself (copying a thousand pages
+                // into the database and syncing it, inside some move's commit): `checkpointer`
+                // does, beside it.
+                conn.execute_batch(
+                    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                     PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0; \
+                     PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;",
+                )?;
+                conn.set_prepared_statement_cache_capacity(16);
+                Ok(conn)
             };
-            runtime.block_on(async move {
-                match opts.connect().await {
-                    Ok(conn) => {
-                        let _ = ready.send(Ok(()));
-                        ply_writer(conn, rx).await;
-                    }
-                    Err(e) => {
-                        let _ = ready.send(Err(e.into()));
-                    }
+            match open() {
+                Ok(conn) => {
+                    let _ = ready.send(Ok(()));
+                    ply_writer(conn, rx);
                 }
-            });
+                Err(e) => {
+                    let _ = ready.send(Err(e.into()));
+                }
+            }
         })
         .map_err(|e| Error::Internal(format!("starting the ply writer: {e}")))?;
     opened
@@ -267,155 +285,6 @@ async fn checkpointer(pool: SqlitePool) {
         {
             tracing::warn!(error = %e, "checkpoint failed");
         }
-    }
-}
-
-/// A bound value of [`Sql`].
-enum Bind<'a> {
-    Text(&'a str),
-    Int(i64),
-}
-
-/// Statements sent to SQLite as one query, their `?` bound in order: the writer's whole batch
-/// is one round trip to SQLite's worker thread instead of one per statement.
-#[derive(Default)]
-struct Sql<'a> {
-    text: String,
-    binds: Vec<Bind<'a>>,
-}
-
-impl<'a> Sql<'a> {
-    fn push(&mut self, statement: &str) {
-        self.text.push_str(statement);
-        self.text.push_str(";\n");
-    }
-
-    fn text(&mut self, v: &'a str) {
-        self.binds.push(Bind::Text(v));
-    }
-
-    fn int(&mut self, v: i64) {
-        self.binds.push(Bind::Int(v));
-    }
-
-    /// Runs the statements; if one fails, the transaction they opened is rolled back.
-    async fn run(&self, conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-        let mut q = sqlx::query(&self.text);
-        for b in &self.binds {
-            q = match b {
-                Bind::Text(v) => q.bind(*v),
-                Bind::Int(v) => q.bind(*v),
-            };
-        }
-        let r = q.execute(&mut *conn).await;
-        if r.is_err() {
-            // Fails harmlessly when the error came before BEGIN or ended the transaction.
-            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-        }
-        r.map(|_| ())
-    }
-}
-
-/// Writes of different games with at most four statements in all, whatever their number (the
-/// per-statement cost dominates a write): one `DELETE`, one multi-row `INSERT`, one `UPDATE` of
-/// the games that end and one of the rooms whose state changed, each selecting its rows by key.
-/// Writes of the same game twice are written one by one ([`single_statements`]).
-fn chunk_statements<'a>(ws: &'a [PlyWrite], sql: &mut Sql<'a>) {
-    let mut ids: Vec<&str> = ws.iter().map(|w| w.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    if ids.len() != ws.len() {
-        for w in ws {
-            single_statements(w, sql);
-        }
-        return;
-    }
-    let t = now();
-    let list = |n: usize, item: &str, sep: &str| vec![item; n].join(sep);
-    sql.push(&format!(
-        "DELETE FROM plies WHERE {}",
-        list(ws.len(), "(game_id = ? AND idx >= ?)", " OR ")
-    ));
-    for w in ws {
-        sql.text(&w.id);
-        sql.int(w.keep as i64);
-    }
-    let rows: usize = ws.iter().map(|w| w.append.len()).sum();
-    if rows > 0 {
-        sql.push(&format!(
-            "INSERT INTO plies (game_id, idx, ply) VALUES {}",
-            list(rows, "(?, ?, ?)", ", ")
-        ));
-        for w in ws {
-            for (i, p) in w.append.iter().enumerate() {
-                sql.text(&w.id);
-                sql.int((w.keep + i) as i64);
-                sql.text(p);
-            }
-        }
-    }
-    // Only the games that end here: the others were stored with `over = 0` and it stays so.
-    let ended: Vec<&str> = ws
-        .iter()
-        .filter(|w| w.over)
-        .map(|w| w.id.as_str())
-        .collect();
-    if !ended.is_empty() {
-        sql.push(&format!(
-            "UPDATE games SET over = 1, updated_at = ? WHERE id IN ({})",
-            list(ended.len(), "?", ", ")
-        ));
-        sql.int(t);
-        for id in ended {
-            sql.text(id);
-        }
-    }
-    let rooms: Vec<&(String, String, String)> = ws.iter().filter_map(|w| w.room.as_ref()).collect();
-    if !rooms.is_empty() {
-        sql.push(&format!(
-            "UPDATE rooms SET state = CASE code {0} END, status = CASE code {0} END, updated_at = ? \
-             WHERE code IN ({1})",
-            list(rooms.len(), "WHEN ? THEN ?", " "),
-            list(rooms.len(), "?", ", ")
-        ));
-        for (code, state, _) in &rooms {
-            sql.text(code);
-            sql.text(state);
-        }
-        for (code, _, status) in &rooms {
-            sql.text(code);
-            sql.text(status);
-        }
-        sql.int(t);
-        for (code, _, _) in &rooms {
-            sql.text(code);
-        }
-    }
-}
-
-/// The statements of one write alone.
-fn single_statements<'a>(w: &'a PlyWrite, sql: &mut Sql<'a>) {
-    let t = now();
-    if let Some((code, state, status)) = &w.room {
-        sql.push("UPDATE rooms SET state = ?, status = ?, updated_at = ? WHERE code = ?");
-        sql.text(state);
-        sql.text(status);
-        sql.int(t);
-        sql.text(code);
-    }
-    sql.push("DELETE FROM plies WHERE game_id = ? AND idx >= ?");
-    sql.text(&w.id);
-    sql.int(w.keep as i64);
-    for (i, p) in w.append.iter().enumerate() {
-        sql.push("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)");
-        sql.text(&w.id);
-        sql.int((w.keep + i) as i64);
-        sql.text(p);
-    }
-    if w.over {
-        sql.push("UPDATE games SET over = 1, updated_at = ? WHERE id = ?");
-        sql.int(t);
-        sql.text(&w.id);
     }
 }
 
@@ -484,15 +353,8 @@ impl SqliteStore {
         sqlx::query(&format!("PRAGMA user_version = {SCHEMA_VERSION}"))
             .execute(&pool)
             .await?;
-        // After the schema: the writer's connection sees the tables. It does not checkpoint
-        // the write-ahead log itself (copying a thousand pages into the database and syncing
-        // it, inside some move's commit): `checkpointer` does, beside it.
-        let writer = opts
-            .statement_cache_capacity(256)
-            .pragma("wal_autocheckpoint", "0")
-            .pragma("cache_size", "-32768")
-            .pragma("temp_store", "MEMORY");
-        let plies = start_ply_writer(writer).await?;
+        // After the schema: the writer's connection sees the tables.
+        let plies = start_ply_writer(&path).await?;
         tokio::spawn(checkpointer(pool.clone()));
         Ok(SqliteStore { pool, plies })
     }

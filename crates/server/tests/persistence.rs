@@ -46,6 +46,68 @@ async fn store_round_trip() {
     );
 }
 
+/// Concurrent ply writes of a dozen games, committed together by the ply writer, with undos
+/// among them (keep fewer than stored, with and without plies after), read back as written,
+/// during play and after a restart.
+#[tokio::test]
+async fn group_commits_keep_every_game_as_written() {
+    let dir = temp_dir("fold");
+    let store = SqliteStore::open(&dir).await.unwrap();
+    const GAMES: usize = 12;
+    let ids: Vec<String> = (0..GAMES).map(|g| format!("g{g}")).collect();
+    for id in &ids {
+        store.create_game(id, "th", "00", "{}").await.unwrap();
+    }
+    let mut model: Vec<Vec<String>> = vec![Vec::new(); GAMES];
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let check = |store: SqliteStore, model: Vec<Vec<String>>, ids: Vec<String>| async move {
+        for (g, id) in ids.iter().enumerate() {
+            let stored = store.load(id).await.unwrap().unwrap();
+            assert_eq!(stored.plies, model[g], "{id}");
+        }
+    };
+    for round in 0..400 {
+        let mut writes = Vec::new();
+        for (g, plies) in model.iter_mut().enumerate() {
+            let keep = if next(10) == 0 {
+                plies.len() - next(plies.len() as u64 + 1) as usize
+            } else {
+                plies.len()
+            };
+            let append: Vec<String> = (0..next(3)).map(|_| format!("r{}", 1 + next(6))).collect();
+            plies.truncate(keep);
+            plies.extend(append.iter().cloned());
+            writes.push((g, keep, append));
+        }
+        let store = &store;
+        let ids = &ids;
+        futures_util::future::join_all(
+            writes
+                .iter()
+                .map(|(g, keep, append)| store.sync_plies(&ids[*g], *keep, append, false, None)),
+        )
+        .await
+        .into_iter()
+        .collect::<Result<Vec<()>, _>>()
+        .unwrap();
+        if round % 100 == 99 {
+            check(store.clone(), model.clone(), ids.clone()).await;
+        }
+    }
+    check(store.clone(), model.clone(), ids.clone()).await;
+    store.close().await;
+    drop(store);
+    let store = SqliteStore::open(&dir).await.unwrap();
+    check(store.clone(), model, ids).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn config_round_trip() {
     let msg = json!({"type": "create", "rules": "feixingqi", "players": 3,
