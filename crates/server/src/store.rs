@@ -178,6 +178,7 @@ const GROUP_COMMIT: usize = 512;
 /// together cost several times SQLite's own work.
 fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
+    let mut stored = Stored::default();
     while let Some(first) = rx.blocking_recv() {
         batch.push(first);
         while batch.len() < GROUP_COMMIT {
@@ -186,23 +187,61 @@ fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receive
                 Err(_) => break,
             }
         }
-        if commit(&mut conn, &batch).is_ok() {
+        if commit(&mut conn, &mut stored, &batch).is_ok() {
             for w in batch.drain(..) {
                 let _ = w.reply.send(Ok(()));
             }
         } else {
             for w in batch.drain(..) {
-                let alone = commit(&mut conn, std::slice::from_ref(&w));
+                let alone = commit(&mut conn, &mut stored, std::slice::from_ref(&w));
                 let _ = w.reply.send(alone.map_err(Error::from));
             }
         }
     }
 }
 
+/// How many plies the writer has committed for each game not over, as far as it knows: a write
+/// that keeps all of them deletes nothing, so it needs no `DELETE` (a search of the table).
+/// A game it has not written since it started is not known, and gets the `DELETE`.
+#[derive(Debug, Default)]
+struct Stored {
+    len: std::collections::HashMap<String, usize>,
+}
+
+impl Stored {
+    /// Whether a write keeping `keep` plies of game `id` may delete some (this batch's earlier
+    /// writes, `batch`, counted).
+    fn may_cut(&self, batch: &[(&str, usize)], id: &str, keep: usize) -> bool {
+        let known = match batch.iter().rev().find(|(g, _)| *g == id) {
+            Some(&(_, n)) => Some(n),
+            None => self.len.get(id).copied(),
+        };
+        known.is_none_or(|n| keep < n)
+    }
+
+    /// After a commit: the lengths its writes left.
+    fn committed(&mut self, ws: &[PlyWrite]) {
+        for w in ws {
+            if w.over {
+                self.len.remove(&w.id);
+            } else if let Some(n) = self.len.get_mut(&w.id) {
+                *n = w.keep + w.append.len();
+            } else {
+                self.len.insert(w.id.clone(), w.keep + w.append.len());
+            }
+        }
+    }
+}
+
 /// The writes in one `BEGIN IMMEDIATE … COMMIT` (rolled back when one fails).
-fn commit(conn: &mut rusqlite::Connection, ws: &[PlyWrite]) -> rusqlite::Result<()> {
+fn commit(
+    conn: &mut rusqlite::Connection,
+    stored: &mut Stored,
+    ws: &[PlyWrite],
+) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let t = now();
+    let mut batch: Vec<(&str, usize)> = Vec::with_capacity(ws.len());
     for w in ws {
         if let Some((code, state, status)) = &w.room {
             tx.prepare_cached(
@@ -210,9 +249,12 @@ fn commit(conn: &mut rusqlite::Connection, ws: &[PlyWrite]) -> rusqlite::Result<
             )?
             .execute(rusqlite::params![state, status, t, code])?;
         }
+        if stored.may_cut(&batch, &w.id, w.keep) {
+            tx.prepare_cached("DELETE FROM plies WHERE game_id = ? AND idx >= ?")?
+                .execute(rusqlite::params![w.id, w.keep as i64])?;
+        }
+        batch.push((&w.id, w.keep + w.append.len()));
         let keep = w.keep as i64;
-        tx.prepare_cached("DELETE FROM plies WHERE game_id = ? AND idx >= ?")?
-            .execute(rusqlite::params![w.id, keep])?;
         let mut insert =
             tx.prepare_cached("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")?;
         for (i, p) in w.append.iter().enumerate() {
@@ -224,7 +266,9 @@ fn commit(conn: &mut rusqlite::Connection, ws: &[PlyWrite]) -> rusqlite::Result<
                 .execute(rusqlite::params![t, w.id])?;
         }
     }
-    tx.commit()
+    tx.commit()?;
+    stored.committed(ws);
+    Ok(())
 }
 
 /// Starts [`ply_writer`] on a thread of its own with its own connection to the database at
