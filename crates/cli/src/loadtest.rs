@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,
-    sync::{mpsc, Semaphore},
+    sync::Semaphore,
 };
 use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
 
@@ -292,13 +292,6 @@ struct SlotSeat {
 }
 
 impl Frame {
-    fn closed() -> Frame {
-        Frame {
-            ty: "closed".into(),
-            ..Frame::default()
-        }
-    }
-
     fn code(&self) -> String {
         match &self.code {
             Some(Value::String(s)) => s.clone(),
@@ -340,38 +333,26 @@ fn server_quantile(before: &str, after: &str, name: &str, p: f64) -> Option<f64>
     })
 }
 
-/// One connection's events: (connection index, arrival, message); type `closed` = closed.
+/// One connection's events: (connection index, arrival, message).
 type Event = (usize, Instant, Frame);
 
-async fn connect(
-    url: &str,
-    idx: usize,
-    tx: mpsc::UnboundedSender<Event>,
-    stats: Arc<Stats>,
-) -> Result<Sink> {
+/// What a connection's read half yields: its index and a message, or `None` once it is closed.
+type Incoming = (usize, Option<Message>);
+
+/// The read halves of a game's connections, read together by the game's own task (no task and
+/// channel per connection between the socket and the player).
+type Streams = futures_util::stream::SelectAll<futures_util::stream::BoxStream<'static, Incoming>>;
+
+async fn connect(url: &str, idx: usize, streams: &mut Streams) -> Result<Sink> {
     let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false)
         .await
         .with_context(|| format!("connecting to {url}"))?;
-    let (sink, mut stream) = ws.split();
-    tokio::spawn(async move {
-        while let Some(Ok(m)) = stream.next().await {
-            let t = Instant::now();
-            if let Message::Text(text) = m {
-                stats.received.fetch_add(1, Ordering::Relaxed);
-                stats
-                    .received_bytes
-                    .fetch_add(text.len() as u64, Ordering::Relaxed);
-                let v = serde_json::from_str(text.as_str()).unwrap_or_else(|_| Frame {
-                    ty: "unreadable".into(),
-                    ..Frame::default()
-                });
-                if tx.send((idx, t, v)).is_err() {
-                    return;
-                }
-            }
-        }
-        let _ = tx.send((idx, Instant::now(), Frame::closed()));
-    });
+    let (sink, stream) = ws.split();
+    let stream = stream
+        .take_while(|m| std::future::ready(m.is_ok()))
+        .filter_map(move |m| std::future::ready(m.ok().map(|m| (idx, Some(m)))))
+        .chain(futures_util::stream::once(std::future::ready((idx, None))));
+    streams.push(stream.boxed());
     Ok(sink)
 }
 
@@ -398,7 +379,7 @@ impl Rng {
 struct Game {
     n: usize,
     sinks: Vec<Sink>,
-    rx: mpsc::UnboundedReceiver<Event>,
+    streams: Streams,
     stats: Arc<Stats>,
     samples: Samples,
     rng: Rng,
@@ -422,11 +403,28 @@ impl Game {
     }
 
     async fn next(&mut self) -> Result<Event> {
-        match tokio::time::timeout(STALL, self.rx.recv()).await {
-            Ok(Some((i, _, f))) if f.ty == "closed" => bail!("connection {i} closed"),
-            Ok(Some(e)) => Ok(e),
-            Ok(None) => bail!("all connections closed"),
-            Err(_) => bail!("no message for {} s", STALL.as_secs()),
+        loop {
+            let (i, m) = match tokio::time::timeout(STALL, self.streams.next()).await {
+                Ok(Some(x)) => x,
+                Ok(None) => bail!("all connections closed"),
+                Err(_) => bail!("no message for {} s", STALL.as_secs()),
+            };
+            let t = Instant::now();
+            let Some(m) = m else {
+                bail!("connection {i} closed");
+            };
+            let Message::Text(text) = m else {
+                continue;
+            };
+            self.stats.received.fetch_add(1, Ordering::Relaxed);
+            self.stats
+                .received_bytes
+                .fetch_add(text.len() as u64, Ordering::Relaxed);
+            let f = serde_json::from_str(text.as_str()).unwrap_or_else(|_| Frame {
+                ty: "unreadable".into(),
+                ..Frame::default()
+            });
+            return Ok((i, t, f));
         }
     }
 
@@ -601,11 +599,10 @@ struct Shared {
 
 /// One game: connect and log in its clients, wait for the go, then play rooms until the stop.
 async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
-    let (tx, rx) = mpsc::unbounded_channel();
     let mut game = Game {
         n: sh.seats,
         sinks: Vec::new(),
-        rx,
+        streams: Streams::new(),
         stats: sh.stats.clone(),
         samples: Samples::default(),
         rng: Rng(0x9E37_79B9_7F4A_7C15 ^ (g as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D)),
@@ -614,7 +611,7 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     let setup = async {
         let _permit = sh.setup.acquire().await.context("setup")?;
         for i in 0..sh.seats {
-            let sink = connect(&sh.ws_url, i, tx.clone(), sh.stats.clone()).await?;
+            let sink = connect(&sh.ws_url, i, &mut game.streams).await?;
             game.sinks.push(sink);
         }
         for i in 0..sh.seats {
