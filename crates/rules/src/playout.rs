@@ -7,7 +7,10 @@ use crate::{
     dice::{DiceStream, Seed},
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
-    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, Position, Rolled},
+    position::{
+        AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, PlainFeixingqiGame, Position,
+        Rolled,
+    },
 };
 
 /// wyrand: a tiny, fast, statistically good generator (benchmarks and playouts only).
@@ -155,8 +158,11 @@ pub struct PlayoutStats {
 /// uniformly among the distinct options of each roll. Returns `(rolls, moves)`.
 #[inline]
 pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u32) {
+    let options = &start.rules().options;
     if start.rules().is_ludo() {
         playout_in::<LudoGame>(start, rng)
+    } else if !options.team && !options.six_stops_on_stack && start.forced().is_none() {
+        playout_in::<PlainFeixingqiGame>(start, rng)
     } else {
         playout_in::<FeixingqiGame>(start, rng)
     }
@@ -282,6 +288,24 @@ pub fn item_playouts(start: &Position, games: u64, seed: u64, rng: &mut FastRng)
 mod tests {
     use super::*;
     use crate::{notation::parse_setup, Die};
+
+    /// The loop compiled for plain 飞行棋 (options known at compile time) plays the same games as
+    /// the loops that read the options from the rules.
+    #[test]
+    fn plain_feixingqi_loop_plays_the_same_games() {
+        let start = Position::new(crate::Rules::feixingqi(), crate::SeatSet::ALL).expect("valid");
+        for seed in 0..300 {
+            let (mut plain, mut general, mut any) = (FastRng(seed), FastRng(seed), FastRng(seed));
+            let counts = playout_in::<PlainFeixingqiGame>(&start, &mut plain);
+            assert_eq!(
+                counts,
+                playout_in::<FeixingqiGame>(&start, &mut general),
+                "{seed}"
+            );
+            assert_eq!(counts, playout_in::<AnyGame>(&start, &mut any), "{seed}");
+            assert_eq!((plain.0, general.0), (any.0, any.0), "{seed}");
+        }
+    }
 
     #[test]
     fn random_options_are_uniform_over_distinct_options() {
