@@ -92,8 +92,7 @@ pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
 #[inline(always)]
 fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidates_in::<G>();
-    let n = count4(candidates);
-    let mut piece = pick(candidates, n, f);
+    let mut piece = pick(candidates, count4(candidates), f);
     if G::LUDO == Some(true) {
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
@@ -104,12 +103,28 @@ fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut
     // whether the move left every piece where it was, which is rare.
     let before = *pos;
     pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
-    while before.is_merged_no_op(piece, pos) {
-        *pos = before;
-        piece = pick(candidates, n, &mut Fraction::new(rng));
-        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
+    if before.is_merged_no_op(piece, pos) {
+        piece = redraw::<G>(pos, &before, rng);
     }
     piece
+}
+
+/// The rejection of [`random_option_in`], out of its way (it is rare): the move just played from
+/// `before` merged with a lower no-op, so the position goes back to `before` and the option is
+/// drawn again from fresh words until it is distinct. Returns the piece moved.
+#[cold]
+#[inline(never)]
+fn redraw<G: GameKind>(pos: &mut Position, before: &Position, rng: &mut FastRng) -> u8 {
+    let candidates = before.candidates_in::<G>();
+    let n = count4(candidates);
+    loop {
+        *pos = *before;
+        let piece = pick(candidates, n, &mut Fraction::new(rng));
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
+        if !before.is_merged_no_op(piece, pos) {
+            return piece;
+        }
+    }
 }
 
 /// The number of members of a set of piece indices (`set` < 16), without a popcount instruction.
