@@ -176,7 +176,11 @@ pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u
     let options = &start.rules().options;
     if start.rules().is_ludo() {
         playout_in::<LudoGame>(start, rng)
-    } else if !options.team && !options.six_stops_on_stack && start.forced().is_none() {
+    } else if !options.team
+        && !options.six_stops_on_stack
+        && !options.takeoff_on_five
+        && start.forced().is_none()
+    {
         playout_in::<PlainFeixingqiGame>(start, rng)
     } else {
         playout_in::<FeixingqiGame>(start, rng)
@@ -202,7 +206,10 @@ fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
         if let Rolled::Move = pos.turn_roll::<G, _>(f.die(), &mut NoEvents) {
             random_option_in::<G>(&mut pos, &mut f, &mut r);
             moves += 1;
-            if !pos.finished_seats().is_empty() || pos.is_over() {
+            // A move ends the game only when its seat finishes (RULES.md §6.4), so one test of the
+            // finished seats covers the end of the game too.
+            debug_assert!(!pos.is_over() || !pos.finished_seats().is_empty());
+            if !pos.finished_seats().is_empty() {
                 *rng = r;
                 return (rolls, moves);
             }

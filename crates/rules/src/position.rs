@@ -558,6 +558,8 @@ pub(crate) trait GameKind {
     /// Whether the 飞行棋 option sixStopsOnStack is on, `None` to read the rules. `Some(false)` also
     /// says that no plane is parked (a plane parks only under that option).
     const PARKS: Option<bool> = None;
+    /// Whether the 飞行棋 option takeoffOnFive is on, `None` to read the rules.
+    const TAKEOFF_ON_FIVE: Option<bool> = None;
 }
 
 /// The game is read from the position's rules.
@@ -581,15 +583,16 @@ impl GameKind for FeixingqiGame {
     const LUDO: Option<bool> = Some(false);
 }
 
-/// 飞行棋 with every seat for itself (no team play) and without sixStopsOnStack, as the default
-/// rules are, known at compile time: only for such positions, with no parked plane. The route
-/// tests of a move then need no reading of these options and no test for a parked plane.
+/// 飞行棋 with the default options that shape a move, known at compile time: every seat for itself
+/// (no team play), no sixStopsOnStack, takeoff on a 6 only. Only for such positions, with no
+/// parked plane. A roll and a move then read none of these options and test for no parked plane.
 pub(crate) struct PlainFeixingqiGame;
 
 impl GameKind for PlainFeixingqiGame {
     const LUDO: Option<bool> = Some(false);
     const TEAM: Option<bool> = Some(false);
     const PARKS: Option<bool> = Some(false);
+    const TAKEOFF_ON_FIVE: Option<bool> = Some(false);
 }
 
 /// What the item mode (RULES.md §10.3) adds to the resolution of a 飞行棋 move. The plain game
@@ -1096,7 +1099,11 @@ impl Position {
         let board = le_bytes4(w, limit);
         // The takeoff rolls as bits by face (6, and 5 with the 飞行棋 option), so that the hangar
         // pieces are masked in without a branch on the die.
-        let takeoff = 1u32 << 6 | ((!ludo && self.rules.options.takeoff_on_five) as u32) << 5;
+        let five = match G::TAKEOFF_ON_FIVE {
+            Some(five) => five,
+            None => self.rules.options.takeoff_on_five,
+        };
+        let takeoff = 1u32 << 6 | ((!ludo && five) as u32) << 5;
         let hangar = eq_bytes4(w, HANGAR) & 0u32.wrapping_sub(takeoff >> d & 1);
         gather4(board | hangar)
     }
