@@ -1084,12 +1084,15 @@ impl Position {
     // ------------------------------------------------------------------------------------------
     // Legal moves (RULES.md §3.10, §5 "Legal moves")
 
-    /// Bit per piece index of the seat to move that may legally move `d`.
+    /// The pieces of the seat to move that may legally move `d`, as the high bit of byte `i` for
+    /// piece `i` ([`gather4`] makes the bit mask). The roll tests this word for no legal piece
+    /// before the bits are gathered, so that the branch (which follows the die) is decided a few
+    /// cycles sooner.
     #[inline(always)]
-    fn legal_mask<G: GameKind>(&self, d: u8) -> u8 {
+    fn legal_bytes<G: GameKind>(&self, d: u8) -> u32 {
         // Only 飞行棋 parks a piece (sixStopsOnStack); a Ludo position never has one.
         if self.may_be_parked::<G>() && self.forced != NO_PIECE {
-            return 1 << self.forced;
+            return 0x80 << (8 * (self.forced & 3));
         }
         let w = self.seat_word(self.turn);
         // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
@@ -1105,7 +1108,7 @@ impl Position {
         };
         let takeoff = 1u32 << 6 | ((!ludo && five) as u32) << 5;
         let hangar = eq_bytes4(w, HANGAR) & 0u32.wrapping_sub(takeoff >> d & 1);
-        gather4(board | hangar)
+        board | hangar
     }
 
     /// The 4 progress bytes of a seat as one word (byte `i` = piece `i`).
@@ -1340,7 +1343,7 @@ impl Position {
             }
         }
         self.sixes = sixes;
-        let legal = self.legal_mask::<G>(d);
+        let legal = self.legal_bytes::<G>(d);
         if legal == 0 {
             let reason = self.no_move_reason::<G>();
             if E::ENABLED {
@@ -1358,7 +1361,7 @@ impl Position {
             }
             return Rolled::Skipped(reason);
         }
-        self.legal = legal;
+        self.legal = gather4(legal);
         self.phase = Phase::Move(die);
         Rolled::Move
     }
@@ -1753,7 +1756,11 @@ impl Position {
         h: &mut H,
     ) -> bool {
         let s = me.seat.index();
-        let p = self.prog[k];
+        // The plane's progress, taken from its seat's word (which the roll has just read) rather
+        // than loaded again: whether it is on the loop decides the branch below, which follows
+        // the chosen plane and is often mispredicted, so it is decided a few cycles sooner.
+        debug_assert_eq!(k, s * 4 + me.piece as usize);
+        let p = (self.seat_word(me.seat) >> (8 * (me.piece & 3))) as u8;
         if H::ON && p != HANGAR {
             return self.fxq_walk_items::<G, _, _>(k, me, d, ev, h);
         }
