@@ -111,30 +111,30 @@ fn random_option_in<G: GameKind>(pos: &mut Position, f: &Fraction, rng: &mut Fas
     // In 飞行棋 the position before the move is kept whatever the roll: a test of whether the move
     // could merge (an even roll and two candidates) follows the die and costs more in mispredicted
     // branches than the copy. The rejection test below asks the exact question, and starts with
-    // whether the move left every piece where it was, which is rare.
+    // whether the moved piece is back where it was, which is rare.
     let before = *pos;
     pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
-    if before.is_merged_no_op(piece, pos) {
-        piece = redraw::<G>(pos, &before, rng);
+    if before.piece_stays(piece, pos) {
+        piece = redraw::<G>(pos, &before, piece, rng);
     }
     piece
 }
 
-/// The rejection of [`random_option_in`], out of its way (it is rare): the move just played from
-/// `before` merged with a lower no-op, so the position goes back to `before` and the option is
-/// drawn again from fresh words until it is distinct. Returns the piece moved.
+/// The rejection of [`random_option_in`], out of its way (it is rare): `piece`, just played from
+/// `before`, is back where it stood. While the move merges with a lower no-op
+/// ([`Position::is_merged_no_op`]), the position goes back to `before` and the option is drawn
+/// again from fresh words. Returns the piece moved.
 #[cold]
 #[inline(never)]
-fn redraw<G: GameKind>(pos: &mut Position, before: &Position, rng: &mut FastRng) -> u8 {
+fn redraw<G: GameKind>(pos: &mut Position, before: &Position, piece: u8, rng: &mut FastRng) -> u8 {
     let candidates = before.candidates_in::<G>();
-    loop {
+    let mut piece = piece;
+    while before.is_merged_no_op(piece, pos) {
         *pos = *before;
-        let piece = pick(candidates, &Fraction::new(rng));
+        piece = pick(candidates, &Fraction::new(rng));
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
-        if !before.is_merged_no_op(piece, pos) {
-            return piece;
-        }
     }
+    piece
 }
 
 /// `NTH[set][i]`: the `i`-th lowest member of the set of piece indices `set` (0 past its end).

@@ -1189,6 +1189,15 @@ impl Position {
         self.lower_no_op(piece)
     }
 
+    /// Whether `piece` of the seat to move in this position stands, in `after`, where it stands
+    /// here: the first, cheap test for [`Position::is_merged_no_op`] (a move that changes nothing
+    /// leaves the moved piece in place), on one byte that the move has just stored.
+    #[inline(always)]
+    pub(crate) fn piece_stays(&self, piece: u8, after: &Position) -> bool {
+        let k = (self.turn.index() * 4 + piece as usize) & 15;
+        after.prog[k] == self.prog[k]
+    }
+
     #[cold]
     #[inline(never)]
     fn lower_no_op(&self, piece: u8) -> bool {
