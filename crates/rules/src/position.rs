@@ -1074,8 +1074,9 @@ impl Position {
         out
     }
 
-    /// Whether every piece of seat `s` is at the centre. The slots past the game's number of
-    /// pieces are [`ABSENT`]; one word test, so that no loop over the pieces follows the position.
+    /// Whether every piece of seat `s` is at the centre (RULES.md §6.4: "The first player to
+    /// finish all of their pieces wins"). The slots past the game's number of pieces are
+    /// [`ABSENT`]; one word test, so that no loop over the pieces follows the position.
     #[inline(always)]
     fn all_finished(&self, s: Seat) -> bool {
         all_bytes_either4(self.seat_word(s), CENTRE, ABSENT)
