@@ -7,7 +7,10 @@ use crate::{
     dice::{DiceStream, Seed},
     event::NoEvents,
     items::{distinct_mask, Item, ItemState, ItemUse, ITEM_DOMAIN},
-    position::{AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, Position, Rolled},
+    position::{
+        AnyGame, Die, FeixingqiGame, GameKind, LudoGame, Move, Phase, PlainFeixingqiGame, Position,
+        Rolled,
+    },
 };
 
 /// wyrand: a tiny, fast, statistically good generator (benchmarks and playouts only).
@@ -69,6 +72,17 @@ impl Fraction {
     fn die(&mut self) -> Die {
         FACES[(self.below(6) & 7) as usize]
     }
+
+    /// The draws [`Fraction::below`] would give for 2, 3 and 4, packed as [`PICK`] reads them:
+    /// bit 0 for 2 (the top bit), bits 1–2 for 3, bits 3–4 for 4 (the top two bits). Drawn before
+    /// the number of options is known, so that the choice of a piece waits for one table load
+    /// after the options, not for a multiply too.
+    #[inline(always)]
+    fn below_2_3_4(&self) -> usize {
+        let x = self.0;
+        let third = ((x as u128 * 3) >> 64) as usize;
+        (x >> 63) as usize | third << 1 | ((x >> 62) as usize) << 3
+    }
 }
 
 /// Plays a uniformly random distinct option of the pending roll (the position must be in
@@ -80,17 +94,16 @@ impl Fraction {
 /// [`Position::distinct_moves`] without computing them.
 #[inline(always)]
 pub fn play_random_option(pos: &mut Position, rng: &mut FastRng) -> u8 {
-    let mut f = Fraction::new(rng);
-    random_option_in::<AnyGame>(pos, &mut f, rng)
+    let f = Fraction::new(rng);
+    random_option_in::<AnyGame>(pos, &f, rng)
 }
 
 /// [`play_random_option`] compiled for the game `G` (which must be the position's): the first
 /// draw comes from what is left of the roll's random word `f`, redraws from fresh words.
 #[inline(always)]
-fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut FastRng) -> u8 {
+fn random_option_in<G: GameKind>(pos: &mut Position, f: &Fraction, rng: &mut FastRng) -> u8 {
     let candidates = pos.candidates_in::<G>();
-    let n = count4(candidates);
-    let mut piece = pick(candidates, n, f);
+    let mut piece = pick(candidates, f);
     if G::LUDO == Some(true) {
         pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
         return piece;
@@ -98,21 +111,30 @@ fn random_option_in<G: GameKind>(pos: &mut Position, f: &mut Fraction, rng: &mut
     // In 飞行棋 the position before the move is kept whatever the roll: a test of whether the move
     // could merge (an even roll and two candidates) follows the die and costs more in mispredicted
     // branches than the copy. The rejection test below asks the exact question, and starts with
-    // whether the move left every piece where it was, which is rare.
+    // whether the moved piece is back where it was, which is rare.
     let before = *pos;
     pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
-    while before.is_merged_no_op(piece, pos) {
-        *pos = before;
-        piece = pick(candidates, n, &mut Fraction::new(rng));
-        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
+    if before.piece_stays(piece, pos) {
+        piece = redraw::<G>(pos, &before, piece, rng);
     }
     piece
 }
 
-/// The number of members of a set of piece indices (`set` < 16), without a popcount instruction.
-#[inline(always)]
-fn count4(set: u8) -> u32 {
-    ((0x4332_3221_3221_2110u64 >> (4 * (set & 15))) & 0xF) as u32
+/// The rejection of [`random_option_in`], out of its way (it is rare): `piece`, just played from
+/// `before`, is back where it stood. While the move merges with a lower no-op
+/// ([`Position::is_merged_no_op`]), the position goes back to `before` and the option is drawn
+/// again from fresh words. Returns the piece moved.
+#[cold]
+#[inline(never)]
+fn redraw<G: GameKind>(pos: &mut Position, before: &Position, piece: u8, rng: &mut FastRng) -> u8 {
+    let candidates = before.candidates_in::<G>();
+    let mut piece = piece;
+    while before.is_merged_no_op(piece, pos) {
+        *pos = *before;
+        piece = pick(candidates, &Fraction::new(rng));
+        pos.play_in::<G, _>(Move { piece }, &mut NoEvents);
+    }
+    piece
 }
 
 /// `NTH[set][i]`: the `i`-th lowest member of the set of piece indices `set` (0 past its end).
@@ -133,11 +155,35 @@ const NTH: [[u8; 4]; 16] = {
     t
 };
 
-/// A uniformly drawn member of `set` (which has `n` members, 1 to 4), drawn from `f` without a
-/// branch (with one member the draw is 0).
+/// `PICK[set][draws]`: the member of the set of piece indices `set` that the draws
+/// ([`Fraction::below_2_3_4`]) choose: the `i`-th lowest, where `i` is the draw for the number of
+/// members ([`NTH`]; 0 for the empty set).
+const PICK: [[u8; 32]; 16] = {
+    let mut t = [[0u8; 32]; 16];
+    let mut set = 0;
+    while set < 16 {
+        let n = (set & 1) + (set >> 1 & 1) + (set >> 2 & 1) + (set >> 3 & 1);
+        let mut draws = 0;
+        while draws < 32 {
+            let i = match n {
+                2 => draws & 1,
+                3 => draws >> 1 & 3,
+                4 => draws >> 3 & 3,
+                _ => 0,
+            };
+            t[set][draws] = NTH[set][i];
+            draws += 1;
+        }
+        set += 1;
+    }
+    t
+};
+
+/// A uniformly drawn member of `set` (1 to 4 members), drawn from `f` without a branch (with one
+/// member the draw is 0): the same member as the `i`-th lowest for `i = f.below(n)`.
 #[inline(always)]
-fn pick(set: u8, n: u32, f: &mut Fraction) -> u8 {
-    NTH[(set & 15) as usize][(f.below(n) & 3) as usize]
+fn pick(set: u8, f: &Fraction) -> u8 {
+    PICK[(set & 15) as usize][f.below_2_3_4() & 31]
 }
 
 /// Totals of a batch of playouts.
@@ -155,8 +201,15 @@ pub struct PlayoutStats {
 /// uniformly among the distinct options of each roll. Returns `(rolls, moves)`.
 #[inline]
 pub fn playout_to_first_finisher(start: &Position, rng: &mut FastRng) -> (u32, u32) {
+    let options = &start.rules().options;
     if start.rules().is_ludo() {
         playout_in::<LudoGame>(start, rng)
+    } else if !options.team
+        && !options.six_stops_on_stack
+        && !options.takeoff_on_five
+        && start.forced().is_none()
+    {
+        playout_in::<PlainFeixingqiGame>(start, rng)
     } else {
         playout_in::<FeixingqiGame>(start, rng)
     }
@@ -179,7 +232,7 @@ fn playout_in<G: GameKind>(start: &Position, rng: &mut FastRng) -> (u32, u32) {
         // One random word per roll: the die, then the choice among the options.
         let mut f = Fraction::new(&mut r);
         if let Rolled::Move = pos.turn_roll::<G, _>(f.die(), &mut NoEvents) {
-            random_option_in::<G>(&mut pos, &mut f, &mut r);
+            random_option_in::<G>(&mut pos, &f, &mut r);
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 *rng = r;
@@ -251,7 +304,7 @@ pub fn item_playout_to_first_finisher(
         items.sync(&pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
             let m = distinct_mask(&pos, &items);
-            let piece = pick(m, count4(m), &mut Fraction::new(rng));
+            let piece = pick(m, &Fraction::new(rng));
             pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
             items.sync(&pos, Some(stream), true, &mut NoEvents);
             moves += 1;
@@ -282,6 +335,37 @@ pub fn item_playouts(start: &Position, games: u64, seed: u64, rng: &mut FastRng)
 mod tests {
     use super::*;
     use crate::{notation::parse_setup, Die};
+
+    /// [`pick`] chooses the member that the draw for the set's size picks.
+    #[test]
+    fn pick_draws_the_ith_member_for_the_sets_size() {
+        let mut rng = FastRng(3);
+        for _ in 0..20_000 {
+            let f = Fraction::new(&mut rng);
+            for set in 1..16u8 {
+                let i = f.clone().below(set.count_ones());
+                assert_eq!(pick(set, &f), NTH[set as usize][i as usize], "{set} {f:?}");
+            }
+        }
+    }
+
+    /// The loop compiled for plain 飞行棋 (options known at compile time) plays the same games as
+    /// the loops that read the options from the rules.
+    #[test]
+    fn plain_feixingqi_loop_plays_the_same_games() {
+        let start = Position::new(crate::Rules::feixingqi(), crate::SeatSet::ALL).expect("valid");
+        for seed in 0..300 {
+            let (mut plain, mut general, mut any) = (FastRng(seed), FastRng(seed), FastRng(seed));
+            let counts = playout_in::<PlainFeixingqiGame>(&start, &mut plain);
+            assert_eq!(
+                counts,
+                playout_in::<FeixingqiGame>(&start, &mut general),
+                "{seed}"
+            );
+            assert_eq!(counts, playout_in::<AnyGame>(&start, &mut any), "{seed}");
+            assert_eq!((plain.0, general.0), (any.0, any.0), "{seed}");
+        }
+    }
 
     #[test]
     fn random_options_are_uniform_over_distinct_options() {

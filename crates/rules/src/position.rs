@@ -16,8 +16,8 @@ use crate::{
     rules::{FirstPlayer, Rules, RulesError, Scoring},
     seat::{BySeat, Seat, SeatSet},
     swar::{
-        any_eq16, byte_mask16, dup_mask4, eq_bytes4, eq_mask16, eq_mask4, gather4, le_bytes4,
-        le_mask4,
+        all_bytes_either4, any_eq16, byte_mask16, dup_mask4, eq_bytes4, eq_mask16, eq_mask4,
+        gather4, le_bytes4, le_mask4,
     },
 };
 
@@ -489,6 +489,57 @@ static JUMP: [(u8, u64); 64] = {
     t
 };
 
+/// `PASSED[p][d]`: the squares a 飞行棋 plane on loop progress `p` (below the entry) passes before
+/// the last step of a walk of `d`, as bits by progress, up to the entry p50: `p+1 ..= min(p+d−1,
+/// 50)`. An enemy stack there turns the walk back (§3.5). A table, so that the window needs no
+/// shifts by the roll.
+static PASSED: [[u64; 8]; 64] = {
+    let mut t = [[0u64; 8]; 64];
+    let mut p = 0;
+    while p < ENTRY as usize {
+        let mut d = 1;
+        while d <= 6 {
+            let mut x = p + 1;
+            while x < p + d && x <= ENTRY as usize {
+                t[p][d] |= 1 << x;
+                x += 1;
+            }
+            d += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// A bit no route square uses (route squares are bits 0..=51): [`LANDING`] sets it for the landings
+/// that lead to the fly, so that they always take the full path.
+const FLY_MARK: u64 = 1 << 63;
+
+/// `LANDING[f]` for a 飞行棋 plane that has walked (or bounced) to progress `f`, not the centre:
+/// where it ends and the squares watched for enemy planes, as bits by progress, such that with no
+/// enemy plane on them the move has no other effect. A landing on the loop (p1..p50) watches its
+/// square (§3.4: enemies there are sent home), and a jump (§3.6, [`JUMP`]) watches the 4 squares
+/// it passes, the last of which it lands on; the takeoff point p0 and the lane have no landing
+/// effects and watch nothing. The landings that fly (p18, and p14, whose jump reaches p18, §3.7)
+/// carry [`FLY_MARK`] instead and always take the full path. A table, so that the common landing
+/// is resolved with one test and no branch on the square.
+static LANDING: [(u8, u64); 64] = {
+    let mut t = [(0u8, 0u64); 64];
+    let mut f = 0;
+    while f < 64 {
+        let (to, over) = JUMP[f as usize];
+        t[f as usize] = if f == 0 || f > ENTRY {
+            (f, 0)
+        } else if f == FLY_FROM || to == FLY_FROM {
+            (f, FLY_MARK)
+        } else {
+            (to, 1 << f | over)
+        };
+        f += 1;
+    }
+    t
+};
+
 /// Enemy planes along a mover's route (see [`Position::enemy_bits`]): the squares they occupy and
 /// the squares where they form stacks, as bits by progress.
 struct EnemyBits {
@@ -502,6 +553,13 @@ struct EnemyBits {
 pub(crate) trait GameKind {
     /// `Some(true)` for Ludo, `Some(false)` for 飞行棋, `None` to read the rules.
     const LUDO: Option<bool>;
+    /// Whether team play is on (RULES.md §9), `None` to read the rules.
+    const TEAM: Option<bool> = None;
+    /// Whether the 飞行棋 option sixStopsOnStack is on, `None` to read the rules. `Some(false)` also
+    /// says that no plane is parked (a plane parks only under that option).
+    const PARKS: Option<bool> = None;
+    /// Whether the 飞行棋 option takeoffOnFive is on, `None` to read the rules.
+    const TAKEOFF_ON_FIVE: Option<bool> = None;
 }
 
 /// The game is read from the position's rules.
@@ -523,6 +581,18 @@ pub(crate) struct FeixingqiGame;
 
 impl GameKind for FeixingqiGame {
     const LUDO: Option<bool> = Some(false);
+}
+
+/// 飞行棋 with the default options that shape a move, known at compile time: every seat for itself
+/// (no team play), no sixStopsOnStack, takeoff on a 6 only. Only for such positions, with no
+/// parked plane. A roll and a move then read none of these options and test for no parked plane.
+pub(crate) struct PlainFeixingqiGame;
+
+impl GameKind for PlainFeixingqiGame {
+    const LUDO: Option<bool> = Some(false);
+    const TEAM: Option<bool> = Some(false);
+    const PARKS: Option<bool> = Some(false);
+    const TAKEOFF_ON_FIVE: Option<bool> = Some(false);
 }
 
 /// What the item mode (RULES.md §10.3) adds to the resolution of a 飞行棋 move. The plain game
@@ -837,6 +907,31 @@ impl Position {
         }
     }
 
+    /// Whether team play is on, at compile time when `G` says so.
+    #[inline(always)]
+    fn is_team<G: GameKind>(&self) -> bool {
+        match G::TEAM {
+            Some(team) => team,
+            None => self.rules.options.team,
+        }
+    }
+
+    /// Whether the 飞行棋 option sixStopsOnStack is on, at compile time when `G` says so.
+    #[inline(always)]
+    fn six_stops_on_stack<G: GameKind>(&self) -> bool {
+        match G::PARKS {
+            Some(parks) => parks,
+            None => self.rules.options.six_stops_on_stack,
+        }
+    }
+
+    /// Whether the seat to move may have a parked plane (sixStopsOnStack, never in Ludo), which is
+    /// then its only legal piece; not at all when `G` says that no plane parks.
+    #[inline(always)]
+    fn may_be_parked<G: GameKind>(&self) -> bool {
+        !self.is_ludo::<G>() && G::PARKS != Some(false)
+    }
+
     /// Seats in play.
     #[inline]
     pub fn seats(&self) -> SeatSet {
@@ -956,8 +1051,8 @@ impl Position {
     /// Whether a set of enemy pieces (bit mask) forms a stack: ≥ 2 planes of one enemy colour,
     /// or, in team play, ≥ 2 planes of the enemy team (RULES.md §3.5, §9).
     #[inline(always)]
-    fn is_stack(&self, enemies: u16) -> bool {
-        if self.rules.options.team {
+    fn is_stack<G: GameKind>(&self, enemies: u16) -> bool {
+        if self.is_team::<G>() {
             enemies & enemies.wrapping_sub(1) != 0
         } else {
             let t = (enemies & 0x5555) + ((enemies >> 1) & 0x5555);
@@ -979,20 +1074,26 @@ impl Position {
         out
     }
 
+    /// Whether every piece of seat `s` is at the centre (RULES.md §6.4: "The first player to
+    /// finish all of their pieces wins"). The slots past the game's number of pieces are
+    /// [`ABSENT`]; one word test, so that no loop over the pieces follows the position.
+    #[inline(always)]
     fn all_finished(&self, s: Seat) -> bool {
-        let base = s.index() * 4;
-        (0..self.rules.options.pieces as usize).all(|i| self.prog[base + i] == CENTRE)
+        all_bytes_either4(self.seat_word(s), CENTRE, ABSENT)
     }
 
     // ------------------------------------------------------------------------------------------
     // Legal moves (RULES.md §3.10, §5 "Legal moves")
 
-    /// Bit per piece index of the seat to move that may legally move `d`.
+    /// The pieces of the seat to move that may legally move `d`, as the high bit of byte `i` for
+    /// piece `i` ([`gather4`] makes the bit mask). The roll tests this word for no legal piece
+    /// before the bits are gathered, so that the branch (which follows the die) is decided a few
+    /// cycles sooner.
     #[inline(always)]
-    fn legal_mask<G: GameKind>(&self, d: u8) -> u8 {
+    fn legal_bytes<G: GameKind>(&self, d: u8) -> u32 {
         // Only 飞行棋 parks a piece (sixStopsOnStack); a Ludo position never has one.
-        if !self.is_ludo::<G>() && self.forced != NO_PIECE {
-            return 1 << self.forced;
+        if self.may_be_parked::<G>() && self.forced != NO_PIECE {
+            return 0x80 << (8 * (self.forced & 3));
         }
         let w = self.seat_word(self.turn);
         // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
@@ -1002,9 +1103,13 @@ impl Position {
         let board = le_bytes4(w, limit);
         // The takeoff rolls as bits by face (6, and 5 with the 飞行棋 option), so that the hangar
         // pieces are masked in without a branch on the die.
-        let takeoff = 1u32 << 6 | ((!ludo && self.rules.options.takeoff_on_five) as u32) << 5;
+        let five = match G::TAKEOFF_ON_FIVE {
+            Some(five) => five,
+            None => self.rules.options.takeoff_on_five,
+        };
+        let takeoff = 1u32 << 6 | ((!ludo && five) as u32) << 5;
         let hangar = eq_bytes4(w, HANGAR) & 0u32.wrapping_sub(takeoff >> d & 1);
-        gather4(board | hangar)
+        board | hangar
     }
 
     /// The 4 progress bytes of a seat as one word (byte `i` = piece `i`).
@@ -1068,7 +1173,7 @@ impl Position {
         // of its seat stands with it (item mode: a shielded plane can share the stack square).
         // Otherwise pieces on one square are legal together, so the duplicates need no legality
         // test of their own.
-        if !self.is_ludo::<G>() && self.forced != NO_PIECE {
+        if self.may_be_parked::<G>() && self.forced != NO_PIECE {
             return legal;
         }
         legal & !dup_mask4(self.seat_word(self.turn))
@@ -1083,6 +1188,15 @@ impl Position {
             return false;
         }
         self.lower_no_op(piece)
+    }
+
+    /// Whether `piece` of the seat to move in this position stands, in `after`, where it stands
+    /// here: the first, cheap test for [`Position::is_merged_no_op`] (a move that changes nothing
+    /// leaves the moved piece in place), on one byte that the move has just stored.
+    #[inline(always)]
+    pub(crate) fn piece_stays(&self, piece: u8, after: &Position) -> bool {
+        let k = (self.turn.index() * 4 + piece as usize) & 15;
+        after.prog[k] == self.prog[k]
     }
 
     #[cold]
@@ -1239,7 +1353,7 @@ impl Position {
             }
         }
         self.sixes = sixes;
-        let legal = self.legal_mask::<G>(d);
+        let legal = self.legal_bytes::<G>(d);
         if legal == 0 {
             let reason = self.no_move_reason::<G>();
             if E::ENABLED {
@@ -1257,7 +1371,7 @@ impl Position {
             }
             return Rolled::Skipped(reason);
         }
-        self.legal = legal;
+        self.legal = gather4(legal);
         self.phase = Phase::Move(die);
         Rolled::Move
     }
@@ -1426,7 +1540,7 @@ impl Position {
         let (bonus, finished) = if self.is_ludo::<G>() {
             self.ludo_move(k, me, d, six, ev)
         } else {
-            (six, self.fxq_move(k, me, d, ev, h))
+            (six, self.fxq_move::<G, _, _>(k, me, d, ev, h))
         };
         if finished && self.all_finished(s) {
             self.rank(s);
@@ -1605,7 +1719,7 @@ impl Position {
     /// colour, or of the enemy team in team play, RULES.md §3.5 and §9). Built once per move so
     /// that every route test of §3.5–§3.7 is a bit test.
     #[inline(always)]
-    fn enemy_bits(&self, s: usize) -> EnemyBits {
+    fn enemy_bits<G: GameKind>(&self, s: usize) -> EnemyBits {
         let route = &ROUTE_BIT[s & 3];
         // A seat's planes as (squares held, squares held by two or more of them).
         let seat_bits = |e: usize| {
@@ -1624,6 +1738,8 @@ impl Position {
         let (opposite, opposite_stacks) = seat_bits(s + 2);
         let (right, right_stacks) = seat_bits(s + 3);
         // Partners in team play are not enemies, and the two enemy colours form stacks together.
+        // (Read from the rules even when `G` knows it: with the option a constant, the compiler
+        // computes the two results side by side in vector registers, which costs more.)
         let team = 0u64.wrapping_sub(self.rules.options.team as u64);
         EnemyBits {
             occupied: left | (opposite & !team) | right,
@@ -1641,7 +1757,7 @@ impl Position {
 
     /// 飞行棋 (RULES.md §3.11, the normative resolution algorithm). Returns whether the plane finished.
     #[inline(always)]
-    fn fxq_move<E: EventSink, H: Hooks>(
+    fn fxq_move<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -1650,9 +1766,13 @@ impl Position {
         h: &mut H,
     ) -> bool {
         let s = me.seat.index();
-        let p = self.prog[k];
+        // The plane's progress, taken from its seat's word (which the roll has just read) rather
+        // than loaded again: whether it is on the loop decides the branch below, which follows
+        // the chosen plane and is often mispredicted, so it is decided a few cycles sooner.
+        debug_assert_eq!(k, s * 4 + me.piece as usize);
+        let p = (self.seat_word(me.seat) >> (8 * (me.piece & 3))) as u8;
         if H::ON && p != HANGAR {
-            return self.fxq_walk_items(k, me, d, ev, h);
+            return self.fxq_walk_items::<G, _, _>(k, me, d, ev, h);
         }
         let end = p + d;
         if p >= ENTRY {
@@ -1687,13 +1807,12 @@ impl Position {
             return f == CENTRE;
         }
         let mut f = end;
-        let bits = self.enemy_bits(s);
-        // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack.
-        let lim = end.min(ENTRY);
-        let window = ((1u64 << (lim - p)) - 1) << (p + 1);
-        let stack = self.first_stack(&bits, window).filter(|&q| q < end);
+        let bits = self.enemy_bits::<G>(s);
+        // §3.5: q = the first square of (p, p+d], q ≤ 50, holding an enemy stack; one on p+d itself
+        // is landed on (§3.4), so the walk turns back only at one before that ([`PASSED`]).
+        let stack = self.first_stack(&bits, PASSED[(p & 63) as usize][(d & 7) as usize]);
         if let Some(q) = stack {
-            if d == 6 && self.rules.options.six_stops_on_stack {
+            if d == 6 && self.six_stops_on_stack::<G>() {
                 // sixStopsOnStack: "the plane stops on the enemy stack square instead of bouncing.
                 // Nothing is destroyed and no jump or fly happens"; the next roll must move it.
                 self.steps(me, p, q, ev);
@@ -1713,14 +1832,14 @@ impl Position {
         }
         // From p < 50 a walk never reaches the centre; it may end in the lane (no effects there)
         // or, clamped by a bounce, on the takeoff point.
-        self.settle(k, me, f, &bits, ev, h);
+        self.settle::<G, _, _>(k, me, f, &bits, ev, h);
         false
     }
 
     /// The end of a walk on progress `f` (not the centre): a landing on the loop, then the jump
     /// or fly it triggers (§3.4, §3.6, §3.7).
     #[inline(always)]
-    fn settle<E: EventSink, H: Hooks>(
+    fn settle<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -1729,19 +1848,29 @@ impl Position {
         ev: &mut E,
         h: &mut H,
     ) {
+        // Without events or items, a landing with no enemy plane on the squares it watches
+        // ([`LANDING`]) only moves the plane: one test instead of one per effect.
+        if !E::ENABLED && !H::ON {
+            let (to, watched) = LANDING[(f & 63) as usize];
+            if watched & (bits.occupied | FLY_MARK) == 0 {
+                self.prog[k] = to;
+                self.abs[k] = abs_of(0, me.seat.index(), to);
+                return;
+            }
+        }
         self.prog[k] = f;
         self.abs[k] = abs_of(0, me.seat.index(), f);
         if f == 0 || f > ENTRY {
             return;
         }
-        if !self.land(k, me, f, bits, ev, h) {
+        if !self.land::<G, _, _>(k, me, f, bits, ev, h) {
             return;
         }
         // §3.6 / §3.7: own-colour square other than the entry: a walked (or bounced) landing on p18
         // flies and then jumps once; any other jumps, and a jump that reaches p18 flies and stops.
         if f == FLY_FROM {
-            if self.fly(k, me, bits, ev, h) {
-                self.jump(k, me, FLY_TO, bits, ev, h);
+            if self.fly::<G, _, _>(k, me, bits, ev, h) {
+                self.jump::<G, _, _>(k, me, FLY_TO, bits, ev, h);
             }
             return;
         }
@@ -1752,8 +1881,8 @@ impl Position {
         // [`Position::jump`].
         let (to, over) = JUMP[(f & 63) as usize];
         if over & bits.occupied != 0 {
-            if self.jump(k, me, f, bits, ev, h) == FLY_FROM {
-                self.fly(k, me, bits, ev, h);
+            if self.jump::<G, _, _>(k, me, f, bits, ev, h) == FLY_FROM {
+                self.fly::<G, _, _>(k, me, bits, ev, h);
             }
             return;
         }
@@ -1767,10 +1896,10 @@ impl Position {
                     to,
                 });
             }
-            self.land(k, me, to, bits, ev, h);
+            self.land::<G, _, _>(k, me, to, bits, ev, h);
         }
         if to == FLY_FROM {
-            self.fly(k, me, bits, ev, h);
+            self.fly::<G, _, _>(k, me, bits, ev, h);
         }
     }
 
@@ -1822,7 +1951,7 @@ impl Position {
     /// shaped by stacks and the centre first (§3.5, §3.8), then the weather acts where the plane
     /// actually reaches its square — 顺风 walks 2 further, 大雾 stops there, 雷暴 pushes back 3 —
     /// once per move. Returns whether the plane finished.
-    fn fxq_walk_items<E: EventSink, H: Hooks>(
+    fn fxq_walk_items<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -1833,8 +1962,8 @@ impl Position {
         let s = me.seat.index();
         let p = self.prog[k];
         let dist = if h.booster() { 2 * d } else { d };
-        let bits = self.enemy_bits(s);
-        let park = d == 6 && self.rules.options.six_stops_on_stack;
+        let bits = self.enemy_bits::<G>(s);
+        let park = d == 6 && self.six_stops_on_stack::<G>();
         let mut walk = self.plan_walk(p, dist, park, &bits);
         let mut strike = None;
         if let Some((w, kind)) = h.weather_for(me.seat) {
@@ -1894,7 +2023,7 @@ impl Position {
             }
             return true;
         }
-        self.settle(k, me, f, &bits, ev, h);
+        self.settle::<G, _, _>(k, me, f, &bits, ev, h);
         false
     }
 
@@ -1944,7 +2073,7 @@ impl Position {
     /// Item mode (§10.3): a shielded plane is never sent home; the arriving plane that survives
     /// there collects an item lying on the square.
     #[inline(always)]
-    fn land<E: EventSink, H: Hooks>(
+    fn land<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -1962,9 +2091,9 @@ impl Position {
             return true;
         }
         let a = abs_of(0, s, x);
-        let occ = self.occupants(a) & ENEMY[self.rules.options.team as usize][s];
+        let occ = self.occupants(a) & ENEMY[self.is_team::<G>() as usize][s];
         let shields = h.shields();
-        if self.is_stack(occ) {
+        if self.is_stack::<G>(occ) {
             if E::ENABLED {
                 ev.event(Event::Collision { piece: me, at: a });
             }
@@ -2007,7 +2136,7 @@ impl Position {
     /// §3.6: jump from own-colour `x` to `x + 4` unless an enemy stack is on `x+1 ..= x+4`.
     /// Returns the progress the plane ends on.
     #[inline(always)]
-    fn jump<E: EventSink, H: Hooks>(
+    fn jump<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -2036,7 +2165,7 @@ impl Position {
                 to,
             });
         }
-        self.land(k, me, to, bits, ev, h);
+        self.land::<G, _, _>(k, me, to, bits, ev, h);
         to
     }
 
@@ -2046,7 +2175,7 @@ impl Position {
     /// Item mode (§10.3): a shielded plane on that L3 is not captured (two planes there still
     /// block).
     #[inline(always)]
-    fn fly<E: EventSink, H: Hooks>(
+    fn fly<G: GameKind, E: EventSink, H: Hooks>(
         &mut self,
         k: usize,
         me: PieceRef,
@@ -2057,7 +2186,7 @@ impl Position {
         let s = me.seat.index();
         let o = (s + 2) & 3;
         let mut crossing = 0u16;
-        if !self.rules.options.team {
+        if !self.is_team::<G>() {
             crossing = (eq_mask4(self.seat_word(Seat::ALL[o]), LANE_CROSSED) as u16) << (4 * o);
             if crossing.count_ones() >= 2 {
                 if E::ENABLED {
@@ -2096,7 +2225,7 @@ impl Position {
             }
             self.send_home(crossing & !shields, me, None, true, ev);
         }
-        self.land(k, me, FLY_TO, bits, ev, h);
+        self.land::<G, _, _>(k, me, FLY_TO, bits, ev, h);
         true
     }
 
@@ -2263,7 +2392,7 @@ mod tests {
                         );
                     }
                     for (s, &enemy) in ENEMY[team as usize].iter().enumerate() {
-                        let bits = pos.enemy_bits(s);
+                        let bits = pos.enemy_bits::<AnyGame>(s);
                         // Planes per enemy seat on progress p of s, counted one by one.
                         let stack_at = |p: u8| {
                             let a = abs_of(0, s, p);

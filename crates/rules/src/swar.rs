@@ -85,6 +85,12 @@ pub(crate) const fn eq_bytes4(w: u32, v: u8) -> u32 {
     !((w ^ (v as u32 * 0x0101_0101)) + LO7_32) & HIGH_32
 }
 
+/// Whether every byte of `w` equals `a` or `b` (bytes and values below 0x80).
+#[inline(always)]
+pub(crate) const fn all_bytes_either4(w: u32, a: u8, b: u8) -> bool {
+    eq_bytes4(w, a) | eq_bytes4(w, b) == HIGH_32
+}
+
 /// Bit `i` set where byte `i` of `w` is ≤ `t` (bytes and `t` below 0x80).
 #[inline(always)]
 pub(crate) const fn le_mask4(w: u32, t: u8) -> u8 {
