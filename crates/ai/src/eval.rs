@@ -58,6 +58,13 @@ pub struct Weights {
     /// 飞行棋: the expected loss of an exposed plane counts its progress as equivalent squares
     /// (1, what the jumps and the fly saved it) or as raw squares walked (0).
     pub equiv: f32,
+    /// Multiplier of the danger from an enemy that does not move before the piece's own seat
+    /// moves again (its seat can still take the piece away first); 1 counts every enemy alike.
+    pub later: f32,
+    /// Share of [`Weights::tempo`] each seat further along the turn order gets (the seat to move
+    /// the whole bonus, the next `tempo · order`, the one after `tempo · order²`, …); 0 gives the
+    /// bonus to the seat to move only.
+    pub order: f32,
 }
 
 impl Weights {
@@ -73,6 +80,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -87,6 +96,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] re-tuned under the Master's search on the
     /// sum of its win rates against three random and against three Hard players (coordinate
@@ -112,6 +123,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// The Master's 飞行棋 weights (3 and 4 players): re-tuned under the Master's search against three Hard players
     /// (coordinate descent, 20,000 duplicate-dice games per step, seed 5), with half the
@@ -128,6 +141,8 @@ impl Weights {
         idle: 0.0,
         exact: 0.25,
         equiv: 1.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -141,6 +156,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -154,6 +171,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -167,6 +186,8 @@ impl Weights {
         idle: 0.0,
         exact: 1.0,
         equiv: 0.0,
+        later: 1.0,
+        order: 0.0,
     };
 }
 
@@ -483,7 +504,7 @@ impl Evaluator {
                 if p > ENTRY {
                     total += w.lane;
                 }
-                match exposure(pos, &th, s, i, p) {
+                match exposure(pos, &th, s, i, p, w.later) {
                     Exposure::Out => {}
                     Exposure::Sheltered => total -= w.shelter,
                     Exposure::Exposed { stacked, risk } => {
@@ -500,9 +521,16 @@ impl Evaluator {
             if waiting && !active {
                 total += w.idle;
             }
-            if s == pos.turn() && !pos.is_over() {
-                total -= w.tempo;
-            }
+            let bonus = if pos.is_over() {
+                0.0
+            } else if s == pos.turn() {
+                1.0
+            } else if w.order != 0.0 {
+                w.order.powi(turns_until(pos, s) as i32)
+            } else {
+                0.0
+            };
+            total -= w.tempo * bonus;
             d[si] = total.max(0.0);
         }
         d
@@ -541,8 +569,33 @@ pub(crate) enum Exposure {
     },
 }
 
-/// The exposure of piece `i` of seat `s`, standing at progress `p < 56`.
-pub(crate) fn exposure(pos: &Position, th: &Threats, s: Seat, i: u8, p: u8) -> Exposure {
+/// How many seats move before seat `s` in clockwise turn order from the seat to move (0 for the
+/// seat to move; bonus rolls ignored).
+fn turns_until(pos: &Position, s: Seat) -> u8 {
+    let t = pos.turn();
+    let playing = pos.seats().minus(pos.finished_seats());
+    let mut k = 0;
+    let mut x = t;
+    while x != s {
+        match playing.next_after(x) {
+            Some(n) if n != t => x = n,
+            _ => return k,
+        }
+        k += 1;
+    }
+    k
+}
+
+/// The exposure of piece `i` of seat `s`, standing at progress `p < 56`. The danger from an
+/// enemy that does not move before `s` moves again is multiplied by `later`.
+pub(crate) fn exposure(
+    pos: &Position,
+    th: &Threats,
+    s: Seat,
+    i: u8,
+    p: u8,
+    later: f32,
+) -> Exposure {
     let ludo = pos.rules().is_ludo();
     let team = pos.rules().options.team;
     let (sq, only) = if let Some(a) = pos.square(s, i) {
@@ -572,13 +625,20 @@ pub(crate) fn exposure(pos: &Position, th: &Threats, s: Seat, i: u8, p: u8) -> E
         return Exposure::Out;
     }
     let mut survive = 1.0f32;
+    let mine = if later == 1.0 { 0 } else { turns_until(pos, s) };
     for e in pos.seats().minus(pos.finished_seats()).iter() {
         if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
             continue;
         }
         let one = th.one[e.index()][sq as usize].count_ones() as f32;
         let two = th.two[e.index()][sq as usize].count_ones() as f32;
-        survive *= 1.0 - (one / 6.0 + two / 36.0).min(1.0);
+        let hit = (one / 6.0 + two / 36.0).min(1.0);
+        let hit = if later == 1.0 || turns_until(pos, e) < mine {
+            hit
+        } else {
+            hit * later
+        };
+        survive *= 1.0 - hit;
     }
     Exposure::Exposed {
         stacked,
@@ -593,7 +653,7 @@ pub fn danger(pos: &Position, seat: Seat, piece: u8) -> f32 {
         Some(Progress::At(p)) if p < CENTRE => p,
         _ => return 0.0,
     };
-    match exposure(pos, &Evaluator::threats(pos), seat, piece, p) {
+    match exposure(pos, &Evaluator::threats(pos), seat, piece, p, 1.0) {
         Exposure::Exposed { risk, .. } => risk,
         _ => 0.0,
     }

@@ -3,9 +3,11 @@
 //!
 //! `depth` counts chance layers after the root decision: depth 0 is the 1-ply heuristic (apply
 //! each option, evaluate), depth 1 averages the next roll and lets whoever rolls it answer with
-//! their best 1-ply reply, and so on.
+//! their best 1-ply reply, and so on. With [`Search::reply`] below 1 an enemy's answer is valued
+//! between its best option and the mean of its options (a hedge against players who do not play
+//! the evaluator's move).
 
-use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled};
+use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Seat};
 
 use crate::eval::{Evaluator, Shares};
 
@@ -16,6 +18,11 @@ pub struct Search {
     pub eval: Evaluator,
     /// Chance layers after the root decision.
     pub depth: u8,
+    /// How the search expects an enemy to answer below the root, per rule set (`[Ludo, 飞行棋]`):
+    /// its value is `reply · (its best option) + (1 − reply) · (the mean of its options)`. 1
+    /// expects the best answer (plain max-n); less hedges against players who do not pick what
+    /// the evaluator would.
+    pub reply: [f32; 2],
 }
 
 /// The value of one root option: the move and every seat's share after it.
@@ -30,7 +37,20 @@ pub struct Scored {
 impl Search {
     /// A search of this depth with this evaluator.
     pub const fn new(eval: Evaluator, depth: u8) -> Search {
-        Search { eval, depth }
+        Search {
+            eval,
+            depth,
+            reply: [1.0, 1.0],
+        }
+    }
+
+    /// This search expecting enemy answers blended with the mean of their options, in Ludo and
+    /// in 飞行棋 (see [`Search::reply`]).
+    pub const fn with_reply(self, ludo: f32, feixingqi: f32) -> Search {
+        Search {
+            reply: [ludo, feixingqi],
+            ..self
+        }
     }
 
     /// Every distinct option of `pos` (which must be in [`Phase::Move`]) with its value, in the
@@ -44,7 +64,7 @@ impl Search {
                 child.play_unchecked(mv, &mut NoEvents);
                 Scored {
                     mv,
-                    shares: self.chance(&child, self.depth, place),
+                    shares: self.chance(&child, self.depth, place, pos.turn()),
                 }
             })
             .collect()
@@ -58,17 +78,24 @@ impl Search {
             return opts.first().copied();
         }
         let place = place_of(pos);
-        self.decide(pos, self.depth, place).map(|(mv, _)| mv)
+        self.decide(pos, self.depth, place, pos.turn())
+            .map(|(mv, _)| mv)
     }
 
     /// Decision node: the mover picks the child with its best share.
-    fn decide(&self, pos: &Position, depth: u8, place: usize) -> Option<(Move, Shares)> {
+    fn decide(
+        &self,
+        pos: &Position,
+        depth: u8,
+        place: usize,
+        root: Seat,
+    ) -> Option<(Move, Shares)> {
         let me = pos.turn();
         let mut best: Option<(Move, Shares)> = None;
         for &mv in pos.distinct_moves().iter() {
             let mut child = *pos;
             child.play_unchecked(mv, &mut NoEvents);
-            let v = self.chance(&child, depth, place);
+            let v = self.chance(&child, depth, place, root);
             if best.is_none_or(|(_, b)| v[me] > b[me]) {
                 best = Some((mv, v));
             }
@@ -76,8 +103,43 @@ impl Search {
         best
     }
 
+    /// Decision node below the root: the value of the mover's answer, its best option blended
+    /// with the mean of its options by [`Search::reply`] when it is an enemy of the `root` seat
+    /// (the seat deciding at the root knows it will pick its best).
+    fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
+        let reply = self.reply[!pos.rules().is_ludo() as usize];
+        if reply >= 1.0 || !pos.enemies(root, pos.turn()) {
+            return match self.decide(pos, depth, place, root) {
+                Some((_, v)) => v,
+                None => self.eval.shares(pos, place),
+            };
+        }
+        let me = pos.turn();
+        let mut best: Option<Shares> = None;
+        let mut sum = [0f32; 4];
+        let mut n = 0f32;
+        for &mv in pos.distinct_moves().iter() {
+            let mut child = *pos;
+            child.play_unchecked(mv, &mut NoEvents);
+            let v = self.chance(&child, depth, place, root);
+            for (a, x) in sum.iter_mut().zip(v.0) {
+                *a += x;
+            }
+            n += 1.0;
+            if best.is_none_or(|b| v[me] > b[me]) {
+                best = Some(v);
+            }
+        }
+        match best {
+            Some(b) => BySeat(core::array::from_fn(|i| {
+                reply * b.0[i] + (1.0 - reply) * sum[i] / n
+            })),
+            None => self.eval.shares(pos, place),
+        }
+    }
+
     /// Chance node (or leaf at depth 0 / game over): the average over the six faces.
-    fn chance(&self, pos: &Position, depth: u8, place: usize) -> Shares {
+    fn chance(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
         let decided = !pos.rules().options.team && pos.ranking().count() > place;
         if depth == 0 || pos.is_over() || decided {
             return self.eval.shares(pos, place);
@@ -86,11 +148,8 @@ impl Search {
         for die in Die::ALL {
             let mut p = *pos;
             let v = match p.roll_unchecked(die, &mut NoEvents) {
-                Rolled::Move => match self.decide(&p, depth - 1, place) {
-                    Some((_, v)) => v,
-                    None => self.eval.shares(&p, place),
-                },
-                _ => self.chance(&p, depth - 1, place),
+                Rolled::Move => self.answer(&p, depth - 1, place, root),
+                _ => self.chance(&p, depth - 1, place, root),
             };
             for (a, x) in acc.iter_mut().zip(v.0) {
                 *a += x;

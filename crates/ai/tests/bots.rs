@@ -1,8 +1,8 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, SearchBot, Style,
-    BOT_NAMES, MASTER,
+    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, Search, SearchBot,
+    Style, Weights, BOT_NAMES, MASTER,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -339,4 +339,95 @@ fn feixingqi_lane_squares_are_alike_and_only_the_last_plane_pays_the_whole_exact
         hard_with_partner > with_partner + 10.0,
         "{hard_with_partner}"
     );
+}
+
+/// Ludo: red (seat 0) at p10 = square 10, which green (seat 3) at p20 = square 7 hits with a 3;
+/// the other seats wait in the yard. `turn` is the seat to roll.
+fn red_before_green(turn: Seat) -> Position {
+    let mut setup = Setup::start(Rules::ludo(), SeatSet::ALL);
+    let one = |p| {
+        vec![
+            Progress::At(p),
+            Progress::Hangar,
+            Progress::Hangar,
+            Progress::Hangar,
+        ]
+    };
+    setup.pieces = BySeat([
+        one(10),
+        vec![Progress::Hangar; 4],
+        vec![Progress::Hangar; 4],
+        one(20),
+    ]);
+    setup.turn = turn;
+    Position::from_setup(&setup).expect("setup")
+}
+
+#[test]
+fn later_discounts_only_the_danger_from_enemies_that_move_after_the_piece() {
+    let w = |later, risk| {
+        Evaluator::new(Weights {
+            later,
+            risk,
+            ..Weights::BALANCED
+        })
+    };
+    // Red to roll: green moves only after red, so `later` = 0 removes red's danger entirely.
+    let pos = red_before_green(Seat::S0);
+    let red = |later, risk| w(later, risk).distances(&pos)[0];
+    assert!(red(1.0, 0.4) > red(0.0, 0.0) + 1.0);
+    assert_eq!(red(0.0, 0.4), red(0.0, 0.0));
+    assert!(red(0.5, 0.4) > red(0.0, 0.4) && red(0.5, 0.4) < red(1.0, 0.4));
+    // Green to roll: green moves before red does, so `later` changes nothing for red.
+    let pos = red_before_green(Seat::S3);
+    let red = |later| w(later, 0.4).distances(&pos)[0];
+    assert_eq!(red(0.0), red(1.0));
+}
+
+#[test]
+fn order_spreads_the_tempo_bonus_along_the_turn_order() {
+    let pos = red_before_green(Seat::S1);
+    let d = |order| {
+        Evaluator::new(Weights {
+            order,
+            ..Weights::BALANCED
+        })
+        .distances(&pos)
+    };
+    let (plain, spread) = (d(0.0), d(0.5));
+    let tempo = Weights::BALANCED.tempo;
+    // Yellow (seat 1) is to move, then blue, green, red: bonus tempo · 0.5^k for the k-th after.
+    for (seat, k) in [(1, 0), (2, 1), (3, 2), (0, 3)] {
+        let bonus = if k == 0 { 0.0 } else { tempo * 0.5f32.powi(k) };
+        assert!(
+            (plain[seat] - spread[seat] - bonus).abs() < 1e-4,
+            "seat {seat}: {} vs {}",
+            plain[seat],
+            spread[seat]
+        );
+    }
+}
+
+#[test]
+fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
+    let mut differ = 0;
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 5);
+        for (pos, _) in decisions.iter().step_by(7) {
+            let at = |reply| MASTER.with_reply(reply, reply).score_options(pos);
+            let (best, mean, half) = (at(1.0), at(0.0), at(0.5));
+            // 1 is plain max-n.
+            assert_eq!(best, Search::new(Evaluator::MASTER, 1).score_options(pos));
+            for ((b, m), h) in best.iter().zip(&mean).zip(&half) {
+                for s in 0..4 {
+                    let want = 0.5 * (b.shares.0[s] + m.shares.0[s]);
+                    assert!((h.shares.0[s] - want).abs() < 1e-4);
+                }
+                differ += (b.shares != m.shares) as usize;
+            }
+        }
+    }
+    // Enemies often have several answers: the blend must matter somewhere.
+    assert!(differ > 0);
 }
