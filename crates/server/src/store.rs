@@ -179,6 +179,7 @@ const GROUP_COMMIT: usize = 512;
 fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
     let mut stored = Stored::default();
+    let mut checkpointed = std::time::Instant::now();
     while let Some(first) = rx.blocking_recv() {
         batch.push(first);
         while batch.len() < GROUP_COMMIT {
@@ -197,6 +198,27 @@ fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receive
                 let _ = w.reply.send(alone.map_err(Error::from));
             }
         }
+        if checkpointed.elapsed() >= CHECKPOINT_EVERY {
+            checkpoint(&conn);
+            checkpointed = std::time::Instant::now();
+        }
+    }
+}
+
+/// How often the ply writer copies the write-ahead log into the database. The moves that arrive
+/// during a checkpoint wait for it: at 2,500 rooms each moving once a second, a checkpoint a
+/// second took 13 ms (p99 move latency 8.5 ms), one every 250 ms 3–6 ms (p99 5.9 ms).
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// Copies the write-ahead log into the database, between two batches of the ply writer (after
+/// their replies): with no write running beside it, it copies the whole log, so the next commit
+/// starts the log again from its beginning. Run from another connection while the writer went
+/// on appending, a checkpoint never caught up: the log grew by the whole write rate (2 GB in
+/// 30 s at 2,500 busy rooms), each commit writing fresh file pages. Commits are as durable as
+/// before: a checkpoint only moves committed pages.
+fn checkpoint(conn: &rusqlite::Connection) {
+    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        tracing::warn!(error = %e, "checkpoint failed");
     }
 }
 
@@ -283,9 +305,9 @@ async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWr
             let open = || -> rusqlite::Result<rusqlite::Connection> {
                 let conn = rusqlite::Connection::open(&path)?;
                 conn.busy_timeout(Duration::from_secs(5))?;
-                // It does not checkpoint the write-ahead log itself (copying a thousand pages
-                // into the database and syncing it, inside some move's commit): `checkpointer`
-                // does, beside it.
+                // It does not checkpoint the write-ahead log inside a commit (copying a
+                // thousand pages into the database and syncing it, inside some move's commit):
+                // `checkpoint` does, between two batches.
                 conn.execute_batch(
                     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                      PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0; \
@@ -309,27 +331,6 @@ async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWr
         .await
         .map_err(|_| Error::Internal("the ply writer stopped".into()))??;
     Ok(tx)
-}
-
-/// How often [`checkpointer`] copies the write-ahead log into the database.
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
-
-/// Checkpoints the write-ahead log on one of the pool's connections, while the ply writer goes
-/// on appending to it (a passive checkpoint takes no lock a writer waits for), until the pool
-/// is closed. Commits are as durable as before: a checkpoint only moves committed pages.
-async fn checkpointer(pool: SqlitePool) {
-    while !pool.is_closed() {
-        tokio::time::sleep(CHECKPOINT_EVERY).await;
-        if pool.is_closed() {
-            break;
-        }
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-            .execute(&pool)
-            .await
-        {
-            tracing::warn!(error = %e, "checkpoint failed");
-        }
-    }
 }
 
 /// The store the server uses: any [`Storage`] backend.
@@ -399,7 +400,6 @@ impl SqliteStore {
             .await?;
         // After the schema: the writer's connection sees the tables.
         let plies = start_ply_writer(&path).await?;
-        tokio::spawn(checkpointer(pool.clone()));
         Ok(SqliteStore { pool, plies })
     }
 }
