@@ -118,13 +118,7 @@ impl Weights {
         stack_risk: 0.8,
         lane: 0.0,
         tempo: 4.0,
-        temp: 1.6,
-        shelter: -2.0,
-        idle: 0.0,
-        exact: 1.0,
-        equiv: 0.0,
-        later: 1.0,
-        order: 0.0,
+        ..Weights::BALANCED_FXQ
     };
     /// The Master's 飞行棋 weights (3 and 4 players): re-tuned under the Master's search against three Hard players
     /// (coordinate descent, 20,000 duplicate-dice games per step, seed 5), with half the
