@@ -25,6 +25,15 @@ pub struct Search {
     pub reply: [f32; 2],
 }
 
+/// A decision node's result ([`Search::decide`]): the mover's best option, its shares, and the
+/// sum of every option's shares with their number (for the mean in [`Search::answer`]).
+struct Decided {
+    mv: Move,
+    best: Shares,
+    sum: [f32; 4],
+    n: f32,
+}
+
 /// The value of one root option: the move and every seat's share after it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Scored {
@@ -79,43 +88,13 @@ impl Search {
         }
         let place = place_of(pos);
         self.decide(pos, self.depth, place, pos.turn())
-            .map(|(mv, _)| mv)
+            .map(|d| d.mv)
     }
 
     /// Decision node: the mover picks the child with its best share.
-    fn decide(
-        &self,
-        pos: &Position,
-        depth: u8,
-        place: usize,
-        root: Seat,
-    ) -> Option<(Move, Shares)> {
+    fn decide(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Option<Decided> {
         let me = pos.turn();
         let mut best: Option<(Move, Shares)> = None;
-        for &mv in pos.distinct_moves().iter() {
-            let mut child = *pos;
-            child.play_unchecked(mv, &mut NoEvents);
-            let v = self.chance(&child, depth, place, root);
-            if best.is_none_or(|(_, b)| v[me] > b[me]) {
-                best = Some((mv, v));
-            }
-        }
-        best
-    }
-
-    /// Decision node below the root: the value of the mover's answer, its best option blended
-    /// with the mean of its options by [`Search::reply`] when it is an enemy of the `root` seat
-    /// (the seat deciding at the root knows it will pick its best).
-    fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
-        let reply = self.reply[!pos.rules().is_ludo() as usize];
-        if reply >= 1.0 || !pos.enemies(root, pos.turn()) {
-            return match self.decide(pos, depth, place, root) {
-                Some((_, v)) => v,
-                None => self.eval.shares(pos, place),
-            };
-        }
-        let me = pos.turn();
-        let mut best: Option<Shares> = None;
         let mut sum = [0f32; 4];
         let mut n = 0f32;
         for &mv in pos.distinct_moves().iter() {
@@ -126,15 +105,24 @@ impl Search {
                 *a += x;
             }
             n += 1.0;
-            if best.is_none_or(|b| v[me] > b[me]) {
-                best = Some(v);
+            if best.is_none_or(|(_, b)| v[me] > b[me]) {
+                best = Some((mv, v));
             }
         }
-        match best {
-            Some(b) => BySeat(core::array::from_fn(|i| {
-                reply * b.0[i] + (1.0 - reply) * sum[i] / n
-            })),
+        best.map(|(mv, best)| Decided { mv, best, sum, n })
+    }
+
+    /// Decision node below the root: the value of the mover's answer, its best option blended
+    /// with the mean of its options by [`Search::reply`] when it is an enemy of the `root` seat
+    /// (the seat deciding at the root knows it will pick its best).
+    fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
+        let reply = self.reply[!pos.rules().is_ludo() as usize];
+        match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
+            Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,
+            Some(d) => BySeat(core::array::from_fn(|i| {
+                reply * d.best.0[i] + (1.0 - reply) * d.sum[i] / d.n
+            })),
         }
     }
 
