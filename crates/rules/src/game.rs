@@ -555,11 +555,12 @@ impl Game {
     pub fn undo(&mut self) -> Result<(), GameError> {
         let i = self.undo_target().ok_or(GameError::NothingToUndo)?;
         let e = &self.history[i];
-        self.pos = e.before;
-        self.items = e.items_before;
-        self.rolls = e.rolls_before;
-        self.history.truncate(i);
-        self.dice_counts = self.count_dice();
+        self.go_to(Mark {
+            pos: e.before,
+            items: e.items_before,
+            rolls: e.rolls_before,
+            steps: i,
+        });
         Ok(())
     }
 
@@ -584,12 +585,18 @@ impl Game {
         if self.history.len() < mark.steps {
             return Err(GameError::NothingToUndo);
         }
+        self.go_to(mark);
+        Ok(())
+    }
+
+    /// The game as it stood at `mark` (which is no longer than the history): the one way
+    /// [`Game::undo`] and [`Game::rewind`] cut the history.
+    fn go_to(&mut self, mark: Mark) {
         self.history.truncate(mark.steps);
         self.dice_counts = self.count_dice();
         self.pos = mark.pos;
         self.items = mark.items;
         self.rolls = mark.rolls;
-        Ok(())
     }
 
     /// Each seat's count of faces 1–6 over the non-undone history, skipped and void rolls
