@@ -894,12 +894,7 @@ impl Room {
 
     /// [`Room::broadcast`] of a message already written out.
     fn broadcast_text(&self, origin: u64, text: String) -> Utf8Bytes {
-        let text = Utf8Bytes::from(text);
-        let _ = self.bcast.send(Arc::new(Broadcast {
-            origin,
-            text: text.clone(),
-        }));
-        text
+        Broadcast::send(&self.bcast, origin, text)
     }
 
     fn broadcast_room(&self) {

@@ -22,6 +22,23 @@ pub(crate) struct Broadcast {
     pub(crate) text: Utf8Bytes,
 }
 
+impl Broadcast {
+    /// Sends `text` to every connection of `bcast` but `origin`'s; returns the shared text, for
+    /// `origin`'s reply. No receiver is fine: nobody else is watching.
+    pub(crate) fn send(
+        bcast: &broadcast::Sender<Arc<Broadcast>>,
+        origin: u64,
+        text: String,
+    ) -> Utf8Bytes {
+        let text = Utf8Bytes::from(text);
+        let _ = bcast.send(Arc::new(Broadcast {
+            origin,
+            text: text.clone(),
+        }));
+        text
+    }
+}
+
 enum Cmd {
     Act {
         action: Action,
@@ -142,7 +159,7 @@ async fn run(
                 origin,
                 reply,
             } => {
-                let backup = session.clone();
+                let backup = session.checkpoint(action);
                 let result = match session.act(action, version) {
                     Err(e) => Err(e),
                     Ok(events) => {
@@ -153,18 +170,14 @@ async fn run(
                         {
                             Ok(()) => {
                                 persisted = keep + append.len();
-                                session.state_text(action.cause(), events).map(|text| {
-                                    let text = Utf8Bytes::from(text);
-                                    // No receiver is fine: nobody else is watching.
-                                    let _ = bcast.send(Arc::new(Broadcast {
-                                        origin,
-                                        text: text.clone(),
-                                    }));
-                                    text
-                                })
+                                session
+                                    .state_text(action.cause(), events)
+                                    .map(|text| Broadcast::send(&bcast, origin, text))
                             }
                             Err(e) => {
-                                session = backup;
+                                if let Err(r) = session.go_back(backup) {
+                                    tracing::error!(error = %r, "taking back an uncommitted move");
+                                }
                                 Err(e)
                             }
                         }
