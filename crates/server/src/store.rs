@@ -222,35 +222,36 @@ fn checkpoint(conn: &rusqlite::Connection) {
     }
 }
 
-/// How many plies the writer has committed for each game not over, as far as it knows: a write
+/// How many plies the writer has stored for each game not over, as far as it knows: a write
 /// that keeps all of them deletes nothing, so it needs no `DELETE` (a search of the table).
-/// A game it has not written since it started is not known, and gets the `DELETE`.
+/// A game it has not written since it started, or whose last commit failed, is not known, and
+/// gets the `DELETE`.
 #[derive(Debug, Default)]
 struct Stored {
     len: std::collections::HashMap<String, usize>,
 }
 
 impl Stored {
-    /// Whether a write keeping `keep` plies of game `id` may delete some (this batch's earlier
-    /// writes, `batch`, counted).
-    fn may_cut(&self, batch: &[(&str, usize)], id: &str, keep: usize) -> bool {
-        let known = match batch.iter().rev().find(|(g, _)| *g == id) {
-            Some(&(_, n)) => Some(n),
-            None => self.len.get(id).copied(),
-        };
-        known.is_none_or(|n| keep < n)
+    /// Whether a write keeping `keep` plies of game `id` may delete some.
+    fn may_cut(&self, id: &str, keep: usize) -> bool {
+        self.len.get(id).is_none_or(|&n| keep < n)
     }
 
-    /// After a commit: the lengths its writes left.
-    fn committed(&mut self, ws: &[PlyWrite]) {
+    /// The length `w` leaves (within the transaction: [`Stored::forget`] if it rolls back).
+    fn wrote(&mut self, w: &PlyWrite) {
+        if w.over {
+            self.len.remove(&w.id);
+        } else if let Some(n) = self.len.get_mut(&w.id) {
+            *n = w.keep + w.append.len();
+        } else {
+            self.len.insert(w.id.clone(), w.keep + w.append.len());
+        }
+    }
+
+    /// After a rollback: the games of `ws` are not known any more.
+    fn forget(&mut self, ws: &[PlyWrite]) {
         for w in ws {
-            if w.over {
-                self.len.remove(&w.id);
-            } else if let Some(n) = self.len.get_mut(&w.id) {
-                *n = w.keep + w.append.len();
-            } else {
-                self.len.insert(w.id.clone(), w.keep + w.append.len());
-            }
+            self.len.remove(&w.id);
         }
     }
 }
@@ -261,9 +262,21 @@ fn commit(
     stored: &mut Stored,
     ws: &[PlyWrite],
 ) -> rusqlite::Result<()> {
+    let r = write_all(conn, stored, ws);
+    if r.is_err() {
+        stored.forget(ws);
+    }
+    r
+}
+
+/// The statements of [`commit`], in one transaction.
+fn write_all(
+    conn: &mut rusqlite::Connection,
+    stored: &mut Stored,
+    ws: &[PlyWrite],
+) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let t = now();
-    let mut batch: Vec<(&str, usize)> = Vec::with_capacity(ws.len());
     for w in ws {
         if let Some((code, state, status)) = &w.room {
             tx.prepare_cached(
@@ -271,11 +284,11 @@ fn commit(
             )?
             .execute(rusqlite::params![state, status, t, code])?;
         }
-        if stored.may_cut(&batch, &w.id, w.keep) {
+        if stored.may_cut(&w.id, w.keep) {
             tx.prepare_cached("DELETE FROM plies WHERE game_id = ? AND idx >= ?")?
                 .execute(rusqlite::params![w.id, w.keep as i64])?;
         }
-        batch.push((&w.id, w.keep + w.append.len()));
+        stored.wrote(w);
         let keep = w.keep as i64;
         let mut insert =
             tx.prepare_cached("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")?;
@@ -288,9 +301,7 @@ fn commit(
                 .execute(rusqlite::params![t, w.id])?;
         }
     }
-    tx.commit()?;
-    stored.committed(ws);
-    Ok(())
+    tx.commit()
 }
 
 /// Starts [`ply_writer`] on a thread of its own with its own connection to the database at
@@ -377,7 +388,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
-            .connect_with(opts.clone())
+            .connect_with(opts)
             .await?;
         let version: i64 = sqlx::query("PRAGMA user_version")
             .fetch_one(&pool)
