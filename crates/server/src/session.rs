@@ -938,7 +938,7 @@ impl Session {
 
     /// The fields of the `state` message, to write out or to complete (online rooms add their
     /// block).
-    pub fn state_view(&mut self, cause: &str, events: Vec<Value>) -> StateView<'_> {
+    pub fn state_view<'a>(&'a mut self, cause: &'a str, events: Vec<Value>) -> StateView<'a> {
         if self.game.position().is_over() {
             // Computed once, then borrowed below.
             self.over_summary();
@@ -1024,21 +1024,13 @@ impl Session {
                 }
             })
             .collect();
-        let scores = feixingqi_rules::scores(&pos).map(|sc| {
-            pos.seats()
-                .iter()
-                .map(|s| ScoreView {
-                    seat: s.get(),
-                    score: sc[s],
-                })
-                .collect()
-        });
+        let scores = scores_view(&pos);
         StateView {
             ty: "state",
             protocol: PROTOCOL_VERSION,
             game_id: &self.id,
             version: self.version(),
-            cause: cause.to_string(),
+            cause,
             rules: rules.rule_set.name(),
             options: &self.options,
             seats,
@@ -1054,7 +1046,7 @@ impl Session {
             ranking,
             scores,
             dice: DiceView {
-                commitment: self.commitment.clone(),
+                commitment: self.commitment.as_deref(),
                 rolls: self.game.dice_counter(),
             },
             stats,
@@ -1142,15 +1134,20 @@ fn round(x: f64, digits: i32) -> f64 {
 }
 
 fn scores_json(pos: &Position) -> Value {
-    match feixingqi_rules::scores(pos) {
-        None => Value::Null,
-        Some(sc) => Value::Array(
-            pos.seats()
-                .iter()
-                .map(|s| json!({"seat": s.get(), "score": sc[s]}))
-                .collect(),
-        ),
-    }
+    json!(scores_view(pos))
+}
+
+/// Each seat's score (docs/PROTOCOL.md §3), `None` without scoring.
+fn scores_view(pos: &Position) -> Option<Vec<ScoreView>> {
+    feixingqi_rules::scores(pos).map(|sc| {
+        pos.seats()
+            .iter()
+            .map(|s| ScoreView {
+                seat: s.get(),
+                score: sc[s],
+            })
+            .collect()
+    })
 }
 
 /// Per-seat luck: mean, z of the mean against 3.5, Pearson χ² of the counts and its p-value
@@ -1223,7 +1220,7 @@ pub struct StateView<'a> {
     protocol: u64,
     game_id: &'a str,
     version: u64,
-    cause: String,
+    cause: &'a str,
     rules: &'static str,
     options: &'a Value,
     seats: Vec<SeatView>,
@@ -1238,7 +1235,7 @@ pub struct StateView<'a> {
     events: Vec<Value>,
     ranking: Vec<u8>,
     scores: Option<Vec<ScoreView>>,
-    dice: DiceView,
+    dice: DiceView<'a>,
     stats: Vec<StatView>,
     /// Whether `undo` is offered (online rooms: never).
     pub can_undo: bool,
@@ -1307,8 +1304,8 @@ struct ScoreView {
 }
 
 #[derive(Debug, serde::Serialize)]
-struct DiceView {
-    commitment: Option<String>,
+struct DiceView<'a> {
+    commitment: Option<&'a str>,
     rolls: u64,
 }
 

@@ -226,7 +226,7 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
                         } else {
                             Error::BadJson("binary frames are not used".into())
                         };
-                        vec![conn.error(&e, None).await.to_string().into()]
+                        vec![conn.error(&e, None).await]
                     }
                     Some(Ok(Message::Text(t))) => {
                         metrics.messages_in.fetch_add(1, Ordering::Relaxed);
@@ -252,7 +252,7 @@ async fn serve_conn(mut socket: WebSocket, conn: &mut Conn, metrics: &Metrics) {
                                 .ok()
                                 .and_then(|v| v.as_object().and_then(request_id));
                             let e = Error::RateLimited("too many messages: slow down".into());
-                            vec![conn.error(&e, id).await.to_string().into()]
+                            vec![conn.error(&e, id).await]
                         }
                     }
                 };
@@ -316,7 +316,7 @@ impl Conn {
     }
 
     /// The `error` reply, with the game's current version when there is a game.
-    async fn error(&self, e: &Error, id: Option<Value>) -> Value {
+    async fn error(&self, e: &Error, id: Option<Value>) -> Utf8Bytes {
         self.state.metrics().error(e.code());
         let mut v = with_id(e.to_json(), &id);
         let version = if let Some(t) = &self.online {
@@ -329,7 +329,7 @@ impl Conn {
         if let Some(n) = version {
             v["version"] = n.into();
         }
-        v
+        v.to_string().into()
     }
 
     /// Decodes and answers one text frame (with a span carrying the connection and request
@@ -343,7 +343,7 @@ impl Conn {
             Ok(r) => r,
             Err(protocol::Rejected { id, error }) => {
                 tracing::debug!(code = error.code(), "refused");
-                return vec![self.error(&error, id).await.to_string().into()];
+                return vec![self.error(&error, id).await];
             }
         };
         let name = req.msg.name();
@@ -369,7 +369,7 @@ impl Conn {
             }
             Err(e) => {
                 tracing::debug!(r#type = name, code = e.code(), "refused");
-                vec![self.error(&e, id).await.to_string().into()]
+                vec![self.error(&e, id).await]
             }
         }
     }
