@@ -13,7 +13,10 @@
 //! as long as the game's frames on average, both ways (a move is a short frame in and long
 //! states out; an echo is the same frame in and out), and both phases print the CPU time
 //! (server + clients) per message, which depends less than the rates on what else the machine
-//! runs.
+//! runs. The two phases take turns in slices (a [`Gate`] holds the clients of the other), so
+//! that the speed of a shared machine, which drifts by ±10 % over tens of seconds, weighs on
+//! both alike; each slice is counted from one second after it starts to the moment it stops,
+//! and what it left in flight is answered before the next one starts.
 
 use std::{
     io::{IsTerminal, Write as _},
@@ -40,7 +43,8 @@ use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
 type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
 
 const USAGE: &str = "usage: feixingqi loadtest [--clients N] [--games M] [--duration 60s] \
-[--echo-duration 20s] [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]";
+[--echo-duration 20s] [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] \
+[--no-echo]";
 
 /// How long a game may go without any message before it counts as stalled (an error).
 const STALL: Duration = Duration::from_secs(15);
@@ -54,6 +58,7 @@ struct Args {
     rules: String,
     url: Option<String>,
     echo: bool,
+    slices: usize,
 }
 
 fn parse_duration(v: &str) -> Result<Duration> {
@@ -84,6 +89,7 @@ fn parse_args(args: &[String]) -> Result<Args> {
         rules: "feixingqi".into(),
         url: None,
         echo: true,
+        slices: 5,
     };
     let mut i = 0;
     while i < args.len() {
@@ -96,6 +102,12 @@ fn parse_args(args: &[String]) -> Result<Args> {
             }
             ("--clients", Some(v)) => a.clients = v.parse().context("--clients: a number")?,
             ("--games", Some(v)) => a.games = v.parse().context("--games: a number")?,
+            ("--slices", Some(v)) => {
+                a.slices = v.parse().context("--slices: a number")?;
+                if a.slices == 0 {
+                    bail!("--slices: at least 1");
+                }
+            }
             ("--duration", Some(v)) => a.duration = parse_duration(v)?,
             ("--echo-duration", Some(v)) => a.echo_duration = parse_duration(v)?,
             ("--think-ms", Some(v)) => {
@@ -126,7 +138,13 @@ fn parse_args(args: &[String]) -> Result<Args> {
 /// Counters shared by every client.
 #[derive(Default)]
 struct Stats {
+    /// Game actions acknowledged.
     moves: AtomicU64,
+    /// Game actions sent.
+    actions: AtomicU64,
+    /// Game actions answered (their new state or an error read, or a later state read): the
+    /// others are in flight.
+    answered: AtomicU64,
     sent: AtomicU64,
     received: AtomicU64,
     received_bytes: AtomicU64,
@@ -260,12 +278,11 @@ fn metric(text: &str, name: &str) -> Option<f64> {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
 
-/// The fields of a server message the clients read; the rest of the frame is skipped by the
-/// parser without being built (the clients share the machine with the server under test).
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The fields of a server message the clients read. The rest of the frame is stepped over by
+/// [`Frame::read`] without being parsed (the clients share the machine with the server under
+/// test, and most of a `state` — the seats, events, statistics — is of no use to a random bot).
+#[derive(Debug, Default)]
 struct Frame {
-    #[serde(rename = "type")]
     ty: String,
     code: Option<Value>,
     message: Option<String>,
@@ -273,11 +290,9 @@ struct Frame {
     turn: Option<u64>,
     phase: Option<String>,
     to_act: Option<String>,
-    #[serde(default)]
     choices: Vec<Choice>,
     slot: Option<u64>,
     status: Option<String>,
-    #[serde(default)]
     slots: Vec<SlotSeat>,
 }
 
@@ -292,11 +307,141 @@ struct SlotSeat {
 }
 
 impl Frame {
+    /// Reads a server message: each top-level field the clients use is parsed from its own
+    /// text, every other one only stepped over. `None` if the text is not an object whose used
+    /// fields have the expected types.
+    fn read(text: &str) -> Option<Frame> {
+        let mut f = Frame::default();
+        let mut typed = false;
+        let mut ok = true;
+        let parsed = top_level_fields(text, |key, raw| {
+            let r = match key {
+                "type" => serde_json::from_str(raw).map(|v| {
+                    f.ty = v;
+                    typed = true;
+                }),
+                "code" => serde_json::from_str(raw).map(|v| f.code = Some(v)),
+                "message" => serde_json::from_str(raw).map(|v| f.message = v),
+                "version" => serde_json::from_str(raw).map(|v| f.version = v),
+                "turn" => serde_json::from_str(raw).map(|v| f.turn = v),
+                "phase" => serde_json::from_str(raw).map(|v| f.phase = v),
+                "toAct" => serde_json::from_str(raw).map(|v| f.to_act = v),
+                "choices" => serde_json::from_str(raw).map(|v| f.choices = v),
+                "slot" => serde_json::from_str(raw).map(|v| f.slot = v),
+                "status" => serde_json::from_str(raw).map(|v| f.status = v),
+                "slots" => serde_json::from_str(raw).map(|v| f.slots = v),
+                _ => Ok(()),
+            };
+            ok &= r.is_ok();
+        });
+        (parsed.is_some() && ok && typed).then_some(f)
+    }
+
     fn code(&self) -> String {
         match &self.code {
             Some(Value::String(s)) => s.clone(),
             Some(v) => v.to_string(),
             None => String::new(),
+        }
+    }
+}
+
+/// Calls `field(key, raw value)` for each member of the JSON object `text`, in order, stepping
+/// over the values with [`value_end`]. `None` if `text` is not an object of that shape (the
+/// values themselves are checked only by whoever parses them).
+fn top_level_fields<'a>(text: &'a str, mut field: impl FnMut(&'a str, &'a str)) -> Option<()> {
+    let b = text.as_bytes();
+    let mut i = blanks(b, 0);
+    (b.get(i) == Some(&b'{')).then_some(())?;
+    i = blanks(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(());
+    }
+    loop {
+        (b.get(i) == Some(&b'"')).then_some(())?;
+        let key_end = string_end(b, i)?;
+        let key = text.get(i + 1..key_end - 1)?;
+        i = blanks(b, key_end);
+        (b.get(i) == Some(&b':')).then_some(())?;
+        let start = blanks(b, i + 1);
+        let end = value_end(b, start)?;
+        field(key, text.get(start..end)?);
+        i = blanks(b, end);
+        match b.get(i)? {
+            b',' => i = blanks(b, i + 1),
+            b'}' => return Some(()),
+            _ => return None,
+        }
+    }
+}
+
+fn blanks(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The bytes that end a run of plain bytes inside an array or object.
+const STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t
+};
+
+/// The index just past the JSON value starting at `i`: strings are read to their closing quote
+/// (escapes skipped), arrays and objects to the bracket that closes the first one (strings inside
+/// skipped whole), anything else to the next `,`, `}`, `]` or blank.
+fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            loop {
+                while !STRUCTURAL[usize::from(*b.get(i)?)] {
+                    i += 1;
+                }
+                match b[i] {
+                    b'"' => {
+                        i = string_end(b, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let start = i;
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                i += 1;
+            }
+            (i > start).then_some(i)
+        }
+    }
+}
+
+/// The index just past the string whose opening quote is at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        match *b.get(j)? {
+            b'"' => return Some(j + 1),
+            b'\\' => j += 2,
+            _ => j += 1,
         }
     }
 }
@@ -344,8 +489,11 @@ type Incoming = (usize, Option<Message>);
 type Streams = futures_util::stream::SelectAll<futures_util::stream::BoxStream<'static, Incoming>>;
 
 async fn connect(url: &str, idx: usize, streams: &mut Streams) -> Result<Sink> {
-    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false)
+    let connect = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false);
+    let (ws, _) = tokio::time::timeout(STALL, connect)
         .await
+        .map_err(|_| anyhow::anyhow!("no answer in {} s", STALL.as_secs()))
+        .and_then(|r| r.map_err(anyhow::Error::from))
         .with_context(|| format!("connecting to {url}"))?;
     let (sink, stream) = ws.split();
     let stream = stream
@@ -372,6 +520,36 @@ impl Rng {
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// A game action sent and what has come of it.
+struct Pending {
+    /// The version it acted on.
+    version: u64,
+    sent: Instant,
+    /// The connection that sent it.
+    actor: usize,
+    /// Other clients still to receive the new state.
+    left: usize,
+    /// Whether its reply (the new state or an error) has been read.
+    answered: bool,
+}
+
+impl Pending {
+    fn answer(&mut self, stats: &Stats) {
+        if !self.answered {
+            self.answered = true;
+            stats.answered.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A later state came before the actor's reply was read: the action was made (a move).
+    fn supersede(&mut self, stats: &Stats) {
+        if !self.answered {
+            stats.moves.fetch_add(1, Ordering::Relaxed);
+            self.answer(stats);
+        }
     }
 }
 
@@ -402,6 +580,30 @@ impl Game {
         Ok(self.next_id)
     }
 
+    /// Sends action `msg` of connection `actor` on `version`; the one before it was made.
+    async fn act(
+        &mut self,
+        pending: &mut Option<Pending>,
+        version: u64,
+        actor: usize,
+        msg: Value,
+    ) -> Result<()> {
+        if let Some(p) = pending.as_mut() {
+            p.supersede(&self.stats);
+        }
+        let sent = Instant::now();
+        self.stats.actions.fetch_add(1, Ordering::Relaxed);
+        *pending = Some(Pending {
+            version,
+            sent,
+            actor,
+            left: self.n - 1,
+            answered: false,
+        });
+        self.send(actor, msg).await?;
+        Ok(())
+    }
+
     async fn next(&mut self) -> Result<Event> {
         loop {
             let (i, m) = match tokio::time::timeout(STALL, self.streams.next()).await {
@@ -420,7 +622,7 @@ impl Game {
             self.stats
                 .received_bytes
                 .fetch_add(text.len() as u64, Ordering::Relaxed);
-            let f = serde_json::from_str(text.as_str()).unwrap_or_else(|_| Frame {
+            let f = Frame::read(text.as_str()).unwrap_or_else(|| Frame {
                 ty: "unreadable".into(),
                 ..Frame::default()
             });
@@ -489,11 +691,11 @@ impl Game {
 
     /// Plays the room until it is over or `stop` is set; the first state comes with the start.
     /// The client whose seat is to act acts once per version, on its own copy of the state.
-    async fn play(&mut self, seats: &[u64], think: Duration, stop: &AtomicBool) -> Result<()> {
+    async fn play(&mut self, seats: &[u64], think: Duration, gate: &Gate) -> Result<()> {
+        let stop = &gate.stop;
         let mut version = 0u64;
         let mut acted: Option<u64> = None;
-        // (version acted on, sent at, actor, other clients still to receive the new state)
-        let mut pending: Option<(u64, Instant, usize, usize)> = None;
+        let mut pending: Option<Pending> = None;
         let mut due: Option<(Instant, usize, Value)> = None;
         loop {
             if stop.load(Ordering::Relaxed) {
@@ -506,9 +708,10 @@ impl Game {
             };
             let Some((i, at, v)) = event else {
                 if let Some((_, actor, msg)) = due.take() {
-                    let sent = Instant::now();
-                    self.send(actor, msg).await?;
-                    pending = Some((version, sent, actor, self.n - 1));
+                    if !gate.pass().await {
+                        return Ok(());
+                    }
+                    self.act(&mut pending, version, actor, msg).await?;
                 }
                 continue;
             };
@@ -516,6 +719,9 @@ impl Game {
                 "state" => {}
                 "error" => {
                     self.stats.error(format!("{}: {:?}", v.code(), v.message));
+                    if let Some(p) = pending.as_mut().filter(|p| p.actor == i) {
+                        p.answer(&self.stats);
+                    }
                     // Back on track with the current state.
                     acted = None;
                     self.send(i, json!({"type": "sync"})).await?;
@@ -524,17 +730,18 @@ impl Game {
                 _ => continue,
             }
             let v_new = v.version.unwrap_or(0);
-            if let Some((pv, sent, actor, left)) = &mut pending {
-                if v_new > *pv {
-                    if i == *actor {
-                        self.samples.ack.push(micros(at.duration_since(*sent)));
+            if let Some(p) = pending.as_mut().filter(|p| v_new > p.version) {
+                if i == p.actor {
+                    if !p.answered {
+                        self.samples.ack.push(micros(at.duration_since(p.sent)));
                         self.stats.moves.fetch_add(1, Ordering::Relaxed);
-                    } else if *left > 0 {
-                        self.samples
-                            .broadcast
-                            .push(micros(at.duration_since(*sent)));
-                        *left -= 1;
+                        p.answer(&self.stats);
                     }
+                } else if p.left > 0 {
+                    self.samples
+                        .broadcast
+                        .push(micros(at.duration_since(p.sent)));
+                    p.left -= 1;
                 }
             }
             if v_new < version {
@@ -543,6 +750,10 @@ impl Game {
             version = v_new;
             if v.phase.as_deref() == Some("over") {
                 self.stats.games_over.fetch_add(1, Ordering::Relaxed);
+                // The last move was made, whether or not its reply has been read yet.
+                if let Some(p) = pending.as_mut() {
+                    p.supersede(&self.stats);
+                }
                 return Ok(());
             }
             if acted == Some(version)
@@ -564,9 +775,10 @@ impl Game {
             };
             acted = Some(version);
             if think.is_zero() {
-                let sent = Instant::now();
-                self.send(i, msg).await?;
-                pending = Some((version, sent, i, self.n - 1));
+                if !gate.pass().await {
+                    return Ok(());
+                }
+                self.act(&mut pending, version, i, msg).await?;
             } else {
                 // Uniform in [½, 1½] × think: players do not act in step.
                 let pause = think.mul_f64(0.5 + self.rng.below(1000) as f64 / 1000.0);
@@ -583,21 +795,60 @@ async fn sleep_until(t: Option<Instant>) {
     }
 }
 
+/// Lets one phase's clients act or holds them: the game and the echo take turns in slices of
+/// the run, so that both see the same moments of a shared machine (whose speed drifts by ±10 %
+/// over tens of seconds) and their ratio does not depend on which came first.
+#[derive(Default)]
+struct Gate {
+    open: AtomicBool,
+    opened: tokio::sync::Notify,
+    /// The end of the run: every client leaves at its next pass.
+    stop: AtomicBool,
+}
+
+impl Gate {
+    /// Waits while the gate is shut; `false` once the run is over.
+    async fn pass(&self) -> bool {
+        loop {
+            // Registered before the test, so an opening in between is not missed.
+            let opened = self.opened.notified();
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            if self.open.load(Ordering::Acquire) {
+                return true;
+            }
+            opened.await;
+        }
+    }
+
+    fn set(&self, open: bool) {
+        self.open.store(open, Ordering::Release);
+        if open {
+            self.opened.notify_waiters();
+        }
+    }
+
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.set(true);
+    }
+}
+
 struct Shared {
     ws_url: String,
     rules: String,
     seats: usize,
     think: Duration,
     stats: Arc<Stats>,
-    stop: AtomicBool,
+    gate: Gate,
     ready: AtomicU64,
     failed: AtomicU64,
-    go: tokio::sync::Notify,
-    started: AtomicBool,
     setup: Semaphore,
 }
 
-/// One game: connect and log in its clients, wait for the go, then play rooms until the stop.
+/// One game: connect and log in its clients and make its first room, then play rooms while the
+/// gate lets it, until the stop.
 async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     let mut game = Game {
         n: sh.seats,
@@ -633,23 +884,18 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
             return game.samples;
         }
     };
-    // Register for the go before counting in, so it cannot be missed.
-    let go = sh.go.notified();
     sh.ready.fetch_add(1, Ordering::Relaxed);
-    if !sh.started.load(Ordering::Acquire) {
-        go.await;
-    }
-    while !sh.stop.load(Ordering::Relaxed) {
+    while !sh.gate.stop.load(Ordering::Relaxed) {
         let r = async {
-            game.play(&seats, sh.think, &sh.stop).await?;
-            if !sh.stop.load(Ordering::Relaxed) {
+            game.play(&seats, sh.think, &sh.gate).await?;
+            if sh.gate.pass().await {
                 seats = game.new_room(&sh.rules, g).await?;
             }
             anyhow::Ok(())
         }
         .await;
         if let Err(e) = r {
-            if !sh.stop.load(Ordering::Relaxed) {
+            if !sh.gate.stop.load(Ordering::Relaxed) {
                 sh.stats.error(format!("game {g}: {e:#}"));
             }
             break;
@@ -666,35 +912,44 @@ struct Echo {
     url: String,
     payload: String,
     stats: Arc<Stats>,
-    stop: AtomicBool,
-    go: tokio::sync::Notify,
+    gate: Gate,
     ready: AtomicU64,
-    started: AtomicBool,
     setup: Semaphore,
 }
 
-/// One echo client: sends the payload, waits for it back, until the stop.
+/// The echo phase once its clients are connected: what they share, their counters, their tasks
+/// (each returns its round-trip times).
+type EchoRun = (
+    Arc<Echo>,
+    Arc<Stats>,
+    Vec<tokio::task::JoinHandle<Vec<u32>>>,
+);
+
+/// One echo client: sends the payload, waits for it back, while the gate lets it, until the
+/// stop.
 async fn run_echo(e: Arc<Echo>) -> Vec<u32> {
     let mut rtt = Vec::new();
-    let (stats, stop, go, ready, started) = (&e.stats, &e.stop, &e.go, &e.ready, &e.started);
+    let (stats, ready) = (&e.stats, &e.ready);
     let payload = &e.payload;
     let ws = {
         let _permit = e.setup.acquire().await;
-        tokio_tungstenite::connect_async_with_config(e.url.as_str(), Some(ws_config()), false).await
+        let connect =
+            tokio_tungstenite::connect_async_with_config(e.url.as_str(), Some(ws_config()), false);
+        tokio::time::timeout(STALL, connect).await
     };
     let mut ws = match ws {
-        Ok((ws, _)) => ws,
-        Err(e) => {
+        Ok(Ok((ws, _))) => ws,
+        Ok(Err(e)) => {
             stats.error(format!("echo connect: {e}"));
             return rtt;
         }
+        Err(_) => {
+            stats.error(format!("echo connect: no answer in {} s", STALL.as_secs()));
+            return rtt;
+        }
     };
-    let n = go.notified();
     ready.fetch_add(1, Ordering::Relaxed);
-    if !started.load(Ordering::Acquire) {
-        n.await;
-    }
-    while !stop.load(Ordering::Relaxed) {
+    while e.gate.pass().await {
         let t0 = Instant::now();
         if ws
             .send(Message::Text(payload.as_str().into()))
@@ -705,10 +960,17 @@ async fn run_echo(e: Arc<Echo>) -> Vec<u32> {
             break;
         }
         stats.sent.fetch_add(1, Ordering::Relaxed);
+        stats
+            .sent_bytes
+            .fetch_add(payload.len() as u64, Ordering::Relaxed);
         match tokio::time::timeout(STALL, ws.next()).await {
-            Ok(Some(Ok(Message::Text(_)))) => {
+            Ok(Some(Ok(Message::Text(t)))) => {
                 rtt.push(micros(t0.elapsed()));
                 stats.echoes.fetch_add(1, Ordering::Relaxed);
+                stats.received.fetch_add(1, Ordering::Relaxed);
+                stats
+                    .received_bytes
+                    .fetch_add(t.len() as u64, Ordering::Relaxed);
             }
             _ => {
                 stats.error("echo reply missing".into());
@@ -772,6 +1034,145 @@ async fn progress(label: &str, total: Duration, stats: Arc<Stats>, count: fn(&St
     }
 }
 
+/// What the clients did in one slice of the run, or in the sum of a phase's slices.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    secs: f64,
+    moves: u64,
+    echoes: u64,
+    sent: u64,
+    received: u64,
+    sent_bytes: u64,
+    received_bytes: u64,
+    /// CPU seconds of the server and of this process (the clients), where `/proc` tells.
+    cpu: Option<(f64, f64)>,
+}
+
+impl Tally {
+    /// The counters and CPU times now (`secs` 0).
+    fn now(stats: &Stats, server_pid: &Option<String>) -> Tally {
+        let cpu = server_pid
+            .as_deref()
+            .and_then(cpu_seconds)
+            .zip(cpu_seconds("self"));
+        Tally {
+            secs: 0.0,
+            moves: stats.moves.load(Ordering::Relaxed),
+            echoes: stats.echoes.load(Ordering::Relaxed),
+            sent: stats.sent.load(Ordering::Relaxed),
+            received: stats.received.load(Ordering::Relaxed),
+            sent_bytes: stats.sent_bytes.load(Ordering::Relaxed),
+            received_bytes: stats.received_bytes.load(Ordering::Relaxed),
+            cpu,
+        }
+    }
+
+    /// From `self` (earlier) to `later`, over `secs`.
+    fn until(&self, later: &Tally, secs: f64) -> Tally {
+        Tally {
+            secs,
+            moves: later.moves - self.moves,
+            echoes: later.echoes - self.echoes,
+            sent: later.sent - self.sent,
+            received: later.received - self.received,
+            sent_bytes: later.sent_bytes - self.sent_bytes,
+            received_bytes: later.received_bytes - self.received_bytes,
+            cpu: self
+                .cpu
+                .zip(later.cpu)
+                .map(|((s0, c0), (s1, c1))| (s1 - s0, c1 - c0)),
+        }
+    }
+
+    fn add(&mut self, o: &Tally) {
+        let empty = self.secs == 0.0;
+        self.cpu = match (self.cpu, o.cpu) {
+            (Some(a), Some(b)) => Some((a.0 + b.0, a.1 + b.1)),
+            (None, b) if empty => b,
+            _ => None,
+        };
+        self.secs += o.secs;
+        self.moves += o.moves;
+        self.echoes += o.echoes;
+        self.sent += o.sent;
+        self.received += o.received;
+        self.sent_bytes += o.sent_bytes;
+        self.received_bytes += o.received_bytes;
+    }
+
+    fn messages_per_s(&self) -> f64 {
+        (self.sent + self.received) as f64 / self.secs.max(1e-9)
+    }
+
+    /// CPU seconds (server + clients) per message: the cost that the rates depend on, less
+    /// dependent than they are on what else the machine runs.
+    fn cpu_per_message(&self) -> Option<f64> {
+        let (s, c) = self.cpu?;
+        Some((s + c) / (self.sent + self.received).max(1) as f64)
+    }
+
+    /// The server's and the clients' CPU, in % of one core.
+    fn cpu_shares(&self) -> Option<(f64, f64)> {
+        let (s, c) = self.cpu?;
+        let t = self.secs.max(1e-9);
+        Some((100.0 * s / t, 100.0 * c / t))
+    }
+}
+
+/// What a phase counts and has in flight.
+struct PhaseCounts {
+    /// Its progress count (moves, echoes).
+    done: fn(&Stats) -> u64,
+    /// Sent and not answered yet.
+    in_flight: fn(&Stats) -> u64,
+}
+
+const GAME: PhaseCounts = PhaseCounts {
+    done: |s| s.moves.load(Ordering::Relaxed),
+    in_flight: |s| {
+        let answered = s.answered.load(Ordering::Relaxed);
+        s.actions.load(Ordering::Relaxed).saturating_sub(answered)
+    },
+};
+
+const ECHO: PhaseCounts = PhaseCounts {
+    done: |s| s.echoes.load(Ordering::Relaxed),
+    in_flight: |s| {
+        let back = s.echoes.load(Ordering::Relaxed);
+        s.sent.load(Ordering::Relaxed).saturating_sub(back)
+    },
+};
+
+/// One slice of a phase: opens `gate`, lets the clients get going for [`WARM_UP`], counts for
+/// `length`, then shuts the gate and waits (up to 5 s) for what its clients have in flight —
+/// moves sent and not yet answered, echoes not yet back — so that none of it spills into the
+/// next slice. What is counted is the steady state: neither the start (every client acting at
+/// once) nor the drain (fewer and fewer in flight).
+async fn run_slice(
+    label: &str,
+    length: Duration,
+    gate: &Gate,
+    stats: &Arc<Stats>,
+    server_pid: &Option<String>,
+    counts: &PhaseCounts,
+) -> Tally {
+    gate.set(true);
+    tokio::time::sleep(WARM_UP).await;
+    let before = Tally::now(stats, server_pid);
+    let t0 = Instant::now();
+    progress(label, length, stats.clone(), counts.done).await;
+    let tally = before.until(&Tally::now(stats, server_pid), t0.elapsed().as_secs_f64());
+    gate.set(false);
+    let drained = Instant::now() + Duration::from_secs(5);
+    while (counts.in_flight)(stats) > 0 && Instant::now() < drained {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    tally
+}
+
+/// How long a slice runs before it is counted.
+const WARM_UP: Duration = Duration::from_secs(1);
+
 /// Waits until `ready + failed` reaches `n`, printing the count.
 async fn wait_setup(label: &str, n: u64, ready: &AtomicU64, failed: &AtomicU64) -> Duration {
     let t0 = Instant::now();
@@ -788,6 +1189,13 @@ async fn wait_setup(label: &str, n: u64, ready: &AtomicU64, failed: &AtomicU64) 
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// How many files this process may have open (Linux `/proc`), `None` elsewhere.
+fn open_file_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
 }
 
 /// CPU seconds (user + system) used so far by process `pid` (Linux `/proc`), `None` elsewhere.
@@ -832,7 +1240,8 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         if a.url.is_some() { format!("at {http}") } else { format!("started here on {http}") },
     );
 
-    // Games.
+    // Games: every client connected, logged in and seated, its room started; then the game
+    // slices alternate with the echo slices.
     let stats = Arc::new(Stats::default());
     let sh = Arc::new(Shared {
         ws_url: format!("ws://{http}/ws"),
@@ -840,49 +1249,87 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         seats,
         think: a.think,
         stats: stats.clone(),
-        stop: AtomicBool::new(false),
+        gate: Gate::default(),
         ready: AtomicU64::new(0),
         failed: AtomicU64::new(0),
-        go: tokio::sync::Notify::new(),
-        started: AtomicBool::new(false),
         setup: Semaphore::new(64),
     });
     let handles: Vec<_> = (0..a.games)
         .map(|g| tokio::spawn(run_game(g, sh.clone())))
         .collect();
     let setup_time = wait_setup("setup", a.games as u64, &sh.ready, &sh.failed).await;
-    let metrics0 = http_get(http, "/metrics").await.unwrap_or_default();
+    println!(
+        "setup: {} connections logged in, rooms made and started in {:.1} s ({} games failed)",
+        sh.ready.load(Ordering::Relaxed) * seats as u64,
+        setup_time.as_secs_f64(),
+        sh.failed.load(Ordering::Relaxed)
+    );
     let server_pid = target.child.as_ref().map(|c| c.id().to_string());
-    let cpu0 = (
-        server_pid.as_deref().and_then(cpu_seconds),
-        cpu_seconds("self"),
-    );
-    let (moves0, sent0, recv0, bytes0, sent_bytes0) = (
-        stats.moves.load(Ordering::Relaxed),
-        stats.sent.load(Ordering::Relaxed),
-        stats.received.load(Ordering::Relaxed),
-        stats.received_bytes.load(Ordering::Relaxed),
-        stats.sent_bytes.load(Ordering::Relaxed),
-    );
-    let t_play = Instant::now();
-    sh.started.store(true, Ordering::Release);
-    sh.go.notify_waiters();
-    progress("play", a.duration, stats.clone(), |s| {
-        s.moves.load(Ordering::Relaxed)
-    })
-    .await;
-    let play_time = t_play.elapsed();
-    let cpu1 = (
-        server_pid.as_deref().and_then(cpu_seconds),
-        cpu_seconds("self"),
-    );
-    let moves = stats.moves.load(Ordering::Relaxed) - moves0;
-    let sent = stats.sent.load(Ordering::Relaxed) - sent0;
-    let received = stats.received.load(Ordering::Relaxed) - recv0;
-    let bytes = stats.received_bytes.load(Ordering::Relaxed) - bytes0;
-    let sent_bytes = stats.sent_bytes.load(Ordering::Relaxed) - sent_bytes0;
+    let metrics0 = http_get(http, "/metrics").await.unwrap_or_default();
+    let slices = if a.echo { a.slices } else { 1 };
+    // The echo clients are connected beside the game's (both phases take turns), so the open
+    // files a process may have (the server and this one each hold every connection) can leave
+    // room for fewer echo clients than game clients. Fewer connections only make the echo,
+    // the limit compared with, a little faster.
+    let echo_clients = match open_file_limit() {
+        Some(limit) => a.clients.min(limit.saturating_sub(a.clients + 256)),
+        None => a.clients,
+    };
+    let mut game = Tally::default();
+    let mut echo_tally = Tally::default();
+    let mut ratios = Vec::new();
+    let mut echo: Option<EchoRun> = None;
+    for k in 0..slices {
+        let label = if slices > 1 {
+            format!("play {}/{slices}", k + 1)
+        } else {
+            "play".to_string()
+        };
+        let length = a.duration / slices as u32;
+        let g = run_slice(&label, length, &sh.gate, &stats, &server_pid, &GAME).await;
+        game.add(&g);
+        if !a.echo {
+            break;
+        }
+        if echo.is_none() {
+            // The echo frames are the size of the game's frames on average, both ways: an echo
+            // is a frame in and the same frame out, where a move is a small frame in and the
+            // states out.
+            let mean_both = (g.received_bytes + g.sent_bytes)
+                .checked_div(g.received + g.sent)
+                .unwrap_or(0);
+            let es = Arc::new(Stats::default());
+            let e = Arc::new(Echo {
+                url: format!("ws://{http}/ws/echo"),
+                payload: format!(
+                    "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
+                    "x".repeat(mean_both.saturating_sub(24).max(1) as usize)
+                ),
+                stats: es.clone(),
+                gate: Gate::default(),
+                ready: AtomicU64::new(0),
+                setup: Semaphore::new(256),
+            });
+            let handles: Vec<_> = (0..echo_clients)
+                .map(|_| tokio::spawn(run_echo(e.clone())))
+                .collect();
+            while e.ready.load(Ordering::Relaxed) + es.errors.load(Ordering::Relaxed)
+                < echo_clients as u64
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            echo = Some((e, es, handles));
+        }
+        if let Some((e, es, _)) = &echo {
+            let label = format!("echo {}/{slices}", k + 1);
+            let length = a.echo_duration / slices as u32;
+            let t = run_slice(&label, length, &e.gate, es, &server_pid, &ECHO).await;
+            echo_tally.add(&t);
+            ratios.push(g.messages_per_s() / t.messages_per_s());
+        }
+    }
     let metrics1 = http_get(http, "/metrics").await.unwrap_or_default();
-    sh.stop.store(true, Ordering::Relaxed);
+    sh.gate.stop();
     let mut bcast = Vec::new();
     let mut ack = Vec::new();
     for h in handles {
@@ -894,13 +1341,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     bcast.sort_unstable();
     ack.sort_unstable();
     let game_errors = stats.errors.load(Ordering::Relaxed);
-    let secs = play_time.as_secs_f64();
-    let game_msgs = (sent + received) as f64 / secs;
-    let mean_frame = bytes.checked_div(received).unwrap_or(0);
-    // The echo frames are the size of the game's frames on average, both ways: an echo is a
-    // frame in and the same frame out, where a move is a small frame in and the states out.
-    let mean_both = (bytes + sent_bytes)
-        .checked_div(received + sent)
+    let secs = game.secs;
+    let game_msgs = game.messages_per_s();
+    let mean_frame = game.received_bytes.checked_div(game.received).unwrap_or(0);
+    let mean_both = (game.received_bytes + game.sent_bytes)
+        .checked_div(game.received + game.sent)
         .unwrap_or(0);
     let server_moves = metric(&metrics1, "feixingqi_moves_total").unwrap_or(0.0)
         - metric(&metrics0, "feixingqi_moves_total").unwrap_or(0.0);
@@ -910,18 +1355,14 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
     println!(
-        "setup: {} connections logged in, rooms made and started in {:.1} s ({} games failed)",
-        sh.ready.load(Ordering::Relaxed) * seats as u64,
-        setup_time.as_secs_f64(),
-        sh.failed.load(Ordering::Relaxed)
-    );
-    println!(
-        "game:  {moves} moves in {secs:.1} s = {:.0} moves/s (server counted {server_moves:.0}); {} games finished",
-        moves as f64 / secs,
+        "game:  {} moves in {secs:.1} s = {:.0} moves/s (server counted {server_moves:.0}); {} games finished",
+        game.moves,
+        game.moves as f64 / secs,
         stats.games_over.load(Ordering::Relaxed)
     );
     println!(
-        "       frames: {sent} sent + {received} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B, sent and received {mean_both} B"
+        "       frames: {} sent + {} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B, sent and received {mean_both} B",
+        game.sent, game.received
     );
     println!(
         "       move→broadcast latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (n = {}); move→ack p50 {:.2} ms, p99 {:.2} ms",
@@ -941,17 +1382,11 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         q(0.5),
         q(0.99)
     );
-    // CPU seconds (server + clients) per message: the cost of the game's messages, which the
-    // echo phase's is compared with (the rates alone depend on what else the machine runs).
-    let mut game_cpu_per_msg = None;
-    if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (cpu0.0, cpu1.0, cpu0.1, cpu1.1) {
+    if let Some((server, clients)) = game.cpu_shares() {
         println!(
-            "       CPU during play: server {:.0} %, clients {:.0} % of one core ({} cores here)",
-            100.0 * (s1 - s0) / secs,
-            100.0 * (c1 - c0) / secs,
+            "       CPU during play: server {server:.0} %, clients {clients:.0} % of one core ({} cores here)",
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
-        game_cpu_per_msg = Some((s1 - s0 + c1 - c0) / (sent + received).max(1) as f64);
     }
     println!(
         "       errors: {game_errors} at the clients, {server_errors:.0} error replies counted by the server"
@@ -961,51 +1396,9 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             println!("       error: {e}");
         }
     }
-
-    // Echo.
-    if a.echo {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let es = Arc::new(Stats::default());
-        let echo = Arc::new(Echo {
-            url: format!("ws://{http}/ws/echo"),
-            payload: format!(
-                "{{\"type\":\"echo\",\"pad\":\"{}\"}}",
-                "x".repeat(mean_both.saturating_sub(24).max(1) as usize)
-            ),
-            stats: es.clone(),
-            stop: AtomicBool::new(false),
-            go: tokio::sync::Notify::new(),
-            ready: AtomicU64::new(0),
-            started: AtomicBool::new(false),
-            setup: Semaphore::new(256),
-        });
-        let handles: Vec<_> = (0..a.clients)
-            .map(|_| tokio::spawn(run_echo(echo.clone())))
-            .collect();
-        while echo.ready.load(Ordering::Relaxed) + es.errors.load(Ordering::Relaxed)
-            < a.clients as u64
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let e0 = es.echoes.load(Ordering::Relaxed);
-        let ecpu0 = (
-            server_pid.as_deref().and_then(cpu_seconds),
-            cpu_seconds("self"),
-        );
-        let t_echo = Instant::now();
-        echo.started.store(true, Ordering::Release);
-        echo.go.notify_waiters();
-        progress("echo", a.echo_duration, es.clone(), |s| {
-            s.echoes.load(Ordering::Relaxed)
-        })
-        .await;
-        let echoes = es.echoes.load(Ordering::Relaxed) - e0;
-        let esecs = t_echo.elapsed().as_secs_f64();
-        let ecpu1 = (
-            server_pid.as_deref().and_then(cpu_seconds),
-            cpu_seconds("self"),
-        );
-        echo.stop.store(true, Ordering::Relaxed);
+    let mut echo_errors = 0;
+    if let Some((e, es, handles)) = echo {
+        e.gate.stop();
         let mut rtt = Vec::new();
         for h in handles {
             if let Ok(r) = h.await {
@@ -1013,35 +1406,46 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
             }
         }
         rtt.sort_unstable();
-        let echo_msgs = 2.0 * echoes as f64 / esecs;
+        echo_errors = es.errors.load(Ordering::Relaxed);
+        let echo_msgs = echo_tally.messages_per_s();
         println!(
-            "echo:  {} clients on /ws/echo, {} B frames: {:.0} round trips/s = {echo_msgs:.0} messages/s; rtt p50 {:.2} ms, p99 {:.2} ms; errors {}",
-            a.clients,
-            echo.payload.len(),
-            echoes as f64 / esecs,
+            "echo:  {echo_clients} clients on /ws/echo{}, {} B frames: {:.0} round trips/s = {echo_msgs:.0} messages/s; rtt p50 {:.2} ms, p99 {:.2} ms; errors {echo_errors}",
+            if echo_clients < a.clients {
+                " (all the open-file limit leaves beside the game's)"
+            } else {
+                ""
+            },
+            e.payload.len(),
+            echo_tally.echoes as f64 / echo_tally.secs,
             percentile(&rtt, 0.5),
             percentile(&rtt, 0.99),
-            es.errors.load(Ordering::Relaxed)
         );
-        if let (Some(s0), Some(s1), Some(c0), Some(c1)) = (ecpu0.0, ecpu1.0, ecpu0.1, ecpu1.1) {
-            println!(
-                "       CPU during echo: server {:.0} %, clients {:.0} % of one core",
-                100.0 * (s1 - s0) / esecs,
-                100.0 * (c1 - c0) / esecs,
-            );
-            if let Some(game) = game_cpu_per_msg {
-                let echo = (s1 - s0 + c1 - c0) / (2 * echoes).max(1) as f64;
-                println!(
-                    "CPU per message (server + clients): game {:.1} µs, echo {:.1} µs; echo ÷ game = {:.2}",
-                    game * 1e6,
-                    echo * 1e6,
-                    echo / game
-                );
+        if let Ok(v) = es.first_errors.lock() {
+            for e in v.iter() {
+                println!("       error: {e}");
             }
         }
+        if let Some((server, clients)) = echo_tally.cpu_shares() {
+            println!(
+                "       CPU during echo: server {server:.0} %, clients {clients:.0} % of one core"
+            );
+        }
+        if let (Some(g), Some(e)) = (game.cpu_per_message(), echo_tally.cpu_per_message()) {
+            println!(
+                "CPU per message (server + clients): game {:.1} µs, echo {:.1} µs; echo ÷ game = {:.2}",
+                g * 1e6,
+                e * 1e6,
+                e / g
+            );
+        }
+        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
         println!(
-            "ratio: game messages/s ÷ echo messages/s = {:.2}",
-            game_msgs / echo_msgs
+            "ratio: game messages/s ÷ echo messages/s = {:.2} ({} alternating slices of {:.0} s game + {:.0} s echo; each pair: {})",
+            game_msgs / echo_msgs,
+            slices,
+            (a.duration / slices as u32).as_secs_f64(),
+            (a.echo_duration / slices as u32).as_secs_f64(),
+            each.join(", ")
         );
     }
     mem_stop.store(true, Ordering::Relaxed);
@@ -1064,7 +1468,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         }
     }
     drop(target);
-    Ok(if game_errors == 0 {
+    Ok(if game_errors + echo_errors == 0 {
         std::process::ExitCode::SUCCESS
     } else {
         std::process::ExitCode::from(1)
@@ -1104,5 +1508,78 @@ mod tests {
             server_quantile(before, after, "h", 1.0),
             Some(f64::INFINITY)
         );
+    }
+
+    /// The lean reader gives the fields a full parse gives, on the server's own `state`
+    /// messages through a whole game (every phase, events with escaped texts, the end).
+    #[test]
+    fn frames_read_like_a_full_parse() {
+        use feixingqi_server::session::{Action, GameConfig, Session};
+        let create = json!({"rules": "feixingqi", "players": 4,
+            "seats": [{"controller": "human"}, {"controller": "computer", "level": "easy"},
+                      {"controller": "human"}, {"controller": "computer", "level": "easy"}]});
+        let config = GameConfig::from_create(create.as_object().unwrap()).unwrap();
+        let seed = feixingqi_rules::Seed::from_u64(3);
+        let mut s = Session::new("g".into(), config, seed).unwrap();
+        let mut moves_seen = 0;
+        for ply in 0..3000 {
+            let text = s.state_text("test", Vec::new()).unwrap();
+            let f = Frame::read(&text).unwrap();
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(f.ty, v["type"]);
+            assert_eq!(f.version, v["version"].as_u64());
+            assert_eq!(f.turn, v["turn"].as_u64());
+            assert_eq!(f.phase.as_deref(), v["phase"].as_str());
+            assert_eq!(f.to_act.as_deref(), v["toAct"].as_str());
+            let pieces: Vec<u64> = f.choices.iter().map(|c| c.piece).collect();
+            let want: Vec<u64> = v["choices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["piece"].as_u64().unwrap())
+                .collect();
+            assert_eq!(pieces, want);
+            moves_seen += usize::from(!pieces.is_empty());
+            if s.is_over() {
+                assert!(moves_seen > 10 && ply > 100);
+                break;
+            }
+            let action = match (f.to_act.as_deref(), f.phase.as_deref()) {
+                (Some("human"), Some("move")) => Action::Move {
+                    piece: pieces[ply % pieces.len()],
+                    seat: None,
+                },
+                (Some("human"), _) => Action::Roll,
+                _ => Action::Step,
+            };
+            s.act(action, s.version()).unwrap();
+        }
+        assert!(s.is_over());
+    }
+
+    #[test]
+    fn frames_with_nested_quotes_and_brackets_and_bad_frames() {
+        let text = r#" { "events" : [{"zh":"引号\"}]{[","n":-1.5e3}], "type":"error",
+            "code":"stale_version", "message":"a \"quoted\" ]} text", "version":7 } "#;
+        let f = Frame::read(text).unwrap();
+        assert_eq!(f.ty, "error");
+        assert_eq!(f.code(), "stale_version");
+        assert_eq!(f.message.as_deref(), Some(r#"a "quoted" ]} text"#));
+        assert_eq!(f.version, Some(7));
+        assert_eq!(Frame::read(r#"{"type":"ok"}"#).unwrap().ty, "ok");
+        for bad in [
+            "",
+            "[]",
+            "{",
+            r#"{"type":"ok""#,
+            r#"{"type" "ok"}"#,
+            r#"{"type":"ok",}"#,
+            r#"{"version":7}"#,
+            r#"{"type":"state","version":"7"}"#,
+            r#"{"type":"state","seats":[1,2}"#,
+            r#"{"type":"error","message":"unterminated}"#,
+        ] {
+            assert!(Frame::read(bad).is_none(), "{bad:?}");
+        }
     }
 }

@@ -80,14 +80,18 @@ USAGE:
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
-                       [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] [--no-echo]
+                       [--slices 5] [--think-ms 0] [--rules feixingqi|ludo]
+                       [--url http://HOST:PORT] [--no-echo]
         N real WebSocket clients (default 4 per game) play M online room games with the random
         bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
-        ½–1½ times it), against a
-        server started here on loopback (or at --url). Prints moves/s, messages/s, p50/p99
-        move→broadcast latency, errors and the server's memory, then measures the server's bare
-        echo endpoint (/ws/echo) with as many clients and frames of the game's mean size for
-        comparison (message rates and CPU per message). Exit 1 on any error.
+        ½–1½ times it) against a server started here on loopback (or at --url), and as many
+        clients (or as many as the open-file limit leaves) send frames of the game's mean size
+        to the server's bare echo endpoint (/ws/echo) for comparison. The game and the echo take
+        turns in --slices alternating slices (each counted after 1 s of warm-up, up to the
+        moment it stops), so both see the same moments of a shared machine. Prints moves/s,
+        messages/s, p50/p99 move→broadcast latency, errors, the server's memory, both message
+        rates and CPU per message, and the ratio of the rates per pair of slices. Exit 1 on any
+        error.
     feixingqi help
         This text.
 ";
