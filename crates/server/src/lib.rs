@@ -14,6 +14,7 @@
 
 pub mod error;
 mod http;
+mod json_text;
 pub mod metrics;
 pub mod online;
 pub mod protocol;

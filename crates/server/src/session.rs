@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::{
     error::Error,
+    json_text::JsonText,
     view::{self, event_json, is_trailing},
     PROTOCOL_VERSION,
 };
@@ -1255,12 +1256,189 @@ impl StateView<'_> {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// Written out.
+    /// Written out: the same JSON as [`StateView::to_value`] (the serde derive), written by hand
+    /// ([`JsonText`]) because an online room writes one per move.
     ///
     /// # Errors
-    /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
+    /// [`Error::Internal`] if the text is not UTF-8 (it always is).
     pub fn to_text(&self) -> Result<String, Error> {
-        serde_json::to_string(self).map_err(|e| Error::Internal(format!("state: {e}")))
+        let mut t = JsonText::with_capacity(3072);
+        t.open();
+        t.key("type");
+        t.str(self.ty);
+        t.key("protocol");
+        t.uint(self.protocol);
+        t.key("gameId");
+        t.str(self.game_id);
+        t.key("version");
+        t.uint(self.version);
+        t.key("cause");
+        t.str(self.cause);
+        t.key("rules");
+        t.str(self.rules);
+        t.key("options");
+        t.value(self.options);
+        t.key("seats");
+        t.open_array();
+        for s in &self.seats {
+            t.item();
+            s.write(&mut t);
+        }
+        t.close_array();
+        t.key("turn");
+        t.uint(self.turn.into());
+        t.key("phase");
+        t.str(self.phase);
+        t.key("toAct");
+        t.opt_str(self.to_act);
+        t.key("die");
+        t.opt_uint(self.die.map(u64::from));
+        t.key("sixes");
+        t.uint(self.sixes.into());
+        t.key("forced");
+        t.opt_uint(self.forced.map(u64::from));
+        t.key("legal");
+        t.uints(self.legal.iter().map(|&p| u64::from(p)));
+        t.key("choices");
+        t.open_array();
+        for c in &self.choices {
+            t.item();
+            c.write(&mut t);
+        }
+        t.close_array();
+        t.key("events");
+        t.open_array();
+        for e in &self.events {
+            t.item();
+            t.value(e);
+        }
+        t.close_array();
+        t.key("ranking");
+        t.uints(self.ranking.iter().map(|&s| u64::from(s)));
+        t.key("scores");
+        match &self.scores {
+            Some(scores) => {
+                t.open_array();
+                for sc in scores {
+                    t.item();
+                    t.open();
+                    t.key("seat");
+                    t.uint(sc.seat.into());
+                    t.key("score");
+                    t.int(sc.score);
+                    t.close();
+                }
+                t.close_array();
+            }
+            None => t.null(),
+        }
+        t.key("dice");
+        t.open();
+        t.key("commitment");
+        t.opt_str(self.dice.commitment);
+        t.key("rolls");
+        t.uint(self.dice.rolls);
+        t.close();
+        t.key("stats");
+        t.open_array();
+        for st in &self.stats {
+            t.item();
+            t.open();
+            t.key("seat");
+            t.uint(st.seat.into());
+            t.key("counts");
+            t.uints(st.counts.iter().map(|&c| u64::from(c)));
+            t.key("rolls");
+            t.uint(st.rolls.into());
+            t.close();
+        }
+        t.close_array();
+        t.key("canUndo");
+        t.bool(self.can_undo);
+        t.key("canFastForward");
+        t.bool(self.can_fast_forward);
+        t.key("over");
+        match self.over {
+            Some(v) => t.value(v),
+            None => t.null(),
+        }
+        t.key("items");
+        t.value(&self.items);
+        if let Some(room) = &self.room {
+            t.key("room");
+            t.value(room);
+        }
+        t.close();
+        t.finish()
+            .ok_or_else(|| Error::Internal("state: not UTF-8".into()))
+    }
+}
+
+impl SeatView {
+    fn write(&self, t: &mut JsonText) {
+        t.open();
+        t.key("seat");
+        t.uint(self.seat.into());
+        t.key("colour");
+        t.str(self.colour);
+        t.key("colourZh");
+        t.str(self.colour_zh);
+        t.key("controller");
+        t.str(self.controller);
+        t.key("level");
+        t.opt_str(self.level);
+        t.key("finished");
+        t.bool(self.finished);
+        t.key("place");
+        t.opt_uint(self.place.map(|p| p as u64));
+        t.key("finishedPieces");
+        t.uint(self.finished_pieces.into());
+        t.key("pieces");
+        t.open_array();
+        for p in &self.pieces {
+            t.item();
+            t.open();
+            t.key("piece");
+            t.uint(p.piece.into());
+            t.key("progress");
+            t.opt_uint(p.progress.map(u64::from));
+            t.key("cell");
+            write_cell(t, p.cell);
+            t.key("square");
+            t.opt_uint(p.square.map(u64::from));
+            t.key("finished");
+            t.bool(p.finished);
+            t.close();
+        }
+        t.close_array();
+        t.close();
+    }
+}
+
+impl ChoiceView {
+    fn write(&self, t: &mut JsonText) {
+        t.open();
+        t.key("piece");
+        t.uint(self.piece.into());
+        t.key("pieces");
+        t.uints(self.pieces.iter().map(|&p| u64::from(p)));
+        t.key("from");
+        t.opt_uint(self.from.map(u64::from));
+        t.key("to");
+        t.opt_uint(self.to.map(u64::from));
+        t.key("cell");
+        write_cell(t, self.cell);
+        t.key("square");
+        t.opt_uint(self.square.map(u64::from));
+        t.close();
+    }
+}
+
+/// A board cell `[x, y]`, or `null`.
+fn write_cell(t: &mut JsonText, cell: Option<[u8; 2]>) {
+    match cell {
+        Some([x, y]) => t.uints([u64::from(x), u64::from(y)]),
+        None => t.null(),
     }
 }
 
@@ -1356,6 +1534,63 @@ mod tests {
         assert_eq!(fair["p"], 1.0);
         let none = luck_json(Seat::S0, &[0; 6]);
         assert_eq!(none["mean"], Value::Null);
+    }
+
+    /// The hand-written text of a state is the serde derive's JSON, on every state of whole
+    /// games of both rule sets with the options that add fields (scores, teams, items, the
+    /// game-over summary, a room block, undo).
+    #[test]
+    fn state_text_is_the_derived_json() {
+        let games = [
+            json!({"rules": "feixingqi", "players": 4, "options": {"scoring": "perPiece50"}}),
+            json!({"rules": "feixingqi", "players": 4, "options": {"team": true, "takeoff": [5, 6]}}),
+            json!({"rules": "feixingqi", "players": 4, "options": {"items": true}}),
+            json!({"rules": "ludo", "players": 2, "options": {"pieces": 2}}),
+            json!({"rules": "ludo", "players": 3, "options": {"scoring": {"room": 10}}}),
+        ];
+        for (g, create) in games.iter().enumerate() {
+            let mut create = create.clone();
+            let players = create["players"].as_u64().unwrap() as usize;
+            let seats: Vec<Value> = (0..players)
+                .map(|i| {
+                    if i == 0 {
+                        json!({"controller": "human"})
+                    } else {
+                        json!({"controller": "computer", "level": "easy"})
+                    }
+                })
+                .collect();
+            create["seats"] = seats.into();
+            let cfg = GameConfig::from_create(create.as_object().unwrap()).unwrap();
+            let mut s = Session::new(format!("g{g}"), cfg, Seed::from_u64(g as u64)).unwrap();
+            let mut states = 0;
+            for ply in 0..5000usize {
+                let st = s.state("t", Vec::new());
+                let action = match (st["toAct"].as_str(), st["phase"].as_str()) {
+                    (Some("human"), Some("move")) => {
+                        let choices = st["choices"].as_array().unwrap();
+                        let piece = choices[ply % choices.len()]["piece"].as_u64().unwrap();
+                        Action::Move { piece, seat: None }
+                    }
+                    (Some("human"), _) => Action::Roll,
+                    _ => Action::Step,
+                };
+                let events = s.act(action, s.version()).unwrap();
+                let cause = if ply % 3 == 0 { "move" } else { "a \"cause\"" };
+                let mut view = s.state_view(cause, events);
+                if ply % 2 == 0 {
+                    view.room = Some(json!({"code": "ABCD", "timer": null, "auto": [1]}));
+                }
+                let text = view.to_text().unwrap();
+                let parsed: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(parsed, view.to_value(), "game {g}, ply {ply}: {text}");
+                states += 1;
+                if s.is_over() {
+                    break;
+                }
+            }
+            assert!(s.is_over() && states > 2, "game {g}: {states} states");
+        }
     }
 
     #[test]
