@@ -152,6 +152,12 @@ impl JsonText {
         self.empty = false;
     }
 
+    /// A value already written out as JSON.
+    pub fn raw(&mut self, json: &str) {
+        self.out.extend_from_slice(json.as_bytes());
+        self.empty = false;
+    }
+
     /// The text. `None` only if a value written by serde_json was not UTF-8 (it always is).
     pub fn finish(self) -> Option<String> {
         String::from_utf8(self.out).ok()

@@ -243,14 +243,25 @@ pub struct Session {
     /// The dice seed's commitment (a SHA-256), computed once: every state carries it.
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
-    options: Value,
+    options: StateOptions,
 }
 
-/// The `options` of a state message: the rules' options as stored.
-fn options_json(rules: &Rules) -> Value {
-    let mut options = Map::new();
-    rules_to_json(rules, &mut options);
-    options.remove("options").unwrap_or(Value::Null)
+/// The `options` of a state message, as a value and written out.
+#[derive(Clone, Debug)]
+struct StateOptions {
+    value: Value,
+    text: String,
+}
+
+impl StateOptions {
+    /// The rules' options as stored.
+    fn of(rules: &Rules) -> StateOptions {
+        let mut options = Map::new();
+        rules_to_json(rules, &mut options);
+        let value = options.remove("options").unwrap_or(Value::Null);
+        let text = value.to_string();
+        StateOptions { value, text }
+    }
 }
 
 fn illegal_reason_code(r: IllegalReason) -> &'static str {
@@ -370,7 +381,7 @@ impl Session {
         Ok(Session {
             id,
             commitment: game.dice().map(|d| d.seed().commitment()),
-            options: options_json(&config.rules),
+            options: StateOptions::of(&config.rules),
             config,
             game,
             bots,
@@ -449,7 +460,7 @@ impl Session {
                 control,
             },
             commitment: game.dice().map(|d| d.seed().commitment()),
-            options: options_json(&rec.rules),
+            options: StateOptions::of(&rec.rules),
             game,
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
@@ -1033,7 +1044,8 @@ impl Session {
             version: self.version(),
             cause,
             rules: rules.rule_set.name(),
-            options: &self.options,
+            options: &self.options.value,
+            options_text: &self.options.text,
             seats,
             turn: pos.turn().get(),
             phase,
@@ -1224,6 +1236,9 @@ pub struct StateView<'a> {
     cause: &'a str,
     rules: &'static str,
     options: &'a Value,
+    /// `options` written out.
+    #[serde(skip)]
+    options_text: &'a str,
     seats: Vec<SeatView>,
     turn: u8,
     phase: &'static str,
@@ -1277,7 +1292,7 @@ impl StateView<'_> {
         t.key("rules");
         t.str(self.rules);
         t.key("options");
-        t.value(self.options);
+        t.raw(self.options_text);
         t.key("seats");
         t.open_array();
         for s in &self.seats {
