@@ -76,7 +76,7 @@ enum SlotKind {
     Computer(Level),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Slot {
     kind: SlotKind,
     seat: Option<Seat>,
@@ -436,9 +436,10 @@ struct Room {
     game: Option<Session>,
     /// How many steps of the game are in the store.
     persisted: usize,
-    /// The room state (`state_json`) as last committed: a ply write leaves the room row alone
-    /// when the state has not changed since (most moves without a turn timer).
-    saved: String,
+    /// What the room state (`state_json`) was written from when last committed: a ply write
+    /// leaves the room row alone, without writing the state out, when it has not changed since
+    /// (most moves without a turn timer). `None`: not known (a restored room).
+    saved: Option<RoomKey>,
     settled: bool,
     /// The seat to act must act by then (people with a timer).
     deadline: Option<Instant>,
@@ -491,7 +492,7 @@ pub(crate) async fn create(
         slots,
         game: None,
         persisted: 0,
-        saved: String::new(),
+        saved: None,
         settled: false,
         deadline: None,
         bot_due: None,
@@ -512,7 +513,7 @@ pub(crate) async fn create(
         .store
         .create_room(&stored, room.status.name())
         .await?;
-    room.saved = stored.state;
+    room.saved = Some(room.key());
     Ok(spawn(room, bcast))
 }
 
@@ -576,7 +577,7 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
         slots,
         game,
         persisted,
-        saved: stored.state,
+        saved: None,
         settled,
         deadline,
         bot_due: None,
@@ -676,6 +677,18 @@ impl<'a> SlotState<'a> {
 fn slot_json(s: &Slot) -> Value {
     // Cannot fail: a struct of text, numbers and booleans.
     serde_json::to_value(SlotState::of(s)).unwrap_or(Value::Null)
+}
+
+/// What the room's stored state is written from: every field of [`Room`] that
+/// [`Room::state_json`] reads.
+#[derive(Debug)]
+struct RoomKey {
+    status: Status,
+    host: usize,
+    slots: Vec<Slot>,
+    game_id: Option<String>,
+    settled: bool,
+    deadline: Option<Instant>,
 }
 
 /// The room's own state as stored with every change (read back by [`restore`]).
@@ -792,6 +805,28 @@ async fn sleep_until(t: Option<Instant>) {
 
 impl Room {
     /// The room's state as stored, written out.
+    /// What [`Room::state_json`] is written from.
+    fn key(&self) -> RoomKey {
+        RoomKey {
+            status: self.status,
+            host: self.host,
+            slots: self.slots.clone(),
+            game_id: self.game.as_ref().map(|g| g.id().to_string()),
+            settled: self.settled,
+            deadline: self.deadline,
+        }
+    }
+
+    /// Whether [`Room::state_json`] would be written from `k` (compared in place, without a copy).
+    fn has_key(&self, k: &RoomKey) -> bool {
+        self.status == k.status
+            && self.host == k.host
+            && self.slots == k.slots
+            && self.game.as_ref().map(Session::id) == k.game_id.as_deref()
+            && self.settled == k.settled
+            && self.deadline == k.deadline
+    }
+
     fn state_json(&self) -> String {
         let st = RoomState {
             status: self.status.name(),
@@ -907,7 +942,7 @@ impl Room {
             .store
             .save_room(&self.code, &state, self.status.name())
             .await?;
-        self.saved = state;
+        self.saved = Some(self.key());
         Ok(())
     }
 
@@ -1314,7 +1349,7 @@ impl Room {
             self.bot_due = None;
             return Err(e);
         }
-        self.saved = state;
+        self.saved = Some(self.key());
         self.env
             .metrics
             .room_games_started
@@ -1401,8 +1436,8 @@ impl Room {
             self.status = Status::Over;
         }
         self.schedule();
-        let state = self.state_json();
-        let room_changed = state != self.saved;
+        let room_changed = self.saved.as_ref().is_none_or(|k| !self.has_key(k));
+        let state = room_changed.then(|| self.state_json());
         if let Err(e) = self
             .env
             .store
@@ -1411,7 +1446,9 @@ impl Room {
                 keep,
                 &append,
                 over,
-                room_changed.then_some((self.code.as_str(), state.as_str(), self.status.name())),
+                state
+                    .as_deref()
+                    .map(|state| (self.code.as_str(), state, self.status.name())),
             )
             .await
         {
@@ -1424,7 +1461,9 @@ impl Room {
             return Err(e);
         }
         self.persisted = keep + append.len();
-        self.saved = state;
+        if room_changed {
+            self.saved = Some(self.key());
+        }
         if over {
             if let Err(e) = self.settle().await {
                 tracing::warn!(error = %e, "settling failed");
@@ -1485,7 +1524,7 @@ impl Room {
             self.settled = false;
             return Err(e);
         }
-        self.saved = state;
+        self.saved = Some(self.key());
         Ok(())
     }
 
