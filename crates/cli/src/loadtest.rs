@@ -580,6 +580,12 @@ impl Game {
         Ok(self.next_id)
     }
 
+    /// A player's pause before acting: uniform in [½, 1½] × `think`, so that players do not act
+    /// in step.
+    fn think_pause(&mut self, think: Duration) -> Duration {
+        think.mul_f64(0.5 + self.rng.below(1000) as f64 / 1000.0)
+    }
+
     /// Sends action `msg` of connection `actor` on `version`; the one before it was made.
     async fn act(
         &mut self,
@@ -708,8 +714,15 @@ impl Game {
             };
             let Some((i, at, v)) = event else {
                 if let Some((_, actor, msg)) = due.take() {
-                    if !gate.pass().await {
-                        return Ok(());
+                    if !gate.is_open() {
+                        // Held while the gate was shut (before the start, or during an echo
+                        // slice): think again from the opening, or every held player would act
+                        // in the same instant and the burst would be measured as latency.
+                        if !gate.pass().await {
+                            return Ok(());
+                        }
+                        due = Some((Instant::now() + self.think_pause(think), actor, msg));
+                        continue;
                     }
                     self.act(&mut pending, version, actor, msg).await?;
                 }
@@ -780,9 +793,7 @@ impl Game {
                 }
                 self.act(&mut pending, version, i, msg).await?;
             } else {
-                // Uniform in [½, 1½] × think: players do not act in step.
-                let pause = think.mul_f64(0.5 + self.rng.below(1000) as f64 / 1000.0);
-                due = Some((Instant::now() + pause, i, msg));
+                due = Some((Instant::now() + self.think_pause(think), i, msg));
             }
         }
     }
@@ -820,6 +831,10 @@ impl Gate {
             }
             opened.await;
         }
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
     }
 
     fn set(&self, open: bool) {
