@@ -1272,7 +1272,7 @@ impl StateView<'_> {
     }
 
     /// Written out: the same JSON as [`StateView::to_value`] (the serde derive), written by hand
-    /// ([`JsonText`]) because an online room writes one per move.
+    /// (`JsonText`) because an online room writes one per move.
     ///
     /// # Errors
     /// [`Error::Internal`] if the text is not UTF-8 (it always is).
