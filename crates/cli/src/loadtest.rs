@@ -138,7 +138,7 @@ fn parse_args(args: &[String]) -> Result<Args> {
 /// Counters shared by every client.
 #[derive(Default)]
 struct Stats {
-    /// Game actions acknowledged.
+    /// Game actions made ([`Pending::made`]).
     moves: AtomicU64,
     /// Game actions sent.
     actions: AtomicU64,
@@ -151,7 +151,6 @@ struct Stats {
     sent_bytes: AtomicU64,
     errors: AtomicU64,
     games_over: AtomicU64,
-    echoes: AtomicU64,
     first_errors: Mutex<Vec<String>>,
 }
 
@@ -540,6 +539,7 @@ struct Pending {
 }
 
 impl Pending {
+    /// Its answer was read (an error, or a state: [`Pending::made`]).
     fn answer(&mut self, stats: &Stats) {
         if !self.answered {
             self.answered = true;
@@ -547,12 +547,15 @@ impl Pending {
         }
     }
 
-    /// A later state came before the actor's reply was read: the action was made (a move).
-    fn supersede(&mut self, stats: &Stats) {
-        if !self.answered {
+    /// The action was made: its new state was read by the actor, or a later state came first.
+    /// Counts the move once; `true` the first time.
+    fn made(&mut self, stats: &Stats) -> bool {
+        let first = !self.answered;
+        if first {
             stats.moves.fetch_add(1, Ordering::Relaxed);
             self.answer(stats);
         }
+        first
     }
 }
 
@@ -599,7 +602,7 @@ impl Game {
         gate: &Gate,
     ) -> Result<()> {
         if let Some(p) = pending.as_mut() {
-            p.supersede(&self.stats);
+            p.made(&self.stats);
         }
         let sent = Instant::now();
         self.stats.actions.fetch_add(1, Ordering::Relaxed);
@@ -751,12 +754,8 @@ impl Game {
             if let Some(p) = pending.as_mut().filter(|p| v_new > p.version) {
                 let sample = p.closings == gate.closings();
                 if i == p.actor {
-                    if !p.answered {
-                        if sample {
-                            self.samples.ack.push(micros(at.duration_since(p.sent)));
-                        }
-                        self.stats.moves.fetch_add(1, Ordering::Relaxed);
-                        p.answer(&self.stats);
+                    if p.made(&self.stats) && sample {
+                        self.samples.ack.push(micros(at.duration_since(p.sent)));
                     }
                 } else if p.left > 0 {
                     if sample {
@@ -775,7 +774,7 @@ impl Game {
                 self.stats.games_over.fetch_add(1, Ordering::Relaxed);
                 // The last move was made, whether or not its reply has been read yet.
                 if let Some(p) = pending.as_mut() {
-                    p.supersede(&self.stats);
+                    p.made(&self.stats);
                 }
                 return Ok(());
             }
@@ -1000,7 +999,6 @@ async fn run_echo(e: Arc<Echo>) -> Vec<u32> {
         match tokio::time::timeout(STALL, ws.next()).await {
             Ok(Some(Ok(Message::Text(t)))) => {
                 rtt.push(micros(t0.elapsed()));
-                stats.echoes.fetch_add(1, Ordering::Relaxed);
                 stats.received.fetch_add(1, Ordering::Relaxed);
                 stats
                     .received_bytes
@@ -1074,7 +1072,6 @@ async fn progress(label: &str, total: Duration, stats: Arc<Stats>, count: fn(&St
 struct Tally {
     secs: f64,
     moves: u64,
-    echoes: u64,
     sent: u64,
     received: u64,
     sent_bytes: u64,
@@ -1093,7 +1090,6 @@ impl Tally {
         Tally {
             secs: 0.0,
             moves: stats.moves.load(Ordering::Relaxed),
-            echoes: stats.echoes.load(Ordering::Relaxed),
             sent: stats.sent.load(Ordering::Relaxed),
             received: stats.received.load(Ordering::Relaxed),
             sent_bytes: stats.sent_bytes.load(Ordering::Relaxed),
@@ -1107,7 +1103,6 @@ impl Tally {
         Tally {
             secs,
             moves: later.moves - self.moves,
-            echoes: later.echoes - self.echoes,
             sent: later.sent - self.sent,
             received: later.received - self.received,
             sent_bytes: later.sent_bytes - self.sent_bytes,
@@ -1119,16 +1114,18 @@ impl Tally {
         }
     }
 
+    /// Nothing yet (CPU times known: zero).
+    fn zero() -> Tally {
+        Tally {
+            cpu: Some((0.0, 0.0)),
+            ..Tally::default()
+        }
+    }
+
     fn add(&mut self, o: &Tally) {
-        let empty = self.secs == 0.0;
-        self.cpu = match (self.cpu, o.cpu) {
-            (Some(a), Some(b)) => Some((a.0 + b.0, a.1 + b.1)),
-            (None, b) if empty => b,
-            _ => None,
-        };
+        self.cpu = self.cpu.zip(o.cpu).map(|(a, b)| (a.0 + b.0, a.1 + b.1));
         self.secs += o.secs;
         self.moves += o.moves;
-        self.echoes += o.echoes;
         self.sent += o.sent;
         self.received += o.received;
         self.sent_bytes += o.sent_bytes;
@@ -1171,9 +1168,9 @@ const GAME: PhaseCounts = PhaseCounts {
 };
 
 const ECHO: PhaseCounts = PhaseCounts {
-    done: |s| s.echoes.load(Ordering::Relaxed),
+    done: |s| s.received.load(Ordering::Relaxed),
     in_flight: |s| {
-        let back = s.echoes.load(Ordering::Relaxed);
+        let back = s.received.load(Ordering::Relaxed);
         s.sent.load(Ordering::Relaxed).saturating_sub(back)
     },
 };
@@ -1310,8 +1307,8 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         Some(limit) => a.clients.min(limit.saturating_sub(a.clients + 256)),
         None => a.clients,
     };
-    let mut game = Tally::default();
-    let mut echo_tally = Tally::default();
+    let mut game = Tally::zero();
+    let mut echo_tally = Tally::zero();
     let mut ratios = Vec::new();
     let mut echo: Option<EchoRun> = None;
     for k in 0..slices {
@@ -1451,7 +1448,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
                 ""
             },
             e.payload.len(),
-            echo_tally.echoes as f64 / echo_tally.secs,
+            echo_tally.received as f64 / echo_tally.secs,
             percentile(&rtt, 0.5),
             percentile(&rtt, 0.99),
         );
@@ -1475,7 +1472,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         }
         let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
         println!(
-            "ratio: game messages/s ÷ echo messages/s = {:.2} ({} alternating slices of {:.0} s game + {:.0} s echo; each pair: {})",
+            "ratio: game messages/s ÷ echo messages/s = {:.2} ({} alternating slices of {:.1} s game + {:.1} s echo; each pair: {})",
             game_msgs / echo_msgs,
             slices,
             (a.duration / slices as u32).as_secs_f64(),
