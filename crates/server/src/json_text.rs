@@ -26,25 +26,32 @@ impl JsonText {
 
     /// Opens an object (as a value: after a key, in an array, or at the top).
     pub fn open(&mut self) {
-        self.out.push(b'{');
-        self.empty = true;
+        self.begin(b'{');
     }
 
     /// Closes the innermost object.
     pub fn close(&mut self) {
-        self.out.push(b'}');
-        self.empty = false;
+        self.end(b'}');
     }
 
     /// Opens an array.
     pub fn open_array(&mut self) {
-        self.out.push(b'[');
-        self.empty = true;
+        self.begin(b'[');
     }
 
     /// Closes the innermost array.
     pub fn close_array(&mut self) {
-        self.out.push(b']');
+        self.end(b']');
+    }
+
+    fn begin(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        self.empty = true;
+    }
+
+    /// A closed object or array is a member of its parent, which is then not empty.
+    fn end(&mut self, bracket: u8) {
+        self.out.push(bracket);
         self.empty = false;
     }
 

@@ -804,7 +804,6 @@ async fn sleep_until(t: Option<Instant>) {
 }
 
 impl Room {
-    /// The room's state as stored, written out.
     /// What [`Room::state_json`] is written from.
     fn key(&self) -> RoomKey {
         RoomKey {
@@ -827,6 +826,7 @@ impl Room {
             && self.deadline == k.deadline
     }
 
+    /// The room's state as stored, written out.
     fn state_json(&self) -> String {
         let st = RoomState {
             status: self.status.name(),
