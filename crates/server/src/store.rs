@@ -6,11 +6,22 @@ use std::{path::Path, str::FromStr, time::Duration};
 use async_trait::async_trait;
 
 use sqlx::{
-    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+    sqlite::{SqliteConnectOptions, SqlitePoolOptions},
     Row, SqliteConnection, SqlitePool,
 };
 
 use crate::error::Error;
+
+/// The settings of every connection to the database, the pool's and the ply writer's: the
+/// write-ahead log, commits not synced (the checkpoints are), foreign keys enforced.
+const CONNECTION_PRAGMAS: [(&str, &str); 3] = [
+    ("journal_mode", "WAL"),
+    ("synchronous", "NORMAL"),
+    ("foreign_keys", "ON"),
+];
+
+/// How long a connection waits for another's lock before its statement fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Schema version written to `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 2;
@@ -315,14 +326,18 @@ async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWr
         .spawn(move || {
             let open = || -> rusqlite::Result<rusqlite::Connection> {
                 let conn = rusqlite::Connection::open(&path)?;
-                conn.busy_timeout(Duration::from_secs(5))?;
+                conn.busy_timeout(BUSY_TIMEOUT)?;
+                let shared: String = CONNECTION_PRAGMAS
+                    .iter()
+                    .map(|(k, v)| format!("PRAGMA {k} = {v}; "))
+                    .collect();
+                conn.execute_batch(&shared)?;
                 // It does not checkpoint the write-ahead log inside a commit (copying a
                 // thousand pages into the database and syncing it, inside some move's commit):
                 // `checkpoint` does, between two batches.
                 conn.execute_batch(
-                    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                     PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0; \
-                     PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;",
+                    "PRAGMA wal_autocheckpoint = 0; PRAGMA cache_size = -32768; \
+                     PRAGMA temp_store = MEMORY;",
                 )?;
                 conn.set_prepared_statement_cache_capacity(16);
                 Ok(conn)
@@ -382,10 +397,10 @@ impl SqliteStore {
         let opts = SqliteConnectOptions::from_str("sqlite:")?
             .filename(&path)
             .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(BUSY_TIMEOUT);
+        let opts = CONNECTION_PRAGMAS
+            .iter()
+            .fold(opts, |o, &(k, v)| o.pragma(k, v));
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts)

@@ -11,6 +11,24 @@ use feixingqi_server::{
 };
 use serde_json::json;
 
+/// Both kinds of connection get the shared settings: the pool's writes go to the write-ahead
+/// log, and the ply writer enforces foreign keys (plies of a game that does not exist fail).
+#[tokio::test]
+async fn every_connection_has_the_write_ahead_log_and_foreign_keys() {
+    let dir = temp_dir("pragmas");
+    let store = SqliteStore::open(&dir).await.unwrap();
+    store.create_game("p1", "th", "00", "{}").await.unwrap();
+    assert!(dir.join("feixingqi.sqlite3-wal").exists());
+    store
+        .sync_plies("p1", 0, &["r6".to_string()], false, None)
+        .await
+        .unwrap();
+    let orphan = store
+        .sync_plies("no-such-game", 0, &["r6".to_string()], false, None)
+        .await;
+    assert!(orphan.is_err(), "{orphan:?}");
+}
+
 #[tokio::test]
 async fn store_round_trip() {
     let dir = temp_dir("store");
