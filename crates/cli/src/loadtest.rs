@@ -21,17 +21,19 @@
 use std::{
     io::{IsTerminal, Write as _},
     net::SocketAddr,
+    ops::ControlFlow,
     path::PathBuf,
     process::{Child, Command, Stdio},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         Arc, Mutex,
     },
+    task::Poll,
     time::{Duration, Instant},
 };
 
 use anyhow::{bail, Context, Result};
-use futures_util::{stream::SplitSink, SinkExt, StreamExt};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -40,7 +42,8 @@ use tokio::{
 };
 use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
 
-type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
+/// A client's WebSocket connection.
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 const USAGE: &str = "usage: feixingqi loadtest [--clients N] [--games M] [--duration 60s] \
 [--echo-duration 20s] [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] \
@@ -313,7 +316,19 @@ impl Frame {
         let mut f = Frame::default();
         let mut typed = false;
         let mut ok = true;
+        // The fields of a `state` a player acts on, as they are read: the server writes them
+        // first (docs/PROTOCOL.md §3), and the rest (the board, 2–3 KB) is not read at all.
+        let mut acts_on = 0u8;
         let parsed = top_level_fields(text, |key, raw| {
+            acts_on |= match key {
+                "type" => 1,
+                "version" => 2,
+                "turn" => 4,
+                "phase" => 8,
+                "toAct" => 16,
+                "choices" => 32,
+                _ => 0,
+            };
             let r = match key {
                 "type" => serde_json::from_str(raw).map(|v| {
                     f.ty = v;
@@ -332,6 +347,11 @@ impl Frame {
                 _ => Ok(()),
             };
             ok &= r.is_ok();
+            if ok && acts_on == 63 && f.ty == "state" {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         });
         (parsed.is_some() && ok && typed).then_some(f)
     }
@@ -346,9 +366,12 @@ impl Frame {
 }
 
 /// Calls `field(key, raw value)` for each member of the JSON object `text`, in order, stepping
-/// over the values with [`value_end`]. `None` if `text` is not an object of that shape (the
-/// values themselves are checked only by whoever parses them).
-fn top_level_fields<'a>(text: &'a str, mut field: impl FnMut(&'a str, &'a str)) -> Option<()> {
+/// over the values with [`value_end`], until `field` breaks. `None` if `text` is not an object of
+/// that shape up to there (the values themselves are checked only by whoever parses them).
+fn top_level_fields<'a>(
+    text: &'a str,
+    mut field: impl FnMut(&'a str, &'a str) -> ControlFlow<()>,
+) -> Option<()> {
     let b = text.as_bytes();
     let mut i = blanks(b, 0);
     (b.get(i) == Some(&b'{')).then_some(())?;
@@ -364,7 +387,9 @@ fn top_level_fields<'a>(text: &'a str, mut field: impl FnMut(&'a str, &'a str)) 
         (b.get(i) == Some(&b':')).then_some(())?;
         let start = blanks(b, i + 1);
         let end = value_end(b, start)?;
-        field(key, text.get(start..end)?);
+        if field(key, text.get(start..end)?).is_break() {
+            return Some(());
+        }
         i = blanks(b, end);
         match b.get(i)? {
             b',' => i = blanks(b, i + 1),
@@ -480,27 +505,14 @@ fn server_quantile(before: &str, after: &str, name: &str, p: f64) -> Option<f64>
 /// One connection's events: (connection index, arrival, message).
 type Event = (usize, Instant, Frame);
 
-/// What a connection's read half yields: its index and a message, or `None` once it is closed.
-type Incoming = (usize, Option<Message>);
-
-/// The read halves of a game's connections, read together by the game's own task (no task and
-/// channel per connection between the socket and the player).
-type Streams = futures_util::stream::SelectAll<futures_util::stream::BoxStream<'static, Incoming>>;
-
-async fn connect(url: &str, idx: usize, streams: &mut Streams) -> Result<Sink> {
+async fn connect(url: &str) -> Result<Ws> {
     let connect = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), false);
     let (ws, _) = tokio::time::timeout(STALL, connect)
         .await
         .map_err(|_| anyhow::anyhow!("no answer in {} s", STALL.as_secs()))
         .and_then(|r| r.map_err(anyhow::Error::from))
         .with_context(|| format!("connecting to {url}"))?;
-    let (sink, stream) = ws.split();
-    let stream = stream
-        .take_while(|m| std::future::ready(m.is_ok()))
-        .filter_map(move |m| std::future::ready(m.ok().map(|m| (idx, Some(m)))))
-        .chain(futures_util::stream::once(std::future::ready((idx, None))));
-    streams.push(stream.boxed());
-    Ok(sink)
+    Ok(ws)
 }
 
 /// Small buffers: the load test holds thousands of connections.
@@ -559,11 +571,18 @@ impl Pending {
     }
 }
 
-/// The clients of one game.
+/// The clients of one game, read and written by the game's own task (no task and channel per
+/// connection between the socket and the player, no split halves behind a lock).
 struct Game {
     n: usize,
-    sinks: Vec<Sink>,
-    streams: Streams,
+    socks: Vec<Ws>,
+    /// The connection polled first by [`Game::next`]: the one after the last read, so that no
+    /// connection starves.
+    first: usize,
+    /// Fires [`STALL`] after it was last set; set anew only when it fires early (to [`STALL`]
+    /// after the wait began), not on every read, which would put each frame through the timer
+    /// wheel.
+    stall: std::pin::Pin<Box<tokio::time::Sleep>>,
     stats: Arc<Stats>,
     samples: Samples,
     rng: Rng,
@@ -579,7 +598,7 @@ impl Game {
         self.stats
             .sent_bytes
             .fetch_add(text.len() as u64, Ordering::Relaxed);
-        self.sinks[i]
+        self.socks[i]
             .send(Message::Text(text.into()))
             .await
             .context("sending")?;
@@ -620,15 +639,8 @@ impl Game {
 
     async fn next(&mut self) -> Result<Event> {
         loop {
-            let (i, m) = match tokio::time::timeout(STALL, self.streams.next()).await {
-                Ok(Some(x)) => x,
-                Ok(None) => bail!("all connections closed"),
-                Err(_) => bail!("no message for {} s", STALL.as_secs()),
-            };
+            let (i, m) = self.read_any().await?;
             let t = Instant::now();
-            let Some(m) = m else {
-                bail!("connection {i} closed");
-            };
             let Message::Text(text) = m else {
                 continue;
             };
@@ -641,6 +653,42 @@ impl Game {
                 ..Frame::default()
             });
             return Ok((i, t, f));
+        }
+    }
+
+    /// The next message on any of the game's connections; an error when one closes or none has
+    /// had a message for [`STALL`].
+    async fn read_any(&mut self) -> Result<(usize, Message)> {
+        let since = tokio::time::Instant::now();
+        let (socks, first) = (&mut self.socks, &mut self.first);
+        let n = socks.len();
+        let mut read = std::future::poll_fn(|cx| {
+            for k in 0..n {
+                let i = (*first + k) % n;
+                match socks[i].poll_next_unpin(cx) {
+                    Poll::Ready(Some(Ok(m))) => {
+                        *first = (i + 1) % n;
+                        return Poll::Ready(Ok((i, m)));
+                    }
+                    Poll::Ready(_) => {
+                        return Poll::Ready(Err(anyhow::anyhow!("connection {i} closed")))
+                    }
+                    Poll::Pending => {}
+                }
+            }
+            Poll::Pending
+        });
+        loop {
+            tokio::select! {
+                biased;
+                r = &mut read => return r,
+                () = &mut self.stall => {
+                    if since.elapsed() >= STALL {
+                        bail!("no message for {} s", STALL.as_secs());
+                    }
+                    self.stall.as_mut().reset(since + STALL);
+                }
+            }
         }
     }
 
@@ -885,8 +933,9 @@ struct Shared {
 async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     let mut game = Game {
         n: sh.seats,
-        sinks: Vec::new(),
-        streams: Streams::new(),
+        socks: Vec::new(),
+        first: 0,
+        stall: Box::pin(tokio::time::sleep(STALL)),
         stats: sh.stats.clone(),
         samples: Samples::default(),
         rng: Rng(0x9E37_79B9_7F4A_7C15 ^ (g as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D)),
@@ -894,9 +943,8 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
     };
     let setup = async {
         let _permit = sh.setup.acquire().await.context("setup")?;
-        for i in 0..sh.seats {
-            let sink = connect(&sh.ws_url, i, &mut game.streams).await?;
-            game.sinks.push(sink);
+        for _ in 0..sh.seats {
+            game.socks.push(connect(&sh.ws_url).await?);
         }
         for i in 0..sh.seats {
             game.send(
@@ -934,8 +982,8 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
             break;
         }
     }
-    for s in &mut game.sinks {
-        let _ = s.close().await;
+    for s in &mut game.socks {
+        let _ = s.close(None).await;
     }
     game.samples
 }
@@ -1557,6 +1605,11 @@ mod tests {
         for ply in 0..3000 {
             let text = s.state_text("test", Vec::new()).unwrap();
             let f = Frame::read(&text).unwrap();
+            // What a player acts on comes first, and the reader stops there: a broken board
+            // after it goes unnoticed (the server's field order, docs/PROTOCOL.md §3).
+            let head = &text[..text.find(r#","cause":"#).unwrap()];
+            let broken = Frame::read(&format!("{head},\"cause\":[}}")).unwrap();
+            assert_eq!((broken.version, broken.turn), (f.version, f.turn));
             let v: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(f.ty, v["type"]);
             assert_eq!(f.version, v["version"].as_u64());

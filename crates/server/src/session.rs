@@ -1225,6 +1225,9 @@ fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<ChoiceV
 
 /// The `state` message (docs/PROTOCOL.md §3) as typed fields: written out directly, without a
 /// JSON tree of a hundred small maps per state.
+///
+/// The fields a player acts on come first (`version` to `choices`), the board and the statistics
+/// after them: a client that only acts can stop reading there (docs/PROTOCOL.md §3).
 #[derive(Debug, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StateView<'a> {
@@ -1233,13 +1236,6 @@ pub struct StateView<'a> {
     protocol: u64,
     game_id: &'a str,
     version: u64,
-    cause: &'a str,
-    rules: &'static str,
-    options: &'a Value,
-    /// `options` written out.
-    #[serde(skip)]
-    options_text: &'a str,
-    seats: Vec<SeatView>,
     turn: u8,
     phase: &'static str,
     to_act: Option<&'static str>,
@@ -1248,6 +1244,13 @@ pub struct StateView<'a> {
     forced: Option<u8>,
     legal: Vec<u8>,
     choices: Vec<ChoiceView>,
+    cause: &'a str,
+    rules: &'static str,
+    options: &'a Value,
+    /// `options` written out.
+    #[serde(skip)]
+    options_text: &'a str,
+    seats: Vec<SeatView>,
     events: Vec<Value>,
     ranking: Vec<u8>,
     scores: Option<Vec<ScoreView>>,
@@ -1287,19 +1290,6 @@ impl StateView<'_> {
         t.str(self.game_id);
         t.key("version");
         t.uint(self.version);
-        t.key("cause");
-        t.str(self.cause);
-        t.key("rules");
-        t.str(self.rules);
-        t.key("options");
-        t.raw(self.options_text);
-        t.key("seats");
-        t.open_array();
-        for s in &self.seats {
-            t.item();
-            s.write(&mut t);
-        }
-        t.close_array();
         t.key("turn");
         t.uint(self.turn.into());
         t.key("phase");
@@ -1319,6 +1309,19 @@ impl StateView<'_> {
         for c in &self.choices {
             t.item();
             c.write(&mut t);
+        }
+        t.close_array();
+        t.key("cause");
+        t.str(self.cause);
+        t.key("rules");
+        t.str(self.rules);
+        t.key("options");
+        t.raw(self.options_text);
+        t.key("seats");
+        t.open_array();
+        for s in &self.seats {
+            t.item();
+            s.write(&mut t);
         }
         t.close_array();
         t.key("events");
