@@ -23,10 +23,11 @@ const CONNECTION_PRAGMAS: [(&str, &str); 3] = [
 /// How long a connection waits for another's lock before its statement fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Schema version written to `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 2;
+/// Schema version written to `PRAGMA user_version` (3: the ply log; created by `SCHEMA` on an
+/// older file, whose plies stay where they are).
+const SCHEMA_VERSION: i64 = 3;
 
-const SCHEMA: [&str; 5] = [
+const SCHEMA: [&str; 6] = [
     "CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY,
         token_hash TEXT NOT NULL,
@@ -71,6 +72,14 @@ const SCHEMA: [&str; 5] = [
         ply TEXT NOT NULL,
         PRIMARY KEY (game_id, idx)
     ) WITHOUT ROWID",
+    // The ply log: plies as the writer appends them, in the order of their commits, folded into
+    // `plies` in bulk (see `fold`).
+    "CREATE TABLE IF NOT EXISTS ply_log (
+        seq INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL REFERENCES games(id),
+        idx INTEGER NOT NULL,
+        ply TEXT NOT NULL
+    )",
 ];
 
 /// A game as stored.
@@ -187,18 +196,27 @@ const GROUP_COMMIT: usize = 512;
 /// statements prepared once ([`start_ply_writer`]): through the async pool every statement was
 /// a round trip to SQLite's worker thread, and each batch's SQL text was parsed anew, which
 /// together cost several times SQLite's own work.
-fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receiver<PlyWrite>) {
+///
+/// Plies are appended to the ply log and folded into `plies` every [`FOLD_EVERY`] or
+/// `fold_rows` plies ([`fold`]).
+fn ply_writer(
+    mut conn: rusqlite::Connection,
+    mut rx: tokio::sync::mpsc::Receiver<PlyWrite>,
+    fold_rows: usize,
+) {
     let mut batch = Vec::with_capacity(GROUP_COMMIT);
     let mut stored = Stored::default();
     let mut checkpointed = std::time::Instant::now();
+    let (mut logged, mut folded) = (0, std::time::Instant::now());
     while let Some(first) = rx.blocking_recv() {
+        let arrived = std::time::Instant::now();
         batch.push(first);
-        while batch.len() < GROUP_COMMIT {
-            match rx.try_recv() {
-                Ok(w) => batch.push(w),
-                Err(_) => break,
-            }
+        take_waiting(&mut rx, &mut batch);
+        if batch.len() < GROUP_COMMIT / 8 {
+            std::thread::sleep(GATHER.saturating_sub(arrived.elapsed()));
+            take_waiting(&mut rx, &mut batch);
         }
+        logged += batch.iter().map(|w| w.append.len()).sum::<usize>();
         if commit(&mut conn, &mut stored, &batch).is_ok() {
             for w in batch.drain(..) {
                 let _ = w.reply.send(Ok(()));
@@ -209,11 +227,60 @@ fn ply_writer(mut conn: rusqlite::Connection, mut rx: tokio::sync::mpsc::Receive
                 let _ = w.reply.send(alone.map_err(Error::from));
             }
         }
+        if logged >= fold_rows || (logged > 0 && folded.elapsed() >= FOLD_EVERY) {
+            match fold(&mut conn) {
+                Ok(()) => logged = 0,
+                Err(e) => tracing::warn!(error = %e, "folding the ply log"),
+            }
+            folded = std::time::Instant::now();
+        }
         if checkpointed.elapsed() >= CHECKPOINT_EVERY {
             checkpoint(&conn);
             checkpointed = std::time::Instant::now();
         }
     }
+}
+
+/// Adds the writes waiting in `rx` to `batch`, up to [`GROUP_COMMIT`].
+fn take_waiting(rx: &mut tokio::sync::mpsc::Receiver<PlyWrite>, batch: &mut Vec<PlyWrite>) {
+    while batch.len() < GROUP_COMMIT {
+        match rx.try_recv() {
+            Ok(w) => batch.push(w),
+            Err(_) => break,
+        }
+    }
+}
+
+/// How long the writer lets a small batch gather more writes before it commits it. A commit has
+/// a cost of its own whatever it holds (locks, the log's last page, the commit record): under
+/// load the writes that came during one commit made the next, a few at a time; waiting up to
+/// this long from the first write commits dozens together. A move is acknowledged that much
+/// later at most.
+const GATHER: Duration = Duration::from_millis(1);
+
+/// Plies in the ply log that make the writer fold it ([`fold`]).
+pub const FOLD_ROWS: usize = 20_000;
+
+/// The longest a ply stays in the ply log while plies are written.
+const FOLD_EVERY: Duration = Duration::from_secs(5);
+
+/// Moves the ply log into `plies` in one transaction, sorted by game, and empties it.
+///
+/// Why a log: `plies` is kept in (game, index) order, so each game's next ply lands on that
+/// game's own page, and a commit of the plies of a hundred rooms wrote a hundred 4 KiB pages to
+/// the write-ahead log (and the checkpoint copied them again): most of the writer's time at
+/// 2,500 busy rooms. Appended to the log, the plies of a commit share its last page or two; a
+/// fold then writes each game's page once for all the plies it got since the last fold. A ply
+/// is committed (and acknowledged) in the log just as durably as in `plies`, and
+/// [`SqliteStore::load`] reads both.
+fn fold(conn: &mut rusqlite::Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(
+        "INSERT INTO plies (game_id, idx, ply) \
+         SELECT game_id, idx, ply FROM ply_log ORDER BY game_id, idx; \
+         DELETE FROM ply_log;",
+    )?;
+    tx.commit()
 }
 
 /// How often the ply writer copies the write-ahead log into the database. The moves that arrive
@@ -298,11 +365,15 @@ fn write_all(
         if stored.may_cut(&w.id, w.keep) {
             tx.prepare_cached("DELETE FROM plies WHERE game_id = ? AND idx >= ?")?
                 .execute(rusqlite::params![w.id, w.keep as i64])?;
+            // The log has no index on the game (it would put every ply on its game's page
+            // again): this reads the log, at most `fold_rows` plies, once per game start or undo.
+            tx.prepare_cached("DELETE FROM ply_log WHERE game_id = ? AND idx >= ?")?
+                .execute(rusqlite::params![w.id, w.keep as i64])?;
         }
         stored.wrote(w);
         let keep = w.keep as i64;
         let mut insert =
-            tx.prepare_cached("INSERT INTO plies (game_id, idx, ply) VALUES (?, ?, ?)")?;
+            tx.prepare_cached("INSERT INTO ply_log (game_id, idx, ply) VALUES (?, ?, ?)")?;
         for (i, p) in w.append.iter().enumerate() {
             insert.execute(rusqlite::params![w.id, keep + i as i64, p])?;
         }
@@ -316,8 +387,12 @@ fn write_all(
 }
 
 /// Starts [`ply_writer`] on a thread of its own with its own connection to the database at
-/// `path` (already created, in WAL mode); returns its queue once the connection is open.
-async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
+/// `path` (already created, in WAL mode); returns its queue once the connection is open and
+/// the ply log left by the last run folded.
+async fn start_ply_writer(
+    path: &Path,
+    fold_rows: usize,
+) -> Result<tokio::sync::mpsc::Sender<PlyWrite>, Error> {
     let (tx, rx) = tokio::sync::mpsc::channel(4 * GROUP_COMMIT);
     let (ready, opened) = tokio::sync::oneshot::channel::<Result<(), Error>>();
     let path = path.to_path_buf();
@@ -325,7 +400,7 @@ async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWr
         .name("ply-writer".into())
         .spawn(move || {
             let open = || -> rusqlite::Result<rusqlite::Connection> {
-                let conn = rusqlite::Connection::open(&path)?;
+                let mut conn = rusqlite::Connection::open(&path)?;
                 conn.busy_timeout(BUSY_TIMEOUT)?;
                 let shared: String = CONNECTION_PRAGMAS
                     .iter()
@@ -340,12 +415,13 @@ async fn start_ply_writer(path: &Path) -> Result<tokio::sync::mpsc::Sender<PlyWr
                      PRAGMA temp_store = MEMORY;",
                 )?;
                 conn.set_prepared_statement_cache_capacity(16);
+                fold(&mut conn)?;
                 Ok(conn)
             };
             match open() {
                 Ok(conn) => {
                     let _ = ready.send(Ok(()));
-                    ply_writer(conn, rx);
+                    ply_writer(conn, rx, fold_rows);
                 }
                 Err(e) => {
                     let _ = ready.send(Err(e.into()));
@@ -390,6 +466,14 @@ impl SqliteStore {
     /// # Errors
     /// [`Error::Internal`] when the folder cannot be created, [`Error::Db`] for the database.
     pub async fn open(data_dir: &Path) -> Result<SqliteStore, Error> {
+        SqliteStore::open_folding(data_dir, FOLD_ROWS).await
+    }
+
+    /// [`SqliteStore::open`] with the ply log folded every `fold_rows` plies (tests fold often).
+    ///
+    /// # Errors
+    /// As [`SqliteStore::open`].
+    pub async fn open_folding(data_dir: &Path, fold_rows: usize) -> Result<SqliteStore, Error> {
         std::fs::create_dir_all(data_dir).map_err(|e| {
             Error::Internal(format!("creating data dir {}: {e}", data_dir.display()))
         })?;
@@ -425,7 +509,7 @@ impl SqliteStore {
             .execute(&pool)
             .await?;
         // After the schema: the writer's connection sees the tables.
-        let plies = start_ply_writer(&path).await?;
+        let plies = start_ply_writer(&path, fold_rows).await?;
         Ok(SqliteStore { pool, plies })
     }
 }
@@ -635,13 +719,16 @@ impl Storage for SqliteStore {
         else {
             return Ok(None);
         };
-        let plies = sqlx::query("SELECT ply FROM plies WHERE game_id = ? ORDER BY idx")
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(|r| r.try_get::<String, _>("ply"))
-            .collect::<Result<Vec<_>, _>>()?;
+        let plies = sqlx::query(
+            "SELECT ply FROM (SELECT idx, ply FROM plies WHERE game_id = ?1 \
+             UNION ALL SELECT idx, ply FROM ply_log WHERE game_id = ?1) ORDER BY idx",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| r.try_get::<String, _>("ply"))
+        .collect::<Result<Vec<_>, _>>()?;
         let seeds: String = row.try_get("client_seeds")?;
         let client_seeds = serde_json::from_str::<Vec<String>>(&seeds)
             .map_err(|e| Error::Internal(format!("game {id}: stored client seeds: {e}")))?;
