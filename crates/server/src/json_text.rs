@@ -5,8 +5,6 @@
 //! is escaped (by serde_json). The serde derive of the same view stays what the text must equal
 //! (tested on whole games).
 
-use serde_json::Value;
-
 /// A JSON text being written.
 #[derive(Debug, Default)]
 pub struct JsonText {
@@ -153,8 +151,8 @@ impl JsonText {
     }
 
     /// A JSON value, written by serde_json.
-    pub fn value(&mut self, v: &Value) {
-        // Cannot fail: a `Value` has only text keys.
+    pub fn value<T: serde::Serialize + ?Sized>(&mut self, v: &T) {
+        // Cannot fail: what is written here has only text keys.
         let _ = serde_json::to_writer(&mut self.out, v);
         self.empty = false;
     }
@@ -210,7 +208,7 @@ mod tests {
         t.close();
         t.close();
         let text = t.finish().unwrap();
-        let v: Value = serde_json::from_str(&text).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
             v,
             serde_json::json!({"a": 0, "b": -42, "c": [1, 20, u64::MAX],

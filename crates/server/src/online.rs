@@ -25,6 +25,7 @@ use crate::{
     room::Broadcast,
     session::{Action, GameConfig, SeatControl, Session, StateView},
     store::{Settlement, Store, StoredRoom},
+    view::EventView,
 };
 
 /// Quick-chat phrases (docs/PROTOCOL.md §7.6): the client has their texts.
@@ -892,7 +893,7 @@ impl Room {
     fn game_state<T>(
         &mut self,
         cause: &str,
-        events: Vec<Value>,
+        events: Vec<EventView>,
         out: impl FnOnce(&StateView<'_>) -> T,
     ) -> Option<T> {
         let timer = self.timer_json();

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::{
     error::Error,
     json_text::JsonText,
-    view::{self, event_json, is_trailing},
+    view::{self, event_view, is_trailing, EventView},
     PROTOCOL_VERSION,
 };
 
@@ -606,7 +606,7 @@ impl Session {
     ///
     /// # Errors
     /// `stale_version`, `game_over`, `not_your_turn`, `illegal_move`, `not_allowed`.
-    pub fn act(&mut self, action: Action, version: u64) -> Result<Vec<Value>, Error> {
+    pub fn act(&mut self, action: Action, version: u64) -> Result<Vec<EventView>, Error> {
         self.check_version(version)?;
         let pos = *self.game.position();
         if pos.is_over() {
@@ -696,7 +696,7 @@ impl Session {
         Ok(out)
     }
 
-    fn step(&mut self, out: &mut Vec<Value>) -> Result<(), Error> {
+    fn step(&mut self, out: &mut Vec<EventView>) -> Result<(), Error> {
         let pos = *self.game.position();
         match pos.phase() {
             Phase::Over => Err(Error::GameOver),
@@ -770,7 +770,7 @@ impl Session {
         }
     }
 
-    fn roll(&mut self, out: &mut Vec<Value>) -> Result<(), Error> {
+    fn roll(&mut self, out: &mut Vec<EventView>) -> Result<(), Error> {
         let mut tl = Timeline::default();
         let report = self.game.roll(&mut tl).map_err(game_error)?;
         let moved = match report.outcome {
@@ -781,7 +781,7 @@ impl Session {
         Ok(())
     }
 
-    fn play(&mut self, mv: Move, out: &mut Vec<Value>) -> Result<(), Error> {
+    fn play(&mut self, mv: Move, out: &mut Vec<EventView>) -> Result<(), Error> {
         let pos = *self.game.position();
         if !matches!(pos.phase(), Phase::Move(_)) {
             return Err(Error::IllegalMove {
@@ -798,14 +798,17 @@ impl Session {
 
     /// Converts engine events (rules and item mode, in order), inserting the derived `stack`
     /// event after the moved piece's walk.
-    fn push_events(&self, ev: &[AnyEvent], moved: Option<(Seat, u8)>, out: &mut Vec<Value>) {
+    fn push_events(&self, ev: &[AnyEvent], moved: Option<(Seat, u8)>, out: &mut Vec<EventView>) {
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let pos = self.game.position();
         let stack = moved.and_then(|(seat, piece)| {
             let a = pos.square(seat, piece)?;
             let count = pos.pieces_on(a).filter(|r| r.seat == seat).count();
-            (count >= 2).then(|| {
-                json!({"kind": "stack", "seat": seat.get(), "piece": piece, "square": a, "count": count})
+            (count >= 2).then(|| EventView::Stack {
+                seat: seat.get(),
+                piece,
+                square: a,
+                count,
             })
         });
         let at = ev
@@ -819,8 +822,8 @@ impl Session {
                 }
             }
             out.push(match e {
-                AnyEvent::Rules(r) => event_json(&board, pos, r),
-                AnyEvent::Item(x) => view::item_event_json(&board, x),
+                AnyEvent::Rules(r) => event_view(&board, pos, r),
+                AnyEvent::Item(x) => view::item_event_view(&board, x),
             });
         }
         if at == ev.len() {
@@ -935,7 +938,7 @@ impl Session {
     }
 
     /// The `state` message (docs/PROTOCOL.md §3) with these events.
-    pub fn state(&mut self, cause: &str, events: Vec<Value>) -> Value {
+    pub fn state(&mut self, cause: &str, events: Vec<EventView>) -> Value {
         self.state_view(cause, events).to_value()
     }
 
@@ -944,13 +947,13 @@ impl Session {
     ///
     /// # Errors
     /// [`Error::Internal`] if it does not serialize (it has no map with other than text keys).
-    pub fn state_text(&mut self, cause: &str, events: Vec<Value>) -> Result<String, Error> {
+    pub fn state_text(&mut self, cause: &str, events: Vec<EventView>) -> Result<String, Error> {
         self.state_view(cause, events).to_text()
     }
 
     /// The fields of the `state` message, to write out or to complete (online rooms add their
     /// block).
-    pub fn state_view<'a>(&'a mut self, cause: &'a str, events: Vec<Value>) -> StateView<'a> {
+    pub fn state_view<'a>(&'a mut self, cause: &'a str, events: Vec<EventView>) -> StateView<'a> {
         if self.game.position().is_over() {
             // Computed once, then borrowed below.
             self.over_summary();
@@ -1251,7 +1254,7 @@ pub struct StateView<'a> {
     #[serde(skip)]
     options_text: &'a str,
     seats: Vec<SeatView>,
-    events: Vec<Value>,
+    events: Vec<EventView>,
     ranking: Vec<u8>,
     scores: Option<Vec<ScoreView>>,
     dice: DiceView<'a>,

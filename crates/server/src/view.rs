@@ -134,55 +134,273 @@ pub fn is_trailing(e: &Event) -> bool {
     )
 }
 
-/// One engine event as protocol JSON (docs/PROTOCOL.md §4).
-pub fn event_json(board: &Board, pos_after: &Position, e: &Event) -> Value {
-    let at_cell = |p: PieceRef, v: u8| opt_cell(board.cell(p.seat, v));
+/// A cell as `[row, col]`, the way [`EventView`] holds it.
+type At = Option<[u8; 2]>;
+
+fn at_of(c: Option<Cell>) -> At {
+    c.map(|c| [c.row, c.col])
+}
+
+/// An event as the protocol writes it (docs/PROTOCOL.md §4 and "Items"): one variant per
+/// `kind`, serialized straight into the state's text (a JSON map per event, its keys allocated
+/// one by one, was the room task's largest cost after the state itself). Cells are `[row, col]`
+/// or `null`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[allow(missing_docs)] // the fields are the protocol's, documented in docs/PROTOCOL.md §4
+pub enum EventView {
+    OpeningRoll {
+        seat: u8,
+        die: u8,
+    },
+    Starts {
+        seat: u8,
+    },
+    Rolled {
+        seat: u8,
+        die: u8,
+    },
+    TakeOff {
+        seat: u8,
+        piece: u8,
+        cell: At,
+    },
+    Step {
+        seat: u8,
+        piece: u8,
+        to: u8,
+        cell: At,
+    },
+    Bounce {
+        seat: u8,
+        piece: u8,
+        at: u8,
+        cell: At,
+        cause: &'static str,
+    },
+    Parked {
+        seat: u8,
+        piece: u8,
+        at: u8,
+        cell: At,
+    },
+    Jump {
+        seat: u8,
+        piece: u8,
+        from: u8,
+        to: u8,
+        cell: At,
+    },
+    Fly {
+        seat: u8,
+        piece: u8,
+        from: u8,
+        to: u8,
+        cell: At,
+        crossed: At,
+    },
+    Blocked {
+        seat: u8,
+        piece: u8,
+        at: u8,
+        what: &'static str,
+    },
+    Captured {
+        seat: u8,
+        piece: u8,
+        victim_seat: u8,
+        victim_piece: u8,
+        square: Option<u8>,
+        crossing: bool,
+        cell: At,
+    },
+    Collision {
+        seat: u8,
+        piece: u8,
+        square: u8,
+    },
+    Finished {
+        seat: u8,
+        piece: u8,
+    },
+    SeatFinished {
+        seat: u8,
+        place: u8,
+    },
+    Penalty {
+        seat: u8,
+    },
+    #[serde(rename = "skip")]
+    Skipped {
+        seat: u8,
+        reason: &'static str,
+        zh: &'static str,
+        en: &'static str,
+    },
+    #[serde(rename = "bonus")]
+    BonusRoll {
+        seat: u8,
+        cause: &'static str,
+    },
+    TurnPassed {
+        from: u8,
+        to: u8,
+    },
+    GameOver {
+        ranking: Vec<u8>,
+    },
+    /// Derived by the server: the moved piece ended on its own seat's pieces (a stack).
+    Stack {
+        seat: u8,
+        piece: u8,
+        square: u8,
+        count: usize,
+    },
+    RoundStarted {
+        round: u32,
+    },
+    ItemAppeared {
+        square: u8,
+        item: &'static str,
+        cell: At,
+    },
+    ItemPicked {
+        seat: u8,
+        piece: u8,
+        square: u8,
+        item: &'static str,
+        cell: At,
+    },
+    ItemUsed {
+        seat: u8,
+        #[serde(rename = "use")]
+        used: Value,
+    },
+    MissileHit {
+        seat: u8,
+        victim_seat: u8,
+        victim_piece: u8,
+        square: u8,
+        cell: At,
+    },
+    ShieldEnded {
+        seat: u8,
+        piece: u8,
+    },
+    ShieldHeld {
+        seat: u8,
+        piece: u8,
+    },
+    WeatherAppeared {
+        square: u8,
+        weather: &'static str,
+        cell: At,
+    },
+    WeatherVanished {
+        square: u8,
+    },
+    WeatherStruck {
+        seat: u8,
+        piece: u8,
+        weather: &'static str,
+        at: u8,
+        cell: At,
+    },
+}
+
+/// One engine event as the protocol writes it (docs/PROTOCOL.md §4).
+pub fn event_view(board: &Board, pos_after: &Position, e: &Event) -> EventView {
+    let at_cell = |p: PieceRef, v: u8| at_of(board.cell(p.seat, v));
     match *e {
-        Event::OpeningRoll { seat, die } => {
-            json!({"kind": "openingRoll", "seat": seat.get(), "die": die})
-        }
-        Event::Starts { seat } => json!({"kind": "starts", "seat": seat.get()}),
-        Event::Rolled { seat, die } => json!({"kind": "rolled", "seat": seat.get(), "die": die}),
+        Event::OpeningRoll { seat, die } => EventView::OpeningRoll {
+            seat: seat.get(),
+            die,
+        },
+        Event::Starts { seat } => EventView::Starts { seat: seat.get() },
+        Event::Rolled { seat, die } => EventView::Rolled {
+            seat: seat.get(),
+            die,
+        },
         Event::TakeOff { piece } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "takeOff", "seat": s, "piece": k, "cell": at_cell(piece, 0)})
+            let (seat, k) = piece_fields(piece);
+            EventView::TakeOff {
+                seat,
+                piece: k,
+                cell: at_cell(piece, 0),
+            }
         }
         Event::Step { piece, to } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "step", "seat": s, "piece": k, "to": to, "cell": at_cell(piece, to)})
+            let (seat, k) = piece_fields(piece);
+            EventView::Step {
+                seat,
+                piece: k,
+                to,
+                cell: at_cell(piece, to),
+            }
         }
         Event::Bounce { piece, at, cause } => {
-            let (s, k) = piece_fields(piece);
+            let (seat, k) = piece_fields(piece);
             let cause = match cause {
                 BounceCause::Stack => "stack",
                 BounceCause::Centre => "centre",
             };
-            json!({"kind": "bounce", "seat": s, "piece": k, "at": at, "cell": at_cell(piece, at), "cause": cause})
+            EventView::Bounce {
+                seat,
+                piece: k,
+                at,
+                cell: at_cell(piece, at),
+                cause,
+            }
         }
         Event::Parked { piece, at } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "parked", "seat": s, "piece": k, "at": at, "cell": at_cell(piece, at)})
+            let (seat, k) = piece_fields(piece);
+            EventView::Parked {
+                seat,
+                piece: k,
+                at,
+                cell: at_cell(piece, at),
+            }
         }
         Event::Jump { piece, from, to } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "jump", "seat": s, "piece": k, "from": from, "to": to, "cell": at_cell(piece, to)})
+            let (seat, k) = piece_fields(piece);
+            EventView::Jump {
+                seat,
+                piece: k,
+                from,
+                to,
+                cell: at_cell(piece, to),
+            }
         }
         Event::Fly { piece, from, to } => {
-            let (s, k) = piece_fields(piece);
-            let crossed = board
-                .fly_line(piece.seat)
-                .map_or(Value::Null, |(_, _, c)| cell(c));
-            json!({"kind": "fly", "seat": s, "piece": k, "from": from, "to": to,
-                   "cell": at_cell(piece, to), "crossed": crossed})
+            let (seat, k) = piece_fields(piece);
+            EventView::Fly {
+                seat,
+                piece: k,
+                from,
+                to,
+                cell: at_cell(piece, to),
+                crossed: board
+                    .fly_line(piece.seat)
+                    .and_then(|(_, _, c)| at_of(Some(c))),
+            }
         }
         Event::Blocked { piece, at, what } => {
-            let (s, k) = piece_fields(piece);
+            let (seat, k) = piece_fields(piece);
             let what = match what {
                 Blocked::Jump => "jump",
                 Blocked::FlyCrossing => "flyCrossing",
                 Blocked::FlyLanding => "flyLanding",
             };
-            json!({"kind": "blocked", "seat": s, "piece": k, "at": at, "what": what})
+            EventView::Blocked {
+                seat,
+                piece: k,
+                at,
+                what,
+            }
         }
         Event::Captured {
             by,
@@ -190,73 +408,115 @@ pub fn event_json(board: &Board, pos_after: &Position, e: &Event) -> Value {
             at,
             crossing,
         } => {
-            let (s, k) = piece_fields(by);
-            let (vs, vk) = piece_fields(victim);
-            json!({"kind": "captured", "seat": s, "piece": k, "victimSeat": vs, "victimPiece": vk,
-                   "square": at, "crossing": crossing,
-                   "cell": cell(board.base_spot(victim.seat, victim.piece.min(3)))})
+            let (seat, k) = piece_fields(by);
+            let (victim_seat, victim_piece) = piece_fields(victim);
+            EventView::Captured {
+                seat,
+                piece: k,
+                victim_seat,
+                victim_piece,
+                square: at,
+                crossing,
+                cell: at_of(Some(board.base_spot(victim.seat, victim.piece.min(3)))),
+            }
         }
         Event::Collision { piece, at } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "collision", "seat": s, "piece": k, "square": at})
+            let (seat, k) = piece_fields(piece);
+            EventView::Collision {
+                seat,
+                piece: k,
+                square: at,
+            }
         }
         Event::Finished { piece } => {
-            let (s, k) = piece_fields(piece);
-            json!({"kind": "finished", "seat": s, "piece": k})
+            let (seat, k) = piece_fields(piece);
+            EventView::Finished { seat, piece: k }
         }
-        Event::SeatFinished { seat, place } => {
-            json!({"kind": "seatFinished", "seat": seat.get(), "place": place})
-        }
-        Event::Penalty { seat } => json!({"kind": "penalty", "seat": seat.get()}),
-        Event::Skipped { seat, reason } => json!({"kind": "skip", "seat": seat.get(),
-            "reason": reason.code(), "zh": reason.zh(), "en": reason.en()}),
+        Event::SeatFinished { seat, place } => EventView::SeatFinished {
+            seat: seat.get(),
+            place,
+        },
+        Event::Penalty { seat } => EventView::Penalty { seat: seat.get() },
+        Event::Skipped { seat, reason } => EventView::Skipped {
+            seat: seat.get(),
+            reason: reason.code(),
+            zh: reason.zh(),
+            en: reason.en(),
+        },
         Event::BonusRoll { seat, cause } => {
             let cause = match cause {
                 BonusCause::Six => "six",
                 BonusCause::Capture => "capture",
                 BonusCause::Finish => "finish",
             };
-            json!({"kind": "bonus", "seat": seat.get(), "cause": cause})
+            EventView::BonusRoll {
+                seat: seat.get(),
+                cause,
+            }
         }
-        Event::TurnPassed { from, to } => {
-            json!({"kind": "turnPassed", "from": from.get(), "to": to.get()})
-        }
-        Event::GameOver => {
-            let ranking: Vec<u8> = pos_after.ranking().map(Seat::get).collect();
-            json!({"kind": "gameOver", "ranking": ranking})
-        }
+        Event::TurnPassed { from, to } => EventView::TurnPassed {
+            from: from.get(),
+            to: to.get(),
+        },
+        Event::GameOver => EventView::GameOver {
+            ranking: pos_after.ranking().map(Seat::get).collect(),
+        },
     }
 }
 
 /// An item-mode event as the protocol writes it (docs/PROTOCOL.md "Items").
-pub fn item_event_json(board: &Board, e: &ItemEvent) -> Value {
-    let cell_of = |square: u8| opt_cell(board.track.get(usize::from(square)).copied());
+pub fn item_event_view(board: &Board, e: &ItemEvent) -> EventView {
+    let cell_of = |square: u8| at_of(board.track.get(usize::from(square)).copied());
     match *e {
-        ItemEvent::RoundStarted { round } => json!({"kind": "roundStarted", "round": round}),
-        ItemEvent::ItemAppeared { square, item } => json!({"kind": "itemAppeared",
-            "square": square, "item": item.name(), "cell": cell_of(square)}),
+        ItemEvent::RoundStarted { round } => EventView::RoundStarted { round },
+        ItemEvent::ItemAppeared { square, item } => EventView::ItemAppeared {
+            square,
+            item: item.name(),
+            cell: cell_of(square),
+        },
         ItemEvent::ItemPicked {
             piece,
             square,
             item,
-        } => json!({"kind": "itemPicked", "seat": piece.seat.get(), "piece": piece.piece,
-            "square": square, "item": item.name(), "cell": cell_of(square)}),
-        ItemEvent::ItemUsed { seat, used } => json!({"kind": "itemUsed", "seat": seat.get(),
-            "use": item_use_to_json(used)}),
-        ItemEvent::MissileHit { by, victim, square } => json!({"kind": "missileHit",
-            "seat": by.get(), "victimSeat": victim.seat.get(), "victimPiece": victim.piece,
-            "square": square, "cell": piece_cell(board, victim.seat, victim.piece, Progress::Hangar)}),
-        ItemEvent::ShieldEnded { piece } => json!({"kind": "shieldEnded",
-            "seat": piece.seat.get(), "piece": piece.piece}),
-        ItemEvent::ShieldHeld { piece } => json!({"kind": "shieldHeld",
-            "seat": piece.seat.get(), "piece": piece.piece}),
-        ItemEvent::WeatherAppeared { square, kind } => json!({"kind": "weatherAppeared",
-            "square": square, "weather": kind.name(), "cell": cell_of(square)}),
-        ItemEvent::WeatherVanished { square } => json!({"kind": "weatherVanished",
-            "square": square}),
-        ItemEvent::WeatherStruck { piece, kind, at } => json!({"kind": "weatherStruck",
-            "seat": piece.seat.get(), "piece": piece.piece, "weather": kind.name(), "at": at,
-            "cell": opt_cell(board.cell(piece.seat, at))}),
+        } => EventView::ItemPicked {
+            seat: piece.seat.get(),
+            piece: piece.piece,
+            square,
+            item: item.name(),
+            cell: cell_of(square),
+        },
+        ItemEvent::ItemUsed { seat, used } => EventView::ItemUsed {
+            seat: seat.get(),
+            used: item_use_to_json(used),
+        },
+        ItemEvent::MissileHit { by, victim, square } => EventView::MissileHit {
+            seat: by.get(),
+            victim_seat: victim.seat.get(),
+            victim_piece: victim.piece,
+            square,
+            cell: piece_cell_at(board, victim.seat, victim.piece, Progress::Hangar),
+        },
+        ItemEvent::ShieldEnded { piece } => EventView::ShieldEnded {
+            seat: piece.seat.get(),
+            piece: piece.piece,
+        },
+        ItemEvent::ShieldHeld { piece } => EventView::ShieldHeld {
+            seat: piece.seat.get(),
+            piece: piece.piece,
+        },
+        ItemEvent::WeatherAppeared { square, kind } => EventView::WeatherAppeared {
+            square,
+            weather: kind.name(),
+            cell: cell_of(square),
+        },
+        ItemEvent::WeatherVanished { square } => EventView::WeatherVanished { square },
+        ItemEvent::WeatherStruck { piece, kind, at } => EventView::WeatherStruck {
+            seat: piece.seat.get(),
+            piece: piece.piece,
+            weather: kind.name(),
+            at,
+            cell: at_of(board.cell(piece.seat, at)),
+        },
     }
 }
 
@@ -286,4 +546,70 @@ pub fn items_json(pos: &Position, items: &ItemState) -> Value {
         "usedThisRoll": items.used_this_roll(),
         "booster": items.booster_active(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The protocol's names (docs/PROTOCOL.md §4): `kind` in camelCase, two kinds named
+    /// otherwise than their variants, field names in camelCase, `use`, absent cells as `null`.
+    #[test]
+    fn events_are_written_with_the_protocol_names() {
+        let cases = [
+            (
+                EventView::Skipped {
+                    seat: 1,
+                    reason: "noMove",
+                    zh: "无子可走",
+                    en: "no move",
+                },
+                json!({"kind": "skip", "seat": 1, "reason": "noMove", "zh": "无子可走", "en": "no move"}),
+            ),
+            (
+                EventView::BonusRoll {
+                    seat: 0,
+                    cause: "six",
+                },
+                json!({"kind": "bonus", "seat": 0, "cause": "six"}),
+            ),
+            (
+                EventView::Captured {
+                    seat: 0,
+                    piece: 2,
+                    victim_seat: 3,
+                    victim_piece: 1,
+                    square: None,
+                    crossing: true,
+                    cell: Some([15, 2]),
+                },
+                json!({"kind": "captured", "seat": 0, "piece": 2, "victimSeat": 3,
+                       "victimPiece": 1, "square": null, "crossing": true, "cell": [15, 2]}),
+            ),
+            (
+                EventView::TakeOff {
+                    seat: 2,
+                    piece: 0,
+                    cell: None,
+                },
+                json!({"kind": "takeOff", "seat": 2, "piece": 0, "cell": null}),
+            ),
+            (
+                EventView::ItemUsed {
+                    seat: 1,
+                    used: json!({"item": "missile"}),
+                },
+                json!({"kind": "itemUsed", "seat": 1, "use": {"item": "missile"}}),
+            ),
+            (
+                EventView::GameOver {
+                    ranking: vec![2, 0],
+                },
+                json!({"kind": "gameOver", "ranking": [2, 0]}),
+            ),
+        ];
+        for (event, want) in cases {
+            assert_eq!(serde_json::to_value(&event).unwrap(), want);
+        }
+    }
 }
