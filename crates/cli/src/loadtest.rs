@@ -571,6 +571,58 @@ impl Pending {
     }
 }
 
+/// Which of a game's connections may have something to read. Each connection is polled with a
+/// waker of its own, which marks it here and wakes the game's task, so that a wake reads the
+/// connections that were woken and not all of them: reading an idle connection is not free (the
+/// WebSocket library clears its read buffer, 4 KiB, before every read, even one that finds
+/// nothing).
+struct Woken {
+    marks: Arc<AtomicU64>,
+    task: Arc<futures_util::task::AtomicWaker>,
+    /// The waker of each connection.
+    wakers: Vec<std::task::Waker>,
+}
+
+impl Woken {
+    /// For `n` connections, all of them marked (nothing was read yet).
+    fn new(n: usize) -> Woken {
+        let marks = Arc::new(AtomicU64::new((1 << n) - 1));
+        let task = Arc::new(futures_util::task::AtomicWaker::new());
+        let wakers = (0..n)
+            .map(|i| {
+                std::task::Waker::from(Arc::new(ConnWaker {
+                    marks: marks.clone(),
+                    task: task.clone(),
+                    bit: 1 << i,
+                }))
+            })
+            .collect();
+        Woken {
+            marks,
+            task,
+            wakers,
+        }
+    }
+}
+
+/// The waker of one connection of a game ([`Woken`]).
+struct ConnWaker {
+    marks: Arc<AtomicU64>,
+    task: Arc<futures_util::task::AtomicWaker>,
+    bit: u64,
+}
+
+impl std::task::Wake for ConnWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.marks.fetch_or(self.bit, Ordering::AcqRel);
+        self.task.wake();
+    }
+}
+
 /// The clients of one game, read and written by the game's own task (no task and channel per
 /// connection between the socket and the player, no split halves behind a lock).
 struct Game {
@@ -579,6 +631,8 @@ struct Game {
     /// The connection polled first by [`Game::next`]: the one after the last read, so that no
     /// connection starves.
     first: usize,
+    /// Which connections were woken since they were last read.
+    woken: Woken,
     /// Fires [`STALL`] after it was last set; set anew only when it fires early (to [`STALL`]
     /// after the wait began), not on every read, which would put each frame through the timer
     /// wheel.
@@ -660,14 +714,27 @@ impl Game {
     /// had a message for [`STALL`].
     async fn read_any(&mut self) -> Result<(usize, Message)> {
         let since = tokio::time::Instant::now();
-        let (socks, first) = (&mut self.socks, &mut self.first);
+        let (socks, first, woken) = (&mut self.socks, &mut self.first, &self.woken);
         let n = socks.len();
         let mut read = std::future::poll_fn(|cx| {
+            woken.task.register(cx.waker());
+            let marked = woken.marks.swap(0, Ordering::AcqRel);
+            let start = *first;
             for k in 0..n {
-                let i = (*first + k) % n;
-                match socks[i].poll_next_unpin(cx) {
+                let i = (start + k) % n;
+                if marked & (1 << i) == 0 {
+                    continue;
+                }
+                let mut own = std::task::Context::from_waker(&woken.wakers[i]);
+                match socks[i].poll_next_unpin(&mut own) {
                     Poll::Ready(Some(Ok(m))) => {
                         *first = (i + 1) % n;
+                        // Those not polled yet stay marked, and this one too: it may hold
+                        // another whole frame already read from its socket.
+                        let unpolled = (k + 1..n).fold(0, |m, j| m | (1 << ((start + j) % n)));
+                        woken
+                            .marks
+                            .fetch_or((marked & unpolled) | (1 << i), Ordering::AcqRel);
                         return Poll::Ready(Ok((i, m)));
                     }
                     Poll::Ready(_) => {
@@ -935,6 +1002,7 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
         n: sh.seats,
         socks: Vec::new(),
         first: 0,
+        woken: Woken::new(sh.seats),
         stall: Box::pin(tokio::time::sleep(STALL)),
         stats: sh.stats.clone(),
         samples: Samples::default(),
