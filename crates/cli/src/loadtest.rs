@@ -1367,7 +1367,17 @@ pub fn loadtest(args: &[String]) -> Result<std::process::ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
-    runtime.block_on(run(a))
+    // Stopped by a signal, the run is dropped: so is the server it started, killed, and its
+    // data folder removed (a killed load test left both behind, the server still playing its
+    // rooms' absent seats).
+    runtime.block_on(async {
+        tokio::select! {
+            r = run(a) => r,
+            () = feixingqi_server::shutdown_signal() => {
+                bail!("stopped by a signal: the server under test and its data are gone")
+            }
+        }
+    })
 }
 
 async fn run(a: Args) -> Result<std::process::ExitCode> {

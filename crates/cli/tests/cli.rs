@@ -1,6 +1,10 @@
-//! The `feixingqi` binary end to end: scenario, replay and bench as a user runs them.
+//! The `feixingqi` binary end to end: scenario, replay, bench and loadtest as a user runs them.
 
-use std::{path::PathBuf, process::Command};
+use std::{
+    path::PathBuf,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
 
 use feixingqi_rules::{DiceStream, Game, NoEvents, RollOutcome, Rules, SeatSet, Seed};
 
@@ -140,4 +144,33 @@ fn help_after_a_command_prints_help_instead_of_running_it() {
         assert!(text.contains("feixingqi bench playout"), "{args:?}: {text}");
         assert!(!text.contains("ns_per_roll"), "{args:?} ran the command");
     }
+}
+
+/// A load test stopped by a signal takes the server it started down with it, and the server's
+/// data folder (they were left behind: the server went on playing its rooms' absent seats).
+#[cfg(unix)]
+#[test]
+fn a_load_test_stopped_by_a_signal_leaves_no_server_behind() {
+    let mut lt = bin()
+        .args(["loadtest", "--games", "2", "--duration", "60s", "--no-echo"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("feixingqi-loadtest-{}", lt.id()));
+    let t0 = Instant::now();
+    while !dir.join("feixingqi.sqlite3").exists() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no server started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let killed = Command::new("kill")
+        .args(["-TERM", &lt.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = lt.wait().unwrap();
+    assert!(!status.success());
+    // The folder goes after the server was killed and waited for (`Target`'s drop).
+    assert!(!dir.exists(), "{} is still there", dir.display());
 }

@@ -422,8 +422,8 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Ctrl-C, or SIGTERM on Unix.
-async fn shutdown_signal() {
+/// Ctrl-C, or SIGTERM on Unix: what stops the server (and `feixingqi loadtest`).
+pub async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
