@@ -90,8 +90,8 @@ pub mod td;
 
 pub use analysis::{analyse, grade, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
-    bot_by_name, Bot, Level, Mixed, RandomBot, RolloutBot, SearchBot, Style, BOT_NAMES, MASTER,
-    MASTER_ROLLOUTS,
+    bot_by_name, Bot, Level, Mixed, ModelBot, RandomBot, RolloutBot, SearchBot, Style, BOT_NAMES,
+    MASTER, MASTER_DEEP, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, Advisor, RankedOption, Reason};
