@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use feixingqi_rules::{playout::FastRng, Move, Position};
+use feixingqi_rules::{playout::FastRng, Move, Position, Seat};
 
 use crate::{
     eval::{Evaluator, Weights},
@@ -23,6 +23,12 @@ pub trait Bot {
 
     /// A short name for tables and logs.
     fn name(&self) -> String;
+
+    /// Sees a decision another player made at the table: `pos` in
+    /// [`feixingqi_rules::Phase::Move`] (the roll is public) and the move it played. The default
+    /// ignores it; [`ModelBot`] (the Master level) learns from it how each opponent picks its
+    /// moves.
+    fn observe(&mut self, _pos: &Position, _mv: Move) {}
 }
 
 fn first_option(pos: &Position) -> Move {
@@ -219,6 +225,130 @@ impl<B: Bot> Bot for Mixed<B> {
     }
 }
 
+/// What [`ModelBot`] has seen of one seat's decisions (those with two or more options).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+struct Seen {
+    /// Decisions seen.
+    n: f32,
+    /// How many matched the 1-ply choice of the bot's own evaluator.
+    own: f32,
+    /// How many matched the 1-ply choice of Hard's evaluator ([`Evaluator::BALANCED`]).
+    hard: f32,
+    /// The sum of `1 / options`: the matches a uniform random player expects.
+    chance: f32,
+}
+
+/// A [`Search`] player with an opponent model built from what a player at the table sees
+/// ([`Bot::observe`]: the position with its roll and the move played; never the dice stream).
+///
+/// Per enemy seat it counts how often that player's choices matched the 1-ply choice of its own
+/// evaluator or of Hard's (the better of the two), against the `1 / options` a uniform random
+/// player matches by chance. The *skill* `s = (matched − chance) / (decisions − chance)`, clamped
+/// to 0..=1 and started with `prior` pseudo-decisions of a player that always matches (an unseen
+/// seat counts as skilled), sets that seat's answer model: its answers below the root are valued
+/// `reply · s` of the way from the mean of its options to its best ([`Search::replies`], `reply`
+/// the search's own per rule set). While every enemy's skill is at most `weak` the search looks
+/// `deep` chance layers ahead instead of its own depth: with answers close to the mean of the
+/// options (players that pick at random) the second layer measured stronger, with best answers
+/// not.
+///
+/// Before it has seen anything it plays exactly as its `search` (so a bot made afresh for every
+/// decision, as the server does, plays the plain search).
+#[derive(Clone, Debug)]
+pub struct ModelBot {
+    search: Search,
+    deep: u8,
+    weak: f32,
+    prior: f32,
+    seen: [Seen; 4],
+    name: String,
+}
+
+impl ModelBot {
+    /// An opponent-modelling player over `search` that searches `deep` chance layers while every
+    /// enemy's skill is at most `weak`, with `prior` pseudo-decisions of full skill per seat.
+    pub fn new(
+        search: Search,
+        deep: u8,
+        weak: f32,
+        prior: f32,
+        name: impl Into<String>,
+    ) -> ModelBot {
+        ModelBot {
+            search,
+            deep,
+            weak,
+            prior,
+            seen: [Seen::default(); 4],
+            name: name.into(),
+        }
+    }
+
+    /// The estimated skill of the player at `seat`: 0 picks at random, 1 plays the 1-ply move of
+    /// the bot's or Hard's evaluator (see [`ModelBot`]).
+    pub fn skill(&self, seat: Seat) -> f32 {
+        let s = self.seen[seat.index()];
+        // The prior's pseudo-decisions always match; by chance they would match 1 in 2.5.
+        let chance = s.chance + self.prior * 0.4;
+        let n = s.n + self.prior;
+        let matched = s.own.max(s.hard) + self.prior;
+        if n - chance <= 0.0 {
+            return 1.0;
+        }
+        ((matched - chance) / (n - chance)).clamp(0.0, 1.0)
+    }
+
+    /// The search this player runs for the seat to move in `pos`: its own, with every enemy's
+    /// answer model and the depth set by the skills (see [`ModelBot`]).
+    pub fn modelled(&self, pos: &Position) -> Search {
+        let me = pos.turn();
+        let base = self.search.reply[!pos.rules().is_ludo() as usize];
+        let mut replies = [base; 4];
+        let mut weakest_only = true;
+        for s in pos.seats().iter().filter(|&s| pos.enemies(me, s)) {
+            let k = self.skill(s);
+            replies[s.index()] = base * k;
+            weakest_only &= k <= self.weak;
+        }
+        let depth = if weakest_only {
+            self.deep
+        } else {
+            self.search.depth
+        };
+        Search {
+            depth,
+            ..self.search.with_replies(replies)
+        }
+    }
+}
+
+impl Bot for ModelBot {
+    fn choose(&mut self, pos: &Position) -> Move {
+        self.modelled(pos)
+            .best(pos)
+            .unwrap_or_else(|| first_option(pos))
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn observe(&mut self, pos: &Position, mv: Move) {
+        let m = pos.distinct_moves().len();
+        if m < 2 {
+            return;
+        }
+        let pick = |eval: Evaluator| Search::new(eval, 0).best(pos);
+        let own = pick(self.search.eval) == Some(mv);
+        let hard = pick(Evaluator::BALANCED) == Some(mv);
+        let s = &mut self.seen[pos.turn().index()];
+        s.n += 1.0;
+        s.chance += 1.0 / m as f32;
+        s.own += own as u32 as f32;
+        s.hard += hard as u32 as f32;
+    }
+}
+
 /// The user-facing difficulty levels.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
@@ -229,7 +359,9 @@ pub enum Level {
     /// 困难: the tuned 1-ply heuristic.
     Hard,
     /// 大师: expectimax over the next roll with the tuned evaluator ([`MASTER`], the hint's
-    /// engine).
+    /// engine), with an opponent model from the moves it sees played ([`ModelBot`]: against
+    /// players seen to pick at random it values their answers as the mean of their options and
+    /// looks [`MASTER_DEEP`] chance layers ahead).
     Master,
 }
 
@@ -277,7 +409,13 @@ impl Level {
                 SearchBot::heuristic(Style::Balanced).search,
                 "hard",
             )),
-            Level::Master => Box::new(SearchBot::new(MASTER, "master")),
+            Level::Master => Box::new(ModelBot::new(
+                MASTER,
+                MASTER_DEEP,
+                MASTER_WEAK,
+                MASTER_PRIOR,
+                "master",
+            )),
         }
     }
 }
@@ -324,6 +462,23 @@ impl fmt::Display for Level {
 /// measured no stronger there).
 pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0);
 
+/// The Master level's search depth (chance layers) while every enemy's estimated skill is at
+/// most [`MASTER_WEAK`] ([`ModelBot`]). In 飞行棋 against three random players, two layers with
+/// every answer valued as the mean of the options measured +0.6, +0.8 and +1.3 points over
+/// [`MASTER`] (20,000 games, seeds 5, 1, 2); the Master level, which first has to see how the
+/// players play, +0.3, +0.4 and +0.75. Against best answers the second layer measured no
+/// stronger (see the crate documentation), and Hard's estimated skill is always 1, so against
+/// Hard the Master plays [`MASTER`] unchanged.
+pub const MASTER_DEEP: u8 = 2;
+
+/// The estimated skill ([`ModelBot::skill`]) up to which the Master level treats an enemy as a
+/// random player for [`MASTER_DEEP`]: a random player's estimate falls below it within about ten
+/// of its decisions, Hard's is always 1.
+pub const MASTER_WEAK: f32 = 0.5;
+
+/// The Master level's prior: pseudo-decisions of full skill per seat before any is seen.
+pub const MASTER_PRIOR: f32 = 4.0;
+
 /// The Master's rollout refinement of [`MASTER`]: when the best two options are within one point
 /// of win share, 64 common-dice rollouts of 24 rolls each with the Master's 1-ply policy decide
 /// (Ludo only: in 飞行棋 it measured no stronger). About 2–3 ms per decision on average.
@@ -361,6 +516,24 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             seed,
             name,
         )));
+    }
+    if let Some(spec) = name.strip_prefix("om:") {
+        // `om:deep/weak/prior[/ludo_reply/feixingqi_reply]`: the Master's evaluator and depth
+        // with an opponent model ([`ModelBot`]), for tuning.
+        let v: Vec<f32> = spec
+            .split('/')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        if v.len() < 3 {
+            return None;
+        }
+        let search = MASTER.with_reply(
+            v.get(3).copied().unwrap_or(MASTER.reply[0]),
+            v.get(4).copied().unwrap_or(MASTER.reply[1]),
+        );
+        let deep = (v[0] as u8).min(3);
+        return Some(Box::new(ModelBot::new(search, deep, v[1], v[2], name)));
     }
     if let Some(spec) = name.strip_prefix("ro:") {
         // `ro:rollouts/plies/margin[/candidates]`: the Master's rollout refinement, for tuning.

@@ -23,6 +23,10 @@ pub struct Search {
     /// expects the best answer (plain max-n); less hedges against players who do not pick what
     /// the evaluator would.
     pub reply: [f32; 2],
+    /// Per seat (by seat index), where present: the `reply` of that seat's answers in place of
+    /// the rule set's (an opponent model's estimate of how that player picks its moves, see
+    /// [`crate::bots::ModelBot`]).
+    pub replies: Option<[f32; 4]>,
 }
 
 /// A decision node's result ([`Search::decide`]): the mover's best option, its shares, and the
@@ -50,6 +54,7 @@ impl Search {
             eval,
             depth,
             reply: [1.0, 1.0],
+            replies: None,
         }
     }
 
@@ -58,6 +63,15 @@ impl Search {
     pub const fn with_reply(self, ludo: f32, feixingqi: f32) -> Search {
         Search {
             reply: [ludo, feixingqi],
+            ..self
+        }
+    }
+
+    /// This search expecting the answers of seat `i` blended with `replies[i]` (see
+    /// [`Search::replies`]).
+    pub const fn with_replies(self, replies: [f32; 4]) -> Search {
+        Search {
+            replies: Some(replies),
             ..self
         }
     }
@@ -116,7 +130,10 @@ impl Search {
     /// with the mean of its options by [`Search::reply`] when it is an enemy of the `root` seat
     /// (the seat deciding at the root knows it will pick its best).
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
-        let reply = self.reply[!pos.rules().is_ludo() as usize];
+        let reply = match self.replies {
+            Some(r) => r[pos.turn().index()],
+            None => self.reply[!pos.rules().is_ludo() as usize],
+        };
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
             Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,

@@ -1,8 +1,8 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, Reason, Search, SearchBot,
-    Style, Weights, BOT_NAMES, MASTER,
+    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, ModelBot, Reason, Search,
+    SearchBot, Style, Weights, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_PRIOR, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -430,4 +430,85 @@ fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
     }
     // Enemies often have several answers: the blend must matter somewhere.
     assert!(differ > 0);
+}
+
+#[test]
+fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_random_ones() {
+    let model = || ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model");
+    // Unseen seats count as skilled: the plain Master search.
+    let fresh = model();
+    for s in Seat::ALL {
+        assert_eq!(fresh.skill(s), 1.0);
+    }
+    // Three random players, then Hard on seat 2 and random players on seats 1 and 3.
+    for (k, hard_seat) in [(0u64, None), (1, Some(2usize))] {
+        let mut me = model();
+        let mut others: Vec<Box<dyn Bot + Send>> = (0..4u64)
+            .map(|i| {
+                if Some(i as usize) == hard_seat {
+                    Level::Hard.bot(i)
+                } else {
+                    bot_by_name("random", i + 10 * k).expect("random")
+                }
+            })
+            .collect();
+        let mut pos = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
+        let mut rng = FastRng(17 + k);
+        let mut last = None;
+        while !pos.is_over() && pos.ranking().next().is_none() {
+            if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                let t = pos.turn().index();
+                let mv = if t == 0 {
+                    me.choose(&pos)
+                } else {
+                    others[t].choose(&pos)
+                };
+                if pos.distinct_moves().len() >= 2 {
+                    if t == 0 {
+                        last = Some(pos);
+                    } else {
+                        // What a player at the table sees: the position, its roll, the move.
+                        me.observe(&pos, mv);
+                    }
+                }
+                pos.play_unchecked(mv, &mut NoEvents);
+            }
+        }
+        let last = last.expect("seat 0 decided");
+        for i in 1..4 {
+            let skill = me.skill(Seat::ALL[i]);
+            if Some(i) == hard_seat {
+                // Hard always plays its evaluator's 1-ply move.
+                assert_eq!(skill, 1.0);
+            } else {
+                assert!(skill < MASTER_WEAK, "random seat {i}: skill {skill}");
+            }
+        }
+        let search = me.modelled(&last);
+        let replies = search.replies.expect("modelled");
+        for (i, r) in replies.iter().enumerate().skip(1) {
+            let want = MASTER.reply[1] * me.skill(Seat::ALL[i]);
+            assert!((r - want).abs() < 1e-6);
+        }
+        // Deeper only when every enemy looks random.
+        let want = if hard_seat.is_some() {
+            MASTER.depth
+        } else {
+            MASTER_DEEP
+        };
+        assert_eq!(search.depth, want);
+    }
+}
+
+#[test]
+fn a_master_made_afresh_plays_the_master_search() {
+    // The server makes a bot for every decision: it has seen nothing and plays `MASTER` (the
+    // hint's search).
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 9);
+        for (pos, _) in decisions.iter().step_by(5) {
+            assert_eq!(Some(Level::Master.bot(3).choose(pos)), MASTER.best(pos));
+        }
+    }
 }

@@ -182,6 +182,13 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
                 res.time[e] += t0.elapsed();
                 res.decisions[e] += 1;
                 assert!(pos.is_legal(mv), "{} chose an illegal move", names[e]);
+                // The others see the decision (as players at the table do).
+                let me = bot_index(s);
+                for (j, b) in bots.iter_mut().enumerate() {
+                    if j != me {
+                        b.observe(&pos, mv);
+                    }
+                }
                 mv
             };
             pos.play_unchecked(mv, &mut NoEvents);
