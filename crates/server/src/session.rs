@@ -747,17 +747,44 @@ impl Session {
         }
     }
 
+    /// Shows `bot`, playing `seat`, every decision the other seats made in this game so far, as a
+    /// player at the table saw them ([`feixingqi_ai::Bot::observe`]: the position with its roll
+    /// and the move played, replayed from the game's start without its dice stream). The 大师
+    /// Master learns from them how each opponent picks its moves; the other levels ignore them.
+    /// A bot is made afresh for every choice and shown the whole game again, so a game replayed
+    /// or fast-forwarded from its record plays the same.
+    fn shown(&self, bot: &mut dyn feixingqi_ai::Bot, seat: Seat) {
+        let mut table = Game::from_position(*self.game.start(), None);
+        for ply in self.game.plies() {
+            if let Ply::Move(mv) = ply {
+                let p = table.position();
+                if p.turn() != seat {
+                    bot.observe(p, mv);
+                }
+            }
+            if table.apply(ply, &mut NoEvents).is_err() {
+                return;
+            }
+        }
+    }
+
     fn item_bot(&self, pos: &Position) -> ItemPlayer {
         ItemPlayer::new(self.level_of(pos.turn()), self.bot_seed())
     }
 
     /// The computer's choice: a bot of the seat's level (the item-mode player when items are
-    /// on), seeded by [`Session::bot_seed`].
+    /// on), seeded by [`Session::bot_seed`], that has seen the game so far ([`Session::shown`]).
     fn bot_choice(&self, pos: &Position) -> Move {
         let mv = if self.items_on() {
             self.item_bot(pos).choose(pos, self.game.items())
         } else {
-            self.level_of(pos.turn()).bot(self.bot_seed()).choose(pos)
+            let level = self.level_of(pos.turn());
+            let mut bot = level.bot(self.bot_seed());
+            if level == Level::Master {
+                // The only level that looks (the replay costs ~1 ms at the end of a game).
+                self.shown(bot.as_mut(), pos.turn());
+            }
+            bot.choose(pos)
         };
         if pos.is_legal(mv) {
             mv
@@ -1633,5 +1660,49 @@ mod tests {
             s.plies()
         };
         assert_eq!(play(), play());
+    }
+
+    /// What a bot is shown of the game: every move of the other seats, in the position it was
+    /// chosen in (replayed without the dice stream), and nothing of its own seat's.
+    #[test]
+    fn a_master_is_shown_every_move_the_others_made() {
+        struct Watcher(Vec<(Position, Move)>);
+        impl feixingqi_ai::Bot for Watcher {
+            fn choose(&mut self, pos: &Position) -> Move {
+                pos.distinct_moves()[0]
+            }
+            fn name(&self) -> String {
+                "watcher".into()
+            }
+            fn observe(&mut self, pos: &Position, mv: Move) {
+                self.0.push((*pos, mv));
+            }
+        }
+        let cfg = GameConfig {
+            rules: Rules::feixingqi(),
+            seats: SeatSet::ALL,
+            control: BySeat([SeatControl::Computer(Level::Master); 4]),
+        };
+        let mut s = Session::new("t".into(), cfg, Seed::from_u64(9)).unwrap();
+        for _ in 0..400 {
+            if s.is_over() {
+                break;
+            }
+            s.act(Action::Step, s.version()).unwrap();
+        }
+        let moves = s.game.plies().filter(|p| matches!(p, Ply::Move(_))).count();
+        let mut shown = 0;
+        for seat in Seat::ALL {
+            let mut w = Watcher(Vec::new());
+            s.shown(&mut w, seat);
+            for (pos, mv) in &w.0 {
+                assert!(matches!(pos.phase(), Phase::Move(_)) && pos.is_legal(*mv));
+                assert_ne!(pos.turn(), seat);
+            }
+            shown += w.0.len();
+        }
+        // Each move is shown to the three other seats.
+        assert!(moves > 50, "{moves} moves");
+        assert_eq!(shown, 3 * moves);
     }
 }
