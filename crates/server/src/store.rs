@@ -259,7 +259,7 @@ fn take_waiting(rx: &mut tokio::sync::mpsc::Receiver<PlyWrite>, batch: &mut Vec<
 const GATHER: Duration = Duration::from_millis(1);
 
 /// Plies in the ply log that make the writer fold it ([`fold`]).
-pub const FOLD_ROWS: usize = 20_000;
+const FOLD_ROWS: usize = 20_000;
 
 /// The longest a ply stays in the ply log while plies are written.
 const FOLD_EVERY: Duration = Duration::from_secs(5);
