@@ -349,6 +349,16 @@ impl Bot for ModelBot {
     }
 }
 
+/// The numbers of a tuning bot's name after its prefix (`a/b/c`), at least `at_least` of them.
+fn knobs(spec: &str, at_least: usize) -> Option<Vec<f32>> {
+    let v: Vec<f32> = spec
+        .split('/')
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    (v.len() >= at_least).then_some(v)
+}
+
 /// The user-facing difficulty levels.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
@@ -520,14 +530,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if let Some(spec) = name.strip_prefix("om:") {
         // `om:deep/weak/prior[/ludo_reply/feixingqi_reply]`: the Master's evaluator and depth
         // with an opponent model ([`ModelBot`]), for tuning.
-        let v: Vec<f32> = spec
-            .split('/')
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .ok()?;
-        if v.len() < 3 {
-            return None;
-        }
+        let v = knobs(spec, 3)?;
         let search = MASTER.with_reply(
             v.get(3).copied().unwrap_or(MASTER.reply[0]),
             v.get(4).copied().unwrap_or(MASTER.reply[1]),
@@ -537,14 +540,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     }
     if let Some(spec) = name.strip_prefix("ro:") {
         // `ro:rollouts/plies/margin[/candidates]`: the Master's rollout refinement, for tuning.
-        let v: Vec<f32> = spec
-            .split('/')
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .ok()?;
-        if v.len() < 3 {
-            return None;
-        }
+        let v = knobs(spec, 3)?;
         let r = Rollouts {
             rollouts: v[0] as u32,
             plies: v[1] as u32,
@@ -557,14 +553,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     }
     if let Some(spec) = name.strip_prefix("w:") {
         // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply]]]]]]]`: custom weights for tuning.
-        let v: Vec<f32> = spec
-            .split('/')
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .ok()?;
-        if v.len() < 7 {
-            return None;
-        }
+        let v = knobs(spec, 7)?;
         let w = Weights {
             hangar: v[0],
             risk: v[1],
