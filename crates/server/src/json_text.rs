@@ -142,10 +142,15 @@ impl JsonText {
 
     /// An array of numbers.
     pub fn uints(&mut self, ns: impl IntoIterator<Item = u64>) {
+        self.array(ns, |t, n| t.uint(n));
+    }
+
+    /// An array with one element per item, each written by `write`.
+    pub fn array<I: IntoIterator>(&mut self, items: I, mut write: impl FnMut(&mut Self, I::Item)) {
         self.open_array();
-        for n in ns {
+        for x in items {
             self.item();
-            self.uint(n);
+            write(self, x);
         }
         self.close_array();
     }

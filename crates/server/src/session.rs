@@ -1335,12 +1335,7 @@ impl StateView<'_> {
         t.key("legal");
         t.uints(self.legal.iter().map(|&p| u64::from(p)));
         t.key("choices");
-        t.open_array();
-        for c in &self.choices {
-            t.item();
-            c.write(&mut t);
-        }
-        t.close_array();
+        t.array(&self.choices, |t, c| c.write(t));
         t.key("cause");
         t.str(self.cause);
         t.key("rules");
@@ -1348,36 +1343,21 @@ impl StateView<'_> {
         t.key("options");
         t.raw(self.options_text);
         t.key("seats");
-        t.open_array();
-        for s in &self.seats {
-            t.item();
-            s.write(&mut t);
-        }
-        t.close_array();
+        t.array(&self.seats, |t, s| s.write(t));
         t.key("events");
-        t.open_array();
-        for e in &self.events {
-            t.item();
-            t.value(e);
-        }
-        t.close_array();
+        t.array(&self.events, |t, e| t.value(e));
         t.key("ranking");
         t.uints(self.ranking.iter().map(|&s| u64::from(s)));
         t.key("scores");
         match &self.scores {
-            Some(scores) => {
-                t.open_array();
-                for sc in scores {
-                    t.item();
-                    t.open();
-                    t.key("seat");
-                    t.uint(sc.seat.into());
-                    t.key("score");
-                    t.int(sc.score);
-                    t.close();
-                }
-                t.close_array();
-            }
+            Some(scores) => t.array(scores, |t, sc| {
+                t.open();
+                t.key("seat");
+                t.uint(sc.seat.into());
+                t.key("score");
+                t.int(sc.score);
+                t.close();
+            }),
             None => t.null(),
         }
         t.key("dice");
@@ -1388,9 +1368,7 @@ impl StateView<'_> {
         t.uint(self.dice.rolls);
         t.close();
         t.key("stats");
-        t.open_array();
-        for st in &self.stats {
-            t.item();
+        t.array(&self.stats, |t, st| {
             t.open();
             t.key("seat");
             t.uint(st.seat.into());
@@ -1399,8 +1377,7 @@ impl StateView<'_> {
             t.key("rolls");
             t.uint(st.rolls.into());
             t.close();
-        }
-        t.close_array();
+        });
         t.key("canUndo");
         t.bool(self.can_undo);
         t.key("canFastForward");
@@ -1442,9 +1419,7 @@ impl SeatView {
         t.key("finishedPieces");
         t.uint(self.finished_pieces.into());
         t.key("pieces");
-        t.open_array();
-        for p in &self.pieces {
-            t.item();
+        t.array(&self.pieces, |t, p| {
             t.open();
             t.key("piece");
             t.uint(p.piece.into());
@@ -1457,8 +1432,7 @@ impl SeatView {
             t.key("finished");
             t.bool(p.finished);
             t.close();
-        }
-        t.close_array();
+        });
         t.close();
     }
 }
