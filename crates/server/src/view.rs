@@ -15,7 +15,12 @@ pub fn cell(c: Cell) -> Value {
 
 /// An optional cell, `null` when absent.
 pub fn opt_cell(c: Option<Cell>) -> Value {
-    c.map_or(Value::Null, cell)
+    json!(opt_cell_at(c))
+}
+
+/// [`opt_cell`] as a plain value: `[row, col]`, `None` when absent.
+pub fn opt_cell_at(c: Option<Cell>) -> Option<[u8; 2]> {
+    c.map(|c| [c.row, c.col])
 }
 
 /// Progress as the protocol writes it: `null` for the hangar / yard.
@@ -38,11 +43,10 @@ pub fn piece_cell(board: &Board, seat: Seat, piece: u8, p: Progress) -> Value {
 
 /// [`piece_cell`] as a plain value: `[row, col]`, `None` off the board.
 pub fn piece_cell_at(board: &Board, seat: Seat, piece: u8, p: Progress) -> Option<[u8; 2]> {
-    match p {
+    opt_cell_at(match p {
         Progress::Hangar => Some(board.base_spot(seat, piece.min(3))),
         Progress::At(v) => board.cell(seat, v),
-    }
-    .map(|c| [c.row, c.col])
+    })
 }
 
 /// The colour names of a seat: `(zh, en)`.
@@ -134,12 +138,8 @@ pub fn is_trailing(e: &Event) -> bool {
     )
 }
 
-/// A cell as `[row, col]`, the way [`EventView`] holds it.
+/// A cell as [`EventView`] holds it ([`opt_cell_at`]).
 type At = Option<[u8; 2]>;
-
-fn at_of(c: Option<Cell>) -> At {
-    c.map(|c| [c.row, c.col])
-}
 
 /// An event as the protocol writes it (docs/PROTOCOL.md §4 and "Items"): one variant per
 /// `kind`, serialized straight into the state's text (a JSON map per event, its keys allocated
@@ -314,7 +314,7 @@ pub enum EventView {
 
 /// One engine event as the protocol writes it (docs/PROTOCOL.md §4).
 pub fn event_view(board: &Board, pos_after: &Position, e: &Event) -> EventView {
-    let at_cell = |p: PieceRef, v: u8| at_of(board.cell(p.seat, v));
+    let at_cell = |p: PieceRef, v: u8| opt_cell_at(board.cell(p.seat, v));
     match *e {
         Event::OpeningRoll { seat, die } => EventView::OpeningRoll {
             seat: seat.get(),
@@ -383,9 +383,7 @@ pub fn event_view(board: &Board, pos_after: &Position, e: &Event) -> EventView {
                 from,
                 to,
                 cell: at_cell(piece, to),
-                crossed: board
-                    .fly_line(piece.seat)
-                    .and_then(|(_, _, c)| at_of(Some(c))),
+                crossed: opt_cell_at(board.fly_line(piece.seat).map(|(_, _, c)| c)),
             }
         }
         Event::Blocked { piece, at, what } => {
@@ -417,7 +415,7 @@ pub fn event_view(board: &Board, pos_after: &Position, e: &Event) -> EventView {
                 victim_piece,
                 square: at,
                 crossing,
-                cell: at_of(Some(board.base_spot(victim.seat, victim.piece.min(3)))),
+                cell: piece_cell_at(board, victim.seat, victim.piece, Progress::Hangar),
             }
         }
         Event::Collision { piece, at } => {
@@ -466,7 +464,7 @@ pub fn event_view(board: &Board, pos_after: &Position, e: &Event) -> EventView {
 
 /// An item-mode event as the protocol writes it (docs/PROTOCOL.md "Items").
 pub fn item_event_view(board: &Board, e: &ItemEvent) -> EventView {
-    let cell_of = |square: u8| at_of(board.track.get(usize::from(square)).copied());
+    let cell_of = |square: u8| opt_cell_at(board.track.get(usize::from(square)).copied());
     match *e {
         ItemEvent::RoundStarted { round } => EventView::RoundStarted { round },
         ItemEvent::ItemAppeared { square, item } => EventView::ItemAppeared {
@@ -515,7 +513,7 @@ pub fn item_event_view(board: &Board, e: &ItemEvent) -> EventView {
             piece: piece.piece,
             weather: kind.name(),
             at,
-            cell: at_of(board.cell(piece.seat, at)),
+            cell: opt_cell_at(board.cell(piece.seat, at)),
         },
     }
 }
