@@ -29,6 +29,12 @@ pub trait Bot {
     /// ignores it; [`ModelBot`] (the Master level) learns from it how each opponent picks its
     /// moves.
     fn observe(&mut self, _pos: &Position, _mv: Move) {}
+
+    /// Whether [`Bot::observe`] does anything: a host that has to replay a game to show it (the
+    /// server makes a bot for each choice) skips that for a bot that does not look.
+    fn observes(&self) -> bool {
+        false
+    }
 }
 
 fn first_option(pos: &Position) -> Move {
@@ -223,6 +229,14 @@ impl<B: Bot> Bot for Mixed<B> {
     fn name(&self) -> String {
         self.name.clone()
     }
+
+    fn observe(&mut self, pos: &Position, mv: Move) {
+        self.inner.observe(pos, mv);
+    }
+
+    fn observes(&self) -> bool {
+        self.inner.observes()
+    }
 }
 
 /// What [`ModelBot`] has seen of one seat's decisions (those with two or more options).
@@ -252,8 +266,8 @@ struct Seen {
 /// options (players that pick at random) the second layer measured stronger, with best answers
 /// not.
 ///
-/// Before it has seen anything it plays exactly as its `search` (so a bot made afresh for every
-/// decision, as the server does, plays the plain search).
+/// Before it has seen anything it plays exactly as its `search` (the server, which makes a bot
+/// for each choice, shows it the game so far first).
 #[derive(Clone, Debug)]
 pub struct ModelBot {
     search: Search,
@@ -331,6 +345,10 @@ impl Bot for ModelBot {
 
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn observes(&self) -> bool {
+        true
     }
 
     fn observe(&mut self, pos: &Position, mv: Move) {

@@ -502,13 +502,21 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_ran
 
 #[test]
 fn a_master_made_afresh_plays_the_master_search() {
-    // The server makes a bot for every decision: it has seen nothing and plays `MASTER` (the
-    // hint's search).
+    // A Master that has seen nothing (a fresh bot, before the server shows it the game) plays
+    // `MASTER` (the hint's search).
     for rules in [Rules::ludo(), Rules::feixingqi()] {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
         let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 9);
         for (pos, _) in decisions.iter().step_by(5) {
             assert_eq!(Some(Level::Master.bot(3).choose(pos)), MASTER.best(pos));
         }
+    }
+}
+
+#[test]
+fn only_the_master_looks_at_the_others_moves() {
+    // The server replays the game to show it only to bots that look (`Bot::observes`).
+    for level in Level::ALL {
+        assert_eq!(level.bot(1).observes(), level == Level::Master, "{level}");
     }
 }

@@ -750,7 +750,8 @@ impl Session {
     /// Shows `bot`, playing `seat`, every decision the other seats made in this game so far, as a
     /// player at the table saw them ([`feixingqi_ai::Bot::observe`]: the position with its roll
     /// and the move played, replayed from the game's start without its dice stream). The 大师
-    /// Master learns from them how each opponent picks its moves; the other levels ignore them.
+    /// Master learns from them how each opponent picks its moves; the other levels do not look
+    /// ([`feixingqi_ai::Bot::observes`]) and are not shown anything.
     /// A bot is made afresh for every choice and shown the whole game again, so a game replayed
     /// or fast-forwarded from its record plays the same.
     fn shown(&self, bot: &mut dyn feixingqi_ai::Bot, seat: Seat) {
@@ -778,10 +779,8 @@ impl Session {
         let mv = if self.items_on() {
             self.item_bot(pos).choose(pos, self.game.items())
         } else {
-            let level = self.level_of(pos.turn());
-            let mut bot = level.bot(self.bot_seed());
-            if level == Level::Master {
-                // The only level that looks (the replay costs ~1 ms at the end of a game).
+            let mut bot = self.level_of(pos.turn()).bot(self.bot_seed());
+            if bot.observes() {
                 self.shown(bot.as_mut(), pos.turn());
             }
             bot.choose(pos)
