@@ -314,38 +314,27 @@ impl Frame {
     /// fields have the expected types.
     fn read(text: &str) -> Option<Frame> {
         let mut f = Frame::default();
-        let mut typed = false;
         let mut ok = true;
-        // The fields of a `state` a player acts on, as they are read: the server writes them
-        // first (docs/PROTOCOL.md §3), and the rest (the board, 2–3 KB) is not read at all.
+        // A bit per field a player acts on, as they are read (`type` is the first): the server
+        // writes them first in a `state` (docs/PROTOCOL.md §3), and the rest (the board, 2–3 KB)
+        // is not read at all.
         let mut acts_on = 0u8;
         let parsed = top_level_fields(text, |key, raw| {
-            acts_on |= match key {
-                "type" => 1,
-                "version" => 2,
-                "turn" => 4,
-                "phase" => 8,
-                "toAct" => 16,
-                "choices" => 32,
-                _ => 0,
+            let (bit, r) = match key {
+                "type" => (1, serde_json::from_str(raw).map(|v| f.ty = v)),
+                "version" => (2, serde_json::from_str(raw).map(|v| f.version = v)),
+                "turn" => (4, serde_json::from_str(raw).map(|v| f.turn = v)),
+                "phase" => (8, serde_json::from_str(raw).map(|v| f.phase = v)),
+                "toAct" => (16, serde_json::from_str(raw).map(|v| f.to_act = v)),
+                "choices" => (32, serde_json::from_str(raw).map(|v| f.choices = v)),
+                "code" => (0, serde_json::from_str(raw).map(|v| f.code = Some(v))),
+                "message" => (0, serde_json::from_str(raw).map(|v| f.message = v)),
+                "slot" => (0, serde_json::from_str(raw).map(|v| f.slot = v)),
+                "status" => (0, serde_json::from_str(raw).map(|v| f.status = v)),
+                "slots" => (0, serde_json::from_str(raw).map(|v| f.slots = v)),
+                _ => (0, Ok(())),
             };
-            let r = match key {
-                "type" => serde_json::from_str(raw).map(|v| {
-                    f.ty = v;
-                    typed = true;
-                }),
-                "code" => serde_json::from_str(raw).map(|v| f.code = Some(v)),
-                "message" => serde_json::from_str(raw).map(|v| f.message = v),
-                "version" => serde_json::from_str(raw).map(|v| f.version = v),
-                "turn" => serde_json::from_str(raw).map(|v| f.turn = v),
-                "phase" => serde_json::from_str(raw).map(|v| f.phase = v),
-                "toAct" => serde_json::from_str(raw).map(|v| f.to_act = v),
-                "choices" => serde_json::from_str(raw).map(|v| f.choices = v),
-                "slot" => serde_json::from_str(raw).map(|v| f.slot = v),
-                "status" => serde_json::from_str(raw).map(|v| f.status = v),
-                "slots" => serde_json::from_str(raw).map(|v| f.slots = v),
-                _ => Ok(()),
-            };
+            acts_on |= bit;
             ok &= r.is_ok();
             if ok && acts_on == 63 && f.ty == "state" {
                 ControlFlow::Break(())
@@ -353,7 +342,7 @@ impl Frame {
                 ControlFlow::Continue(())
             }
         });
-        (parsed.is_some() && ok && typed).then_some(f)
+        (parsed.is_some() && ok && acts_on & 1 != 0).then_some(f)
     }
 
     fn code(&self) -> String {
@@ -718,23 +707,21 @@ impl Game {
         let n = socks.len();
         let mut read = std::future::poll_fn(|cx| {
             woken.task.register(cx.waker());
-            let marked = woken.marks.swap(0, Ordering::AcqRel);
+            let mut marked = woken.marks.swap(0, Ordering::AcqRel);
             let start = *first;
             for k in 0..n {
                 let i = (start + k) % n;
                 if marked & (1 << i) == 0 {
                     continue;
                 }
+                marked &= !(1 << i);
                 let mut own = std::task::Context::from_waker(&woken.wakers[i]);
                 match socks[i].poll_next_unpin(&mut own) {
                     Poll::Ready(Some(Ok(m))) => {
                         *first = (i + 1) % n;
                         // Those not polled yet stay marked, and this one too: it may hold
                         // another whole frame already read from its socket.
-                        let unpolled = (k + 1..n).fold(0, |m, j| m | (1 << ((start + j) % n)));
-                        woken
-                            .marks
-                            .fetch_or((marked & unpolled) | (1 << i), Ordering::AcqRel);
+                        woken.marks.fetch_or(marked | (1 << i), Ordering::AcqRel);
                         return Poll::Ready(Ok((i, m)));
                     }
                     Poll::Ready(_) => {
