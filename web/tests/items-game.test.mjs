@@ -12,21 +12,10 @@ const snap = (page) => page.evaluate(async () => {
   const w = /** @type {any} */ (window).__fxq;
   const st = w.current.st;
   if (!st) return null;
-  const { absOf } = await import('./js/board.js');
-  const geo = w.current.board?.geo;
   const squares = (st.items?.board || []).map((b) => b.square);
-  // a legal move that would end on an item: the walk's end, or 4 further where it lands on its own
-  // colour and jumps (RULES.md §3.2; weather and flies are ignored: a guess is enough here)
-  let toItem = -1;
-  if (st.phase === 'move' && geo) {
-    const me = st.seats.find((s) => s.seat === st.turn);
-    for (const k of st.legal) {
-      const p = me.pieces[k].progress;
-      if (typeof p !== 'number' || p < 0) continue;
-      const ends = [p + st.die, p + st.die + 4].filter((to) => to >= 1 && to <= 50);
-      if (ends.some((to) => squares.includes(absOf(geo, st.turn, to)))) { toItem = k; break; }
-    }
-  }
+  // a legal move that ends on an item: where each choice lands is in the state (docs/PROTOCOL.md §3)
+  const hit = st.phase === 'move' ? (st.choices || []).find((c) => squares.includes(c.square)) : null;
+  const toItem = hit ? hit.piece : -1;
   return {
     version: st.version, phase: st.phase, turn: st.turn, toAct: st.toAct, legal: st.legal, cause: st.cause,
     items: st.items, toItem, over: /** @type {HTMLDialogElement} */ (document.getElementById('end')).open,
@@ -231,27 +220,38 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     await page.click('#btn-lang');
 
     // --- an online room with items: the option reaches the lobby and the game shows every seat's bar
-    await page.click('#btn-new');
-    await page.click('#tab-online');
-    await page.waitForSelector('#online-form');
-    await page.fill('#nick', '道具');
-    await page.dispatchEvent('#nick', 'change');
-    await page.check('input[name=players][value="2"]', { force: true });
-    await page.selectOption('#slot-1', 'easy');
-    assert.ok(await page.isChecked('input[name=items]'), 'the remembered set-up keeps item mode');
-    await page.click('#btn-create');
-    await page.waitForSelector('#view-room:not([hidden]) #room-code');
-    assert.match(await page.locator('#view-room').innerText(), /道具模式/);
-    await page.click('#btn-room-start');
-    await page.waitForSelector('#view-game:not([hidden]) #items-panel:not([hidden]) .seat-bar');
-    const roomSt = await page.evaluate(() => { const s = /** @type {any} */ (window).__fxq.current.st; return { items: !!s.items, opt: s.options.items, room: !!s.room }; });
-    assert.deepEqual(roomSt, { items: true, opt: true, room: true });
-    assert.equal(await page.locator('#items-panel .seat-bar').count(), 2);
+    const newRoom = async () => {
+      await page.click('#btn-new');
+      await page.click('#tab-online');
+      await page.waitForSelector('#online-form');
+      await page.fill('#nick', '道具');
+      await page.dispatchEvent('#nick', 'change');
+      await page.check('input[name=players][value="2"]', { force: true });
+      await page.selectOption('#slot-1', 'easy');
+      assert.ok(await page.isChecked('input[name=items]'), 'the remembered set-up keeps item mode');
+      await page.click('#btn-create');
+      await page.waitForSelector('#view-room:not([hidden]) #room-code');
+      assert.match(await page.locator('#view-room').innerText(), /道具模式/);
+      await page.click('#btn-room-start');
+      await page.waitForSelector('#view-game:not([hidden]) #items-panel:not([hidden]) .seat-bar');
+      const roomSt = await page.evaluate(() => { const s = /** @type {any} */ (window).__fxq.current.st; return { items: !!s.items, opt: s.options.items, room: !!s.room }; });
+      assert.deepEqual(roomSt, { items: true, opt: true, room: true });
+      assert.equal(await page.locator('#items-panel .seat-bar').count(), 2);
+    };
     // play the room game by clicking; once this seat holds an item before its roll, use it (useItem
     // is a seat action in rooms); the computer's bar is seen but never usable here
+    // (a game may end before this seat ever holds an item: then a new room, up to three)
     const r0 = Date.now();
-    let roomUse = null, otherBarUsable = 0, mine = -1;
-    while (!roomUse && Date.now() - r0 < 8000) {
+    let roomUse = null, otherBarUsable = 0, mine = -1, roomActs = 0, rooms = 0;
+    while (!roomUse && rooms < 3 && Date.now() - r0 < 150000) {
+      if (await page.locator('#end[open]').count()) await page.click('#end-close');
+      await newRoom();
+      rooms++;
+      roomActs += await playRoom();
+    }
+    async function playRoom() {
+    let acts = 0;
+    while (!roomUse && Date.now() - r0 < 150000) {
       const step = await page.evaluate(() => {
         const w = /** @type {any} */ (window).__fxq;
         const st = w.current.st;
@@ -269,26 +269,36 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
       mine = step.mine;
       const st = await snap(page);
       const bar = st.items.bars[st.turn] || [];
-      if (st.phase === 'roll' && bar.length && !st.items.usedThisRoll) {
-        await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=0`);
+      // the first item of the bar that can be used now: 护盾 and 导弹 with no plane to aim at send
+      // nothing (the screen says so), and waiting for an answer then only saw the room's turn timer
+      for (let i = 0; st.phase === 'roll' && !st.items.usedThisRoll && i < bar.length && !roomUse; i++) {
+        await page.evaluate(() => { document.getElementById('toast').textContent = ''; });
+        await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`);
+        if (/没有可以选择的飞机/.test(await page.locator('#toast').innerText())) {
+          assert.equal((await snap(page)).targeting, null, 'no targeting step without a target');
+          continue;
+        }
         const tg = (await snap(page)).targeting;
         if (tg?.item === 'remoteDie') await page.click('#item-target [data-die="5"]');
         else if (tg) await page.locator(`svg.board .piece.target[data-seat="${tg.targets[0][0]}"][data-piece="${tg.targets[0][1] + 1}"]`).dispatchEvent('click');
-        if (await nextState(page, st.version).then(() => true, () => false)) {
-          roomUse = await page.evaluate(([v0, seat]) => /** @type {any} */ (window).__fxq.current.local?.frames
-            .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === seat) ?? null, [st.version, st.turn]);
-          assert.ok(roomUse, `the room answered useItem with itemUsed (${bar[0]})`);
-          assert.equal(roomUse.use.item, bar[0]);
-          break;
-        }
+        await nextState(page, st.version);
+        roomUse = await page.evaluate(([v0, seat]) => /** @type {any} */ (window).__fxq.current.local?.frames
+          .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === seat) ?? null, [st.version, st.turn]);
+        assert.ok(roomUse, `the room answered useItem with itemUsed (${bar[i]})`);
+        assert.equal(roomUse.use.item, bar[i]);
       }
+      if (roomUse) break;
       if (st.phase === 'move') {
         const k = st.toItem >= 0 ? st.toItem : st.legal[0];
         await page.locator(`svg.board .piece.legal[data-seat="${st.turn}"][data-piece="${k + 1}"]`).dispatchEvent('click');
       } else await page.click('#btn-roll');
       await nextState(page, st.version).catch(() => {});
+      acts++;
     }
-    console.log(`room: seat ${mine}, item used ${JSON.stringify(roomUse)} in ${((Date.now() - r0) / 1000).toFixed(1)} s`);
+    return acts;
+    }
+    console.log(`room: seat ${mine}, ${rooms} room(s), ${roomActs} actions, item used ${JSON.stringify(roomUse)} in ${((Date.now() - r0) / 1000).toFixed(1)} s`);
+    assert.ok(roomUse, 'this seat used an item in a room game');
     assert.equal(otherBarUsable, 0, 'the computer seat’s bar is never usable from this screen');
     await shot(page, 'items-room.png');
     assert.deepEqual(b.errors, []);
