@@ -387,7 +387,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             .map(|r| idx.iter().map(|&i| r.time[i].as_secs_f64()).sum::<f64>())
             .sum();
         let p = wins as f64 / n;
-        let half = 1.96 * (p * (1.0 - p) / n).sqrt();
+        let (lo, hi) = wilson(wins as f64, n);
         println!(
             "{:<14} {:>5} {:>8} {:>8} {:>7.2}%  [{:>6.2}%, {:>6.2}%] {:>12.4}",
             nm,
@@ -395,8 +395,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             games,
             wins,
             100.0 * p,
-            100.0 * (p - half),
-            100.0 * (p + half),
+            100.0 * lo,
+            100.0 * hi,
             if dec == 0 {
                 0.0
             } else {
@@ -409,6 +409,22 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         rolls as f64 / games as f64
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The 95% Wilson score interval of a win rate of `wins` in `n` games: unlike `p ± 1.96·se` it
+/// stays within 0–100% and keeps its coverage for small samples and rates near 0 or 1 (a bot
+/// that won 0 of 20 games is not "[0.00%, 0.00%]"). Games are counted as independent; with
+/// duplicate dice the rotations of a deal are not, so read it as approximate.
+fn wilson(wins: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    const Z: f64 = 1.96;
+    let p = wins / n;
+    let z2n = Z * Z / n;
+    let centre = (p + z2n / 2.0) / (1.0 + z2n);
+    let half = Z * (p * (1.0 - p) / n + z2n / (4.0 * n)).sqrt() / (1.0 + z2n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// Mid-game positions in [`Phase::Move`] with at least two distinct options (about one decision
@@ -618,6 +634,31 @@ mod tests {
             assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
             assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
         }
+    }
+
+    #[test]
+    fn the_win_rate_interval_stays_within_bounds_and_matches_the_wilson_formula() {
+        // 0 of 20: the normal approximation gave [0, 0]; Wilson [0, 16.1%].
+        let (lo, hi) = wilson(0.0, 20.0);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.1611).abs() < 1e-3, "{hi}");
+        let (lo, hi) = wilson(20.0, 20.0);
+        assert!(
+            (lo - 0.8389).abs() < 1e-3 && (hi - 1.0).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        // 1 of 10: [1.79%, 40.4%] (the normal approximation went below zero).
+        let (lo, hi) = wilson(1.0, 10.0);
+        assert!(
+            (lo - 0.0179).abs() < 1e-3 && (hi - 0.4042).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        // Large samples: close to p ± 1.96·se.
+        let (lo, hi) = wilson(16_450.0, 20_000.0);
+        let se = (0.8225f64 * 0.1775 / 20_000.0).sqrt();
+        assert!(
+            (lo - (0.8225 - 1.96 * se)).abs() < 2e-4 && (hi - (0.8225 + 1.96 * se)).abs() < 2e-4
+        );
     }
 
     #[test]
