@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { launch, open, setupGame, shot, DESKTOP } from './helpers.mjs';
 
 /** The parts of the client's state the test steers by. */
-const snap = (page) => page.evaluate(async () => {
+const snap = (page) => page.evaluate(() => {
   const w = /** @type {any} */ (window).__fxq;
   const st = w.current.st;
   if (!st) return null;
@@ -28,6 +28,23 @@ const nextState = (page, v) => page.waitForFunction((v0) => {
   const w = /** @type {any} */ (window).__fxq;
   return w.current.st?.version !== v0 || /** @type {HTMLDialogElement} */ (document.getElementById('end')).open;
 }, v, { timeout: 20000, polling: 30 });
+
+/**
+ * Activates an item of the bar of the seat to act (`activate` clicks its slot or presses its key).
+ * False when the screen says there is no plane to aim at (护盾, 导弹): nothing was sent and no
+ * targeting step opened, so no answer will come.
+ */
+async function activateItem(page, activate) {
+  await page.evaluate(() => { document.getElementById('toast').textContent = ''; });
+  await activate();
+  if (!/没有可以选择的飞机/.test(await page.locator('#toast').innerText())) return true;
+  assert.equal((await snap(page)).targeting, null, 'no targeting step without a target');
+  return false;
+}
+
+/** The `itemUsed` event of `seat` in the frames after version `v0` (computers may have played on since), or null. */
+const usedSince = (page, v0, seat) => page.evaluate(([v, s]) => /** @type {any} */ (window).__fxq.current.local?.frames
+  .filter((f) => f.version > v).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === s) ?? null, [v0, seat]);
 
 /** Waits until the human may act (roll enabled, or legal pieces shown) or the end dialog is open. */
 const humanOrEnd = (page) => page.waitForFunction(() => {
@@ -142,12 +159,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
           const item = bar[i];
           const slot = `#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`;
           const activate = () => (how === 'click' ? page.click(slot) : page.keyboard.press(String(i + 1)));
-          await page.evaluate(() => { document.getElementById('toast').textContent = ''; });
-          await activate();
-          if (/没有可以选择的飞机/.test(await page.locator('#toast').innerText())) {
-            assert.equal((await snap(page)).targeting, null, 'no targeting step without a target');
-            continue;
-          }
+          if (!await activateItem(page, activate)) continue;
           let tg = (await snap(page)).targeting;
           if (tg && !cancelled) {
             // Escape leaves the targeting step and the item stays in the bar
@@ -175,9 +187,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
             }
           }
           await nextState(page, st.version);
-          // the answer to useItem (computers may have played on since: look it up among the frames)
-          const ev = await page.evaluate((v0) => /** @type {any} */ (window).__fxq.current.local.frames
-            .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === 0), st.version);
+          const ev = await usedSince(page, st.version, 0);
           assert.ok(ev, `useItem answered with an itemUsed event (${item}, ${how})`);
           assert.equal(ev.use.item, item);
           used[how] = { item, use: ev.use };
@@ -243,15 +253,14 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     // (a game may end before this seat ever holds an item: then a new room, up to three)
     const r0 = Date.now();
     let roomUse = null, otherBarUsable = 0, mine = -1, roomActs = 0, rooms = 0;
-    while (!roomUse && rooms < 3 && Date.now() - r0 < 150000) {
-      if (await page.locator('#end[open]').count()) await page.click('#end-close');
-      await newRoom();
-      rooms++;
-      roomActs += await playRoom();
-    }
-    async function playRoom() {
-    let acts = 0;
     while (!roomUse && Date.now() - r0 < 150000) {
+      const ended = await page.locator('#end[open]').count() > 0;
+      if (!rooms || ended) {
+        if (rooms === 3) break;
+        if (ended) await page.click('#end-close');
+        await newRoom();
+        rooms++;
+      }
       const step = await page.evaluate(() => {
         const w = /** @type {any} */ (window).__fxq;
         const st = w.current.st;
@@ -264,7 +273,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
         return { go, other, mine: my[0] };
       });
       otherBarUsable += step.other || 0;
-      if (step.over) break;
+      if (step.over) continue;
       if (!step.go) { await page.waitForTimeout(40); continue; }
       mine = step.mine;
       const st = await snap(page);
@@ -272,18 +281,12 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
       // the first item of the bar that can be used now: 护盾 and 导弹 with no plane to aim at send
       // nothing (the screen says so), and waiting for an answer then only saw the room's turn timer
       for (let i = 0; st.phase === 'roll' && !st.items.usedThisRoll && i < bar.length && !roomUse; i++) {
-        await page.evaluate(() => { document.getElementById('toast').textContent = ''; });
-        await page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`);
-        if (/没有可以选择的飞机/.test(await page.locator('#toast').innerText())) {
-          assert.equal((await snap(page)).targeting, null, 'no targeting step without a target');
-          continue;
-        }
+        if (!await activateItem(page, () => page.click(`#items-panel .seat-bar[data-seat="${st.turn}"] .item-slot >> nth=${i}`))) continue;
         const tg = (await snap(page)).targeting;
         if (tg?.item === 'remoteDie') await page.click('#item-target [data-die="5"]');
         else if (tg) await page.locator(`svg.board .piece.target[data-seat="${tg.targets[0][0]}"][data-piece="${tg.targets[0][1] + 1}"]`).dispatchEvent('click');
         await nextState(page, st.version);
-        roomUse = await page.evaluate(([v0, seat]) => /** @type {any} */ (window).__fxq.current.local?.frames
-          .filter((f) => f.version > v0).flatMap((f) => f.events).find((e) => e.kind === 'itemUsed' && e.seat === seat) ?? null, [st.version, st.turn]);
+        roomUse = await usedSince(page, st.version, st.turn);
         assert.ok(roomUse, `the room answered useItem with itemUsed (${bar[i]})`);
         assert.equal(roomUse.use.item, bar[i]);
       }
@@ -293,9 +296,7 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
         await page.locator(`svg.board .piece.legal[data-seat="${st.turn}"][data-piece="${k + 1}"]`).dispatchEvent('click');
       } else await page.click('#btn-roll');
       await nextState(page, st.version).catch(() => {});
-      acts++;
-    }
-    return acts;
+      roomActs++;
     }
     console.log(`room: seat ${mine}, ${rooms} room(s), ${roomActs} actions, item used ${JSON.stringify(roomUse)} in ${((Date.now() - r0) / 1000).toFixed(1)} s`);
     assert.ok(roomUse, 'this seat used an item in a room game');
