@@ -1,6 +1,7 @@
 //! Online rooms (docs/PROTOCOL.md §7) end to end over real WebSockets: four players and a
 //! spectator through a whole game, impersonation, nothing that predicts a roll before the end,
-//! the turn timer and 托管, a second device, restart, rate limit and origin check.
+//! the turn timer and 托管, a second device, restart, rate limit and origin check, 道具模式 with
+//! computers only and with a person using items.
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
@@ -705,5 +706,240 @@ async fn an_item_mode_room_plays_to_the_end_and_its_record_verifies() {
         .await;
     let record = Record::from_json(&rec).unwrap();
     assert!(record.rules.options.items);
+    assert!(record.replay().unwrap().position().is_over());
+}
+
+/// The first item of `seat`'s bar that needs no target, as a `use` object (as items.rs picks
+/// for a local game): 6数骰, 动力装置, 遥控骰子 for a 6, or a shield for a plane of the seat on
+/// the loop that has none yet.
+fn untargeted_use(st: &Value, seat: u64) -> Option<Value> {
+    let items = &st["items"];
+    let on_loop = st["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["seat"] == seat)
+        .unwrap()["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["square"].is_number())
+        .map(|p| p["piece"].clone())
+        .find(|k| {
+            !items["shields"]
+                .as_array()
+                .unwrap()
+                .contains(&json!([seat, k]))
+        });
+    items["bars"][seat as usize]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|i| match i.as_str().unwrap() {
+            "sixDie" | "booster" => Some(json!({"item": i})),
+            "remoteDie" => Some(json!({"item": i, "die": 6})),
+            "shield" => on_loop.clone().map(|k| json!({"item": i, "piece": k})),
+            _ => None,
+        })
+}
+
+/// A room game played by [`play_an_item_room`].
+struct ItemRoom {
+    client: Rc,
+    /// The person's seat.
+    seat: u64,
+    /// The final state.
+    last: Value,
+    /// The person's uses, in order.
+    used: Vec<Value>,
+    /// The `reason`s of the `illegal_item` refusals.
+    refused: std::collections::BTreeSet<String>,
+}
+
+/// One item-mode 飞行棋 room, a new person against a computer, played to the end by the person:
+/// an item of the bar before the roll whenever one needs no target, else roll, and a move to an
+/// item's square when there is one. Every use is checked against its `state`; `useItem` after
+/// the roll, and a second one for the same roll, are checked to be refused.
+async fn play_an_item_room(server: &Server, client_seed: &str) -> ItemRoom {
+    let mut a = Rc::connect(server.addr).await;
+    a.login("道具玩家", None).await;
+    let (_, room) = a
+        .enter(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 2,
+            "options": {"items": true},
+            "slots": [{"kind": "player"}, {"kind": "computer", "level": "normal"}],
+            "turnTimerMs": null, "clientSeed": client_seed}),
+        )
+        .await;
+    assert_eq!(room["options"]["items"], true, "{room}");
+    a.ask(json!({"type": "ready", "ready": true, "clientSeed": client_seed}))
+        .await;
+    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
+    // The seat dealt to the person's slot, and the state agrees that it is the person's.
+    let playing = a
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    let me = playing["slots"][0]["seat"].as_u64().unwrap();
+    let mut st = a
+        .wait(|m| m["type"] == "state" && m["cause"] == "start")
+        .await;
+    let seat = st["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["seat"] == me)
+        .unwrap();
+    assert_eq!(seat["controller"], "human", "{st}");
+    assert!(st["items"].is_object(), "{st}");
+
+    let mut used = Vec::new();
+    let mut refused = std::collections::BTreeSet::new();
+    let mut guard = 0;
+    while st["phase"] != "over" {
+        guard += 1;
+        assert!(guard < 2000, "the game does not end");
+        if st["turn"] != me {
+            // The computer plays on its own: on to the person's next turn, or the end.
+            let v = st["version"].as_u64().unwrap();
+            st = a
+                .wait(|m| {
+                    m["type"] == "state"
+                        && m["version"].as_u64().unwrap() > v
+                        && (m["phase"] == "over" || m["turn"] == me)
+                })
+                .await;
+            continue;
+        }
+        if st["phase"] == "roll" && st["items"]["usedThisRoll"] == false {
+            if let Some(u) = untargeted_use(&st, me) {
+                let next = a
+                    .ask(json!({"type": "useItem", "version": st["version"], "use": u}))
+                    .await;
+                assert_eq!(next["type"], "state", "{next}");
+                assert_eq!(next["cause"], "useItem", "{next}");
+                assert!(next["version"].as_u64() > st["version"].as_u64(), "{next}");
+                let first = &next["events"][0];
+                assert_eq!(
+                    (&first["kind"], &first["seat"], &first["use"]),
+                    (&json!("itemUsed"), &json!(me), &u),
+                    "{next}"
+                );
+                used.push(u);
+                // A second item for the same roll is refused (after a shield the roll is
+                // still due).
+                if next["items"]["usedThisRoll"] == true
+                    && next["turn"] == me
+                    && next["phase"] == "roll"
+                {
+                    let e = a
+                        .ask(json!({"type": "useItem", "version": next["version"],
+                            "use": {"item": "sixDie"}}))
+                        .await;
+                    assert_eq!(e["code"], "illegal_item", "{e}");
+                    refused.insert(e["reason"].as_str().unwrap().to_string());
+                }
+                st = next;
+                continue;
+            }
+        }
+        let mut action = next_move(&st);
+        if st["phase"] == "move" {
+            // No item after the roll; the refusal changes nothing (the same version is played
+            // next).
+            let e = a
+                .ask(json!({"type": "useItem", "version": st["version"], "use": {"item": "booster"}}))
+                .await;
+            assert_eq!(e["code"], "illegal_item", "{e}");
+            refused.insert(e["reason"].as_str().unwrap().to_string());
+            // Go for the items: a choice that ends on an item's square.
+            let on_board: Vec<Value> = st["items"]["board"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["square"].clone())
+                .collect();
+            if let Some(ch) = st["choices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|ch| on_board.contains(&ch["square"]))
+            {
+                action["piece"] = ch["piece"].clone();
+            }
+        }
+        let next = a.ask(action).await;
+        assert_eq!(next["type"], "state", "{next}");
+        st = next;
+    }
+    ItemRoom {
+        client: a,
+        seat: me,
+        last: st,
+        used,
+        refused,
+    }
+}
+
+#[tokio::test]
+async fn a_person_uses_items_in_a_room_game_and_its_record_has_the_uses() {
+    let dir = temp_dir("room-person-items");
+    // Whether the person ever holds an item it can use depends on the dice: in about 4 games in
+    // 10 it does not. The server seed is fixed, and with the client seed it fixes the deal, every
+    // roll, where items appear and the computer's choices, so the rooms are the same on every
+    // run (when written, the first room has uses: the person in seat 2 shields a plane and
+    // uses 遥控骰子). Should the engine ever draw differently, more rooms are played rather than
+    // a room without a use passing.
+    let mut config = pace(0, 30_000)(&dir);
+    config.fixed_seed = Some(6);
+    let server = Server::start_with(config).await;
+    let mut rooms = 0;
+    let game = loop {
+        rooms += 1;
+        assert!(
+            rooms <= 6,
+            "in 6 room games the person never had an item to use"
+        );
+        let game = play_an_item_room(&server, &format!("person-items-{rooms}")).await;
+        if !game.used.is_empty() {
+            break game;
+        }
+    };
+    assert!(game.refused.contains("after_roll"), "{:?}", game.refused);
+
+    // The record has every use, the person's and the computer's, and replays to the end.
+    let game_id = game.last["gameId"].as_str().unwrap();
+    let announced = game
+        .client
+        .log
+        .iter()
+        .filter(|m| m["type"] == "state" && m["gameId"] == game_id)
+        .flat_map(|m| m["events"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["kind"] == "itemUsed")
+        .collect::<Vec<_>>();
+    let (status, rec) = server
+        .get_json(&format!("/api/games/{game_id}/record"))
+        .await;
+    assert_eq!(status, 200);
+    let in_plies = rec["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.get("use"))
+        .collect::<Vec<_>>();
+    let by_me = announced
+        .iter()
+        .filter(|e| e["seat"] == game.seat)
+        .map(|e| &e["use"])
+        .collect::<Vec<_>>();
+    assert_eq!(by_me, game.used.iter().collect::<Vec<_>>());
+    assert_eq!(
+        in_plies,
+        announced.iter().map(|e| &e["use"]).collect::<Vec<_>>(),
+        "one itemUsed event per use in the record, in order"
+    );
+    let record = Record::from_json(&rec).unwrap();
+    assert!(record.rules.options.items);
+    assert!(!record.uses.is_empty());
+    assert_eq!(record.uses.len(), in_plies.len());
     assert!(record.replay().unwrap().position().is_over());
 }
