@@ -297,6 +297,16 @@ impl Game {
         })
     }
 
+    /// The most recent die rolled: by the dice stream (a roll ply) or fixed by an item use
+    /// (6数骰, 遥控骰子, which roll without being a ply); `None` before the first roll.
+    pub fn last_die(&self) -> Option<Die> {
+        self.history.iter().rev().find_map(|e| match e.step {
+            Step::Ply(Ply::Roll(d)) => Some(d),
+            Step::Use(u) => u.fixed_die(),
+            Step::Ply(Ply::Move(_)) => None,
+        })
+    }
+
     /// Every step so far in play order: the plies with the item uses between them. Its length
     /// is the game's step count (a server's state version).
     pub fn steps(&self) -> impl ExactSizeIterator<Item = Step> + '_ {

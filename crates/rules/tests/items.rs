@@ -89,6 +89,11 @@ fn a_fixed_die_does_not_consume_the_dice_stream() {
         let report = g.use_item(Seat::S0, u, &mut NoEvents).unwrap().unwrap();
         assert_eq!(report.die.get(), face);
         assert_eq!(g.dice_counter(), 0, "{u:?}");
+        // It is the last die rolled, though not a roll ply.
+        assert_eq!(g.last_die(), Some(report.die));
+        assert!(g
+            .plies()
+            .all(|p| !matches!(p, feixingqi_rules::Ply::Roll(_))));
         // The statistics count stream rolls only.
         assert_eq!(g.dice_stats()[Seat::S0].iter().sum::<u32>(), 0);
         if g.position().phase() == Phase::Roll && g.position().turn() == Seat::S0 {

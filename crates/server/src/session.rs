@@ -1034,12 +1034,7 @@ impl Session {
             Phase::Move(d) => ("move", Some(d)),
             Phase::Over => ("over", None),
         };
-        let last_die = die_now.map(|d| d.get()).or_else(|| {
-            self.game.plies().rev().find_map(|p| match p {
-                Ply::Roll(d) => Some(d.get()),
-                Ply::Move(_) => None,
-            })
-        });
+        let last_die = die_now.or_else(|| self.game.last_die()).map(|d| d.get());
         let to_act = if over {
             None
         } else if self.is_human(pos.turn()) {
@@ -1677,5 +1672,47 @@ mod tests {
         // Each move is shown to the three other seats.
         assert!(moves > 50, "{moves} moves");
         assert_eq!(shown, 3 * moves);
+    }
+
+    /// `die` is the most recent roll (docs/PROTOCOL.md §5): after a 6数骰 or 遥控骰子 whose
+    /// roll moved by itself or was skipped (the state is back in phase `roll`), the item's die,
+    /// not an older die of the stream (an item's fixed die is not a roll ply).
+    #[test]
+    fn the_die_shown_is_the_last_roll_even_an_items_fixed_die() {
+        let mut fixed_then_roll_phase = 0;
+        for seed in 0..6 {
+            let cfg = GameConfig {
+                rules: Rules {
+                    options: feixingqi_rules::Options {
+                        items: true,
+                        ..Rules::feixingqi().options
+                    },
+                    ..Rules::feixingqi()
+                },
+                seats: SeatSet::ALL,
+                control: BySeat([SeatControl::Computer(Level::Hard); 4]),
+            };
+            let mut s = Session::new("t".into(), cfg, Seed::from_u64(seed)).unwrap();
+            while !s.is_over() {
+                let events = s.act(Action::Step, s.version()).unwrap();
+                let rolled = events.iter().rev().find_map(|e| {
+                    let v = serde_json::to_value(e).unwrap();
+                    (v["kind"] == "rolled").then(|| v["die"].clone())
+                });
+                let fixed = events.iter().any(|e| {
+                    let v = serde_json::to_value(e).unwrap();
+                    v["kind"] == "itemUsed"
+                        && matches!(v["use"]["item"].as_str(), Some("sixDie" | "remoteDie"))
+                });
+                let st = s.state("t", Vec::new());
+                if let Some(die) = rolled {
+                    assert_eq!(st["die"], die, "seed {seed}, version {}", st["version"]);
+                    if fixed && st["phase"] != "move" {
+                        fixed_then_roll_phase += 1;
+                    }
+                }
+            }
+        }
+        assert!(fixed_then_roll_phase > 0, "the case never came up");
     }
 }
