@@ -260,7 +260,7 @@ struct Seen {
 /// player matches by chance. The *skill* `s = (matched − chance) / (decisions − chance)`, clamped
 /// to 0..=1 and started with `prior` pseudo-decisions of a player that always matches (an unseen
 /// seat counts as skilled), sets that seat's answer model: its answers below the root are valued
-/// `reply · s` of the way from the mean of its options to its best ([`Search::replies`], `reply`
+/// `reply · s` of the way from the mean of its options to its best ([`Search::skill`], `reply`
 /// the search's own per rule set). While every enemy's skill is at most `weak` the search looks
 /// `deep` chance layers ahead instead of its own depth: with answers close to the mean of the
 /// options (players that pick at random) the second layer measured stronger, with best answers
@@ -316,12 +316,11 @@ impl ModelBot {
     /// answer model and the depth set by the skills (see [`ModelBot`]).
     pub fn modelled(&self, pos: &Position) -> Search {
         let me = pos.turn();
-        let base = self.search.reply[!pos.rules().is_ludo() as usize];
-        let mut replies = [base; 4];
+        let mut skill = [1.0; 4];
         let mut weakest_only = true;
         for s in pos.seats().iter().filter(|&s| pos.enemies(me, s)) {
             let k = self.skill(s);
-            replies[s.index()] = base * k;
+            skill[s.index()] = k;
             weakest_only &= k <= self.weak;
         }
         let depth = if weakest_only {
@@ -331,7 +330,7 @@ impl ModelBot {
         };
         Search {
             depth,
-            ..self.search.with_replies(replies)
+            ..self.search.with_skill(skill)
         }
     }
 }

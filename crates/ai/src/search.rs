@@ -5,7 +5,7 @@
 //! each option, evaluate), depth 1 averages the next roll and lets whoever rolls it answer with
 //! their best 1-ply reply, and so on. With [`Search::reply`] below 1 an enemy's answer is valued
 //! between its best option and the mean of its options (a hedge against players who do not play
-//! the evaluator's move).
+//! the evaluator's move); [`Search::skill`] scales that per seat (an opponent model's estimate).
 
 use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Seat};
 
@@ -19,14 +19,14 @@ pub struct Search {
     /// Chance layers after the root decision.
     pub depth: u8,
     /// How the search expects an enemy to answer below the root, per rule set (`[Ludo, 飞行棋]`):
-    /// its value is `reply · (its best option) + (1 − reply) · (the mean of its options)`. 1
-    /// expects the best answer (plain max-n); less hedges against players who do not pick what
-    /// the evaluator would.
+    /// with `r = reply · skill` of the answering seat, its value is `r · (its best option) +
+    /// (1 − r) · (the mean of its options)`. 1 expects the best answer (plain max-n); less hedges
+    /// against players who do not pick what the evaluator would.
     pub reply: [f32; 2],
-    /// Per seat (by seat index), where present: the `reply` of that seat's answers in place of
-    /// the rule set's (an opponent model's estimate of how that player picks its moves, see
-    /// [`crate::bots::ModelBot`]).
-    pub replies: Option<[f32; 4]>,
+    /// Per seat (by seat index): how far that player's answers are from random (0) to the
+    /// evaluator's best (1), multiplying [`Search::reply`]; all 1 unless an opponent model has
+    /// estimated them ([`crate::bots::ModelBot`]).
+    pub skill: [f32; 4],
 }
 
 /// A decision node's result ([`Search::decide`]): the mover's best option, its shares, and the
@@ -54,7 +54,7 @@ impl Search {
             eval,
             depth,
             reply: [1.0, 1.0],
-            replies: None,
+            skill: [1.0; 4],
         }
     }
 
@@ -67,13 +67,9 @@ impl Search {
         }
     }
 
-    /// This search expecting the answers of seat `i` blended with `replies[i]` (see
-    /// [`Search::replies`]).
-    pub const fn with_replies(self, replies: [f32; 4]) -> Search {
-        Search {
-            replies: Some(replies),
-            ..self
-        }
+    /// This search with the answers of seat `i` scaled by `skill[i]` (see [`Search::skill`]).
+    pub const fn with_skill(self, skill: [f32; 4]) -> Search {
+        Search { skill, ..self }
     }
 
     /// Every distinct option of `pos` (which must be in [`Phase::Move`]) with its value, in the
@@ -127,13 +123,11 @@ impl Search {
     }
 
     /// Decision node below the root: the value of the mover's answer, its best option blended
-    /// with the mean of its options by [`Search::reply`] when it is an enemy of the `root` seat
-    /// (the seat deciding at the root knows it will pick its best).
+    /// with the mean of its options by [`Search::reply`] times the mover's [`Search::skill`]
+    /// when it is an enemy of the `root` seat (the seat deciding at the root knows it will pick
+    /// its best).
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
-        let reply = match self.replies {
-            Some(r) => r[pos.turn().index()],
-            None => self.reply[!pos.rules().is_ludo() as usize],
-        };
+        let reply = self.reply[!pos.rules().is_ludo() as usize] * self.skill[pos.turn().index()];
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
             Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,
