@@ -521,9 +521,10 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 
 /// A bot by name: `random`, a level (`easy`, `normal`, `hard`, `master`), a style
 /// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
-/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply]]]]]]]` (custom [`Weights`]),
+/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race]]]]]]]]` (custom [`Weights`]),
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
-/// sets) or `mix:P` (the race-only heuristic, random with probability P).
+/// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race]]` (the Master level's
+/// [`ModelBot`] with other knobs) or `mix:P` (the race-only heuristic, random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
         return Some(Box::new(RandomBot::new(seed)));
@@ -545,13 +546,19 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         )));
     }
     if let Some(spec) = name.strip_prefix("om:") {
-        // `om:deep/weak/prior[/ludo_reply/feixingqi_reply]`: the Master's evaluator and depth
-        // with an opponent model ([`ModelBot`]), for tuning.
+        // `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race]]`: the Master's evaluator and
+        // depth with an opponent model ([`ModelBot`]), for tuning; `race` sets
+        // [`Weights::race`] of every weight set of the evaluator.
         let v = knobs(spec, 3)?;
-        let search = MASTER.with_reply(
+        let mut search = MASTER.with_reply(
             v.get(3).copied().unwrap_or(MASTER.reply[0]),
             v.get(4).copied().unwrap_or(MASTER.reply[1]),
         );
+        if let Some(&race) = v.get(5) {
+            search.eval.ludo.race = race;
+            search.eval.feixingqi.race = race;
+            search.eval.feixingqi_duel.race = race;
+        }
         let deep = (v[0] as u8).min(3);
         return Some(Box::new(ModelBot::new(search, deep, v[1], v[2], name)));
     }
@@ -569,7 +576,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         return Some(Box::new(RolloutBot::new(r, seed, name)));
     }
     if let Some(spec) = name.strip_prefix("w:") {
-        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply]]]]]]]`: custom weights for tuning.
+        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race]]]]]]]]`: custom weights for tuning.
         let v = knobs(spec, 7)?;
         let w = Weights {
             hangar: v[0],
@@ -584,6 +591,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             equiv: v.get(10).copied().unwrap_or(0.0),
             later: v.get(11).copied().unwrap_or(1.0),
             order: v.get(12).copied().unwrap_or(0.0),
+            race: v.get(14).copied().unwrap_or(0.0),
         };
         let depth = v.get(8).map_or(0, |&d| d as u8).min(3);
         let reply = v.get(13).copied().unwrap_or(1.0);

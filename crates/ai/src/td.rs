@@ -194,7 +194,7 @@ impl Learned {
 
     /// The win shares for `place` (see [`Evaluator::shares`]).
     pub fn shares(&self, pos: &Position, place: usize) -> Shares {
-        shares_of(pos, place, self.temp, || self.distances(pos))
+        shares_of(pos, place, self.temp, 0.0, || self.distances(pos))
     }
 
     /// The table as Rust source: a `pub(crate) const NAME: Learned`, with `comment` (the command
