@@ -71,10 +71,10 @@
 //! than the hand-tuned evaluator under the Master's search (see [`td`]), so Master does not use
 //! one. `feixingqi hint-accuracy` measures the hint against per-option rollouts (Hard as the
 //! rollout policy, 2,000 per option and up to 4,000 for options within two standard errors of the
-//! best). On 400 decisions per rule set the hint's mean loss is 0.11 ± 0.12 points of win
-//! probability in Ludo and 0.15 ± 0.12 in 飞行棋 with the reference's best chosen on half the
-//! playouts and the loss measured on the other half (0.38 / 0.35 on all playouts, which lean high:
-//! their noise floor is about 0.37 / 0.28); see the README.
+//! best). On 1,000 decisions per rule set the hint's mean loss is 0.111 ± 0.067 points of win
+//! probability in Ludo and 0.093 ± 0.065 in 飞行棋 with the reference's best chosen on half the
+//! playouts and the loss measured on the other half (0.345 / 0.309 on all playouts, which lean
+//! high: their noise floor is about 0.29 / 0.30); see the README.
 //!
 //! # 道具模式 (item mode, RULES.md §10.3)
 //!
