@@ -51,6 +51,18 @@ pub enum Step {
     Use(ItemUse),
 }
 
+impl Step {
+    /// The die this step rolled: a roll ply's, or the fixed die of a 6数骰 / 遥控骰子 use (which
+    /// rolls without being a ply); `None` for a move and for any other use.
+    pub const fn die(self) -> Option<Die> {
+        match self {
+            Step::Ply(Ply::Roll(d)) => Some(d),
+            Step::Use(u) => u.fixed_die(),
+            Step::Ply(Ply::Move(_)) => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Entry {
     step: Step,
@@ -300,11 +312,7 @@ impl Game {
     /// The most recent die rolled: by the dice stream (a roll ply) or fixed by an item use
     /// (6数骰, 遥控骰子, which roll without being a ply); `None` before the first roll.
     pub fn last_die(&self) -> Option<Die> {
-        self.history.iter().rev().find_map(|e| match e.step {
-            Step::Ply(Ply::Roll(d)) => Some(d),
-            Step::Use(u) => u.fixed_die(),
-            Step::Ply(Ply::Move(_)) => None,
-        })
+        self.history.iter().rev().find_map(|e| e.step.die())
     }
 
     /// Every step so far in play order: the plies with the item uses between them. Its length
@@ -546,10 +554,9 @@ impl Game {
         })?;
         // The roll that this decision answered (a fixed-die item use rolls too), and the item
         // uses just before it, so that the items go back to the bar (RULES.md §15).
-        let mut r = self.history[..i].iter().rposition(|e| {
-            matches!(e.step, Step::Ply(Ply::Roll(_)))
-                || matches!(e.step, Step::Use(u) if u.fixed_die().is_some())
-        })?;
+        let mut r = self.history[..i]
+            .iter()
+            .rposition(|e| e.step.die().is_some())?;
         while r > 0 && matches!(self.history[r - 1].step, Step::Use(_)) {
             r -= 1;
         }
