@@ -766,10 +766,6 @@ fn gaussian_race(dist: &[f32; 4], racing: SeatSet, spread: f32) -> Shares {
         m += 1;
     }
     let mut out = [0f32; 4];
-    if m == 1 {
-        out[seat[0]] = 1.0;
-        return BySeat(out);
-    }
     let h = (hi - lo) / RACE_POINTS as f32;
     let mut acc = [0f32; 4];
     for k in 0..=RACE_POINTS {

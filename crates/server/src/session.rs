@@ -1694,15 +1694,16 @@ mod tests {
             };
             let mut s = Session::new("t".into(), cfg, Seed::from_u64(seed)).unwrap();
             while !s.is_over() {
-                let events = s.act(Action::Step, s.version()).unwrap();
-                let rolled = events.iter().rev().find_map(|e| {
-                    let v = serde_json::to_value(e).unwrap();
-                    (v["kind"] == "rolled").then(|| v["die"].clone())
-                });
+                let events =
+                    serde_json::to_value(s.act(Action::Step, s.version()).unwrap()).unwrap();
+                let events = events.as_array().unwrap();
+                let rolled = events
+                    .iter()
+                    .rev()
+                    .find_map(|e| (e["kind"] == "rolled").then(|| e["die"].clone()));
                 let fixed = events.iter().any(|e| {
-                    let v = serde_json::to_value(e).unwrap();
-                    v["kind"] == "itemUsed"
-                        && matches!(v["use"]["item"].as_str(), Some("sixDie" | "remoteDie"))
+                    e["kind"] == "itemUsed"
+                        && matches!(e["use"]["item"].as_str(), Some("sixDie" | "remoteDie"))
                 });
                 let st = s.state("t", Vec::new());
                 if let Some(die) = rolled {
