@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{next_action, temp_dir, Server};
+use common::{item_square_choice, next_action, temp_dir, untargeted_use, Server};
 use serde_json::{json, Value};
 
 #[tokio::test]
@@ -58,18 +58,7 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
                 assert!(h["item"]["zh"].is_string() && h["item"]["en"].is_string());
                 Some(h["item"]["use"].clone())
             } else {
-                let mine_on_loop = st["seats"][0]["pieces"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|p| p["square"].is_number())
-                    .map(|p| p["piece"].clone());
-                bar.iter().find_map(|i| match i.as_str().unwrap() {
-                    "sixDie" | "booster" => Some(json!({"item": i})),
-                    "remoteDie" => Some(json!({"item": i, "die": 6})),
-                    "shield" => mine_on_loop.clone().map(|k| json!({"item": i, "piece": k})),
-                    _ => None,
-                })
+                untargeted_use(&st, 0)
             };
             if let Some(u) = u {
                 let next = c
@@ -101,19 +90,8 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
         let mut action = next_action(&st);
         if mine && st["phase"] == "move" {
             // Go for the items: a choice that ends on an item's square.
-            let on_board: Vec<Value> = st["items"]["board"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| b["square"].clone())
-                .collect();
-            if let Some(ch) = st["choices"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|ch| on_board.contains(&ch["square"]))
-            {
-                action["piece"] = ch["piece"].clone();
+            if let Some(piece) = item_square_choice(&st) {
+                action["piece"] = piece;
             }
         }
         st = c.ask(action).await;

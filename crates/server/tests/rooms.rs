@@ -9,7 +9,7 @@ mod common;
 
 use std::{net::SocketAddr, time::Duration};
 
-use common::{temp_dir, Server};
+use common::{item_square_choice, temp_dir, untargeted_use, Server};
 use feixingqi_rules::{DiceStream, Record, SeatSet, Seed};
 use feixingqi_server::{online::deal, Config};
 use futures_util::{stream::SplitSink, SinkExt, StreamExt};
@@ -132,6 +132,18 @@ impl Rc {
             .or(token.map(str::to_string))
             .unwrap();
         (w["player"]["id"].as_str().unwrap().to_string(), token)
+    }
+
+    /// The only person of a room with computers (slot 0, the host): ready with `client_seed`,
+    /// start, and the seat the deal gave the slot.
+    async fn ready_and_start(&mut self, client_seed: &str) -> u64 {
+        self.ask(json!({"type": "ready", "ready": true, "clientSeed": client_seed}))
+            .await;
+        assert_eq!(self.ask(json!({"type": "start"})).await["type"], "ok");
+        let playing = self
+            .wait(|m| m["type"] == "room" && m["status"] == "playing")
+            .await;
+        playing["slots"][0]["seat"].as_u64().unwrap()
     }
 
     /// `joinRoom` / `createRoom`: the `roomJoined` reply and the `room` that follows.
@@ -385,13 +397,7 @@ async fn timeouts_then_tuoguan_then_take_back_from_a_second_device() {
     let code = room["code"].as_str().unwrap().to_string();
     let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
     assert!(!seed.is_empty(), "the server made a client seed");
-    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
-        .await;
-    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
-    let playing = a
-        .wait(|m| m["type"] == "room" && m["status"] == "playing")
-        .await;
-    let my_seat = playing["slots"][0]["seat"].as_u64().unwrap();
+    let my_seat = a.ready_and_start(&seed).await;
 
     // Nobody acts: the server plays the seat on timeout, then takes it over (托管).
     let t = a
@@ -564,13 +570,7 @@ async fn a_restart_restores_a_room_with_its_timer() {
         .await;
     let code = room["code"].as_str().unwrap().to_string();
     let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
-    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
-        .await;
-    a.ask(json!({"type": "start"})).await;
-    let playing = a
-        .wait(|m| m["type"] == "room" && m["status"] == "playing")
-        .await;
-    let my_seat = playing["slots"][0]["seat"].clone();
+    let my_seat = a.ready_and_start(&seed).await;
     let mine =
         |m: &Value| m["type"] == "state" && m["turn"] == my_seat && !m["room"]["timer"].is_null();
     let mut acked = Value::Null;
@@ -677,9 +677,7 @@ async fn an_item_mode_room_plays_to_the_end_and_its_record_verifies() {
     assert_eq!(room["options"]["items"], true, "{room}");
     let code = room["code"].as_str().unwrap().to_string();
     let seed = room["slots"][0]["clientSeed"].as_str().unwrap().to_string();
-    a.ask(json!({"type": "ready", "ready": true, "clientSeed": seed}))
-        .await;
-    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
+    a.ready_and_start(&seed).await;
     // Hand the seat to the server and watch the computers play it out.
     assert_eq!(
         a.ask(json!({"type": "leaveRoom"})).await["type"],
@@ -707,40 +705,6 @@ async fn an_item_mode_room_plays_to_the_end_and_its_record_verifies() {
     let record = Record::from_json(&rec).unwrap();
     assert!(record.rules.options.items);
     assert!(record.replay().unwrap().position().is_over());
-}
-
-/// The first item of `seat`'s bar that needs no target, as a `use` object (as items.rs picks
-/// for a local game): 6数骰, 动力装置, 遥控骰子 for a 6, or a shield for a plane of the seat on
-/// the loop that has none yet.
-fn untargeted_use(st: &Value, seat: u64) -> Option<Value> {
-    let items = &st["items"];
-    let on_loop = st["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["seat"] == seat)
-        .unwrap()["pieces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["square"].is_number())
-        .map(|p| p["piece"].clone())
-        .find(|k| {
-            !items["shields"]
-                .as_array()
-                .unwrap()
-                .contains(&json!([seat, k]))
-        });
-    items["bars"][seat as usize]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find_map(|i| match i.as_str().unwrap() {
-            "sixDie" | "booster" => Some(json!({"item": i})),
-            "remoteDie" => Some(json!({"item": i, "die": 6})),
-            "shield" => on_loop.clone().map(|k| json!({"item": i, "piece": k})),
-            _ => None,
-        })
 }
 
 /// A room game played by [`play_an_item_room`].
@@ -772,14 +736,8 @@ async fn play_an_item_room(server: &Server, client_seed: &str) -> ItemRoom {
         )
         .await;
     assert_eq!(room["options"]["items"], true, "{room}");
-    a.ask(json!({"type": "ready", "ready": true, "clientSeed": client_seed}))
-        .await;
-    assert_eq!(a.ask(json!({"type": "start"})).await["type"], "ok");
     // The seat dealt to the person's slot, and the state agrees that it is the person's.
-    let playing = a
-        .wait(|m| m["type"] == "room" && m["status"] == "playing")
-        .await;
-    let me = playing["slots"][0]["seat"].as_u64().unwrap();
+    let me = a.ready_and_start(client_seed).await;
     let mut st = a
         .wait(|m| m["type"] == "state" && m["cause"] == "start")
         .await;
@@ -852,19 +810,8 @@ async fn play_an_item_room(server: &Server, client_seed: &str) -> ItemRoom {
             assert_eq!(e["code"], "illegal_item", "{e}");
             refused.insert(e["reason"].as_str().unwrap().to_string());
             // Go for the items: a choice that ends on an item's square.
-            let on_board: Vec<Value> = st["items"]["board"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| b["square"].clone())
-                .collect();
-            if let Some(ch) = st["choices"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|ch| on_board.contains(&ch["square"]))
-            {
-                action["piece"] = ch["piece"].clone();
+            if let Some(piece) = item_square_choice(&st) {
+                action["piece"] = piece;
             }
         }
         let next = a.ask(action).await;

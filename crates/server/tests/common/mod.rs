@@ -277,3 +277,54 @@ pub fn next_action(state: &Value) -> Value {
         _ => json!({"type": "step", "version": v}),
     }
 }
+
+/// 道具模式: the first item of `seat`'s bar in `state` that needs no target, as a `use` object:
+/// 6数骰, 动力装置, 遥控骰子 for a 6, or a shield for a plane of the seat on the loop that has
+/// none yet.
+pub fn untargeted_use(state: &Value, seat: u64) -> Option<Value> {
+    let items = &state["items"];
+    let on_loop = state["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["seat"] == seat)
+        .unwrap()["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["square"].is_number())
+        .map(|p| p["piece"].clone())
+        .find(|k| {
+            !items["shields"]
+                .as_array()
+                .unwrap()
+                .contains(&json!([seat, k]))
+        });
+    items["bars"][seat as usize]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|i| match i.as_str().unwrap() {
+            "sixDie" | "booster" => Some(json!({"item": i})),
+            "remoteDie" => Some(json!({"item": i, "die": 6})),
+            "shield" => on_loop.clone().map(|k| json!({"item": i, "piece": k})),
+            _ => None,
+        })
+}
+
+/// 道具模式: the piece to send for a choice of `state` that ends on an item's square, if any
+/// (to go for the items).
+pub fn item_square_choice(state: &Value) -> Option<Value> {
+    let on_board: Vec<Value> = state["items"]["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["square"].clone())
+        .collect();
+    state["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|ch| on_board.contains(&ch["square"]))
+        .map(|ch| ch["piece"].clone())
+}
