@@ -775,8 +775,10 @@ fn gaussian_race(dist: &[f32; 4], racing: SeatSet, spread: f32) -> Shares {
         let mut later = [0f32; 4];
         for j in 0..m {
             let z = (x - mu[j]) / sd[j];
-            density[j] = (-0.5 * z * z).exp() / sd[j];
-            later[j] = 0.5 * erfc(z * core::f32::consts::FRAC_1_SQRT_2);
+            // One exponential serves the density and the tail: e^(−z²/2) is both.
+            let g = (-0.5 * z * z).exp();
+            density[j] = g / sd[j];
+            later[j] = 0.5 * erfc_with(z * core::f32::consts::FRAC_1_SQRT_2, g);
         }
         for i in 0..m {
             let mut v = density[i] * end;
@@ -799,14 +801,14 @@ fn gaussian_race(dist: &[f32; 4], racing: SeatSet, spread: f32) -> Shares {
     BySeat(out)
 }
 
-/// The complementary error function (Abramowitz and Stegun 7.1.26, absolute error below
-/// 1.5·10⁻⁷).
-fn erfc(x: f32) -> f32 {
+/// The complementary error function of `x` (Abramowitz and Stegun 7.1.26, absolute error below
+/// 1.5·10⁻⁷), given `e^(−x²)`: the race's density needs the same exponential.
+fn erfc_with(x: f32, exp_minus_x2: f32) -> f32 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
     let poly = t
         * (0.254_829_6
             + t * (-0.284_496_7 + t * (1.421_413_7 + t * (-1.453_152 + t * 1.061_405_4))));
-    let e = poly * (-x * x).exp();
+    let e = poly * exp_minus_x2;
     if x >= 0.0 {
         e
     } else {
@@ -826,7 +828,8 @@ mod tests {
             let s = gaussian_race(&[d0, 0.0, d1, 0.0], racing, spread);
             let (s0, s1) = (spread * (d0 + 4.0f32).sqrt(), spread * (d1 + 4.0f32).sqrt());
             let z = (d1 - d0) / (s0 * s0 + s1 * s1).sqrt();
-            let want = 1.0 - 0.5 * erfc(z * core::f32::consts::FRAC_1_SQRT_2);
+            let x = z * core::f32::consts::FRAC_1_SQRT_2;
+            let want = 1.0 - 0.5 * erfc_with(x, (-x * x).exp());
             assert!(
                 (s[Seat::S0] - want).abs() < 2e-3,
                 "{d0} {d1}: {s:?} want {want}"

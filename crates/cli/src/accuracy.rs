@@ -12,7 +12,10 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{bot_by_name, hint, Bot, Level, BOT_NAMES};
-use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, SeatSet};
+use feixingqi_rules::{
+    notation::write_setup, playout::FastRng, Move, NoEvents, Position, Rolled, Rules, SeatSet,
+    Setup,
+};
 
 use crate::arena::{flag, mix, num, rules_from, sample_positions};
 
@@ -20,16 +23,15 @@ use crate::arena::{flag, mix, num, rules_from, sample_positions};
 /// Master's engine).
 const COMPARED: [Level; 3] = [Level::Hard, Level::Normal, Level::Easy];
 
-/// One decision measured.
+/// First line of a reference file (`--save` / `--load`).
+const REFERENCE_MAGIC: &str = "feixingqi hint-accuracy reference v1";
+
+/// The reference value of one decision.
 #[derive(Clone, Debug)]
 struct Measured {
     /// Every playout of every distinct option, in the order of `distinct_moves`: playout `r` of
     /// every option is on the same dice. Close options have more playouts than the others.
     outcomes: Vec<Vec<bool>>,
-    /// Index of the hint's first option.
-    hint: usize,
-    /// Index of each compared level's choice.
-    levels: [usize; COMPARED.len()],
 }
 
 /// Mean and standard error of `a[r] - b[r]` over the playouts `r` both have, taking every
@@ -97,10 +99,50 @@ impl Measured {
         paired(&self.outcomes[b], &self.outcomes[a], 1, 2).0
     }
 
-    /// Paired standard error of the hint's loss (all playouts).
-    fn se(&self) -> f64 {
+    /// Paired standard error of the loss of option `c` (all playouts).
+    fn se(&self, c: usize) -> f64 {
         let best = best_of(&self.outcomes, 0, 1);
-        paired(&self.outcomes[best], &self.outcomes[self.hint], 0, 1).1
+        paired(&self.outcomes[best], &self.outcomes[c], 0, 1).1
+    }
+
+    /// One line of a reference file: every option's playouts as `count:hex`, four playouts per
+    /// hex digit, the first playout in the lowest bit.
+    fn to_line(&self) -> String {
+        let mut line = String::new();
+        for o in &self.outcomes {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&format!("{}:", o.len()));
+            for chunk in o.chunks(4) {
+                let v = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |v, (k, &w)| v | (w as u32) << k);
+                line.push(char::from_digit(v, 16).unwrap_or('0'));
+            }
+        }
+        line
+    }
+
+    /// Reads [`Measured::to_line`].
+    fn from_line(line: &str) -> Option<Measured> {
+        let mut outcomes = Vec::new();
+        for option in line.split_whitespace() {
+            let (count, hex) = option.split_once(':')?;
+            let count: usize = count.parse().ok()?;
+            if hex.len() != count.div_ceil(4) {
+                return None;
+            }
+            let mut o = Vec::with_capacity(count);
+            for c in hex.chars() {
+                let v = c.to_digit(16)?;
+                o.extend((0..4).map(|k| v >> k & 1 == 1));
+            }
+            o.truncate(count);
+            outcomes.push(o);
+        }
+        (!outcomes.is_empty()).then_some(Measured { outcomes })
     }
 }
 
@@ -163,14 +205,68 @@ fn measure(pos: &Position, policy: &str, rollouts: u32, max_rollouts: u32, seed:
             }
         }
     }
-    let index_of = |mv: Move| opts.iter().position(|&m| m == mv).unwrap_or(0);
-    let hint_mv = hint(pos).first().map_or(opts[0], |o| o.mv);
-    let levels = COMPARED.map(|l| index_of(l.bot(mix(seed)).choose(pos)));
-    Measured {
-        outcomes,
-        hint: index_of(hint_mv),
-        levels,
+    Measured { outcomes }
+}
+
+/// The index among `pos.distinct_moves()` of a chosen move.
+fn option_of(pos: &Position, mv: Move) -> usize {
+    pos.distinct_moves()
+        .iter()
+        .position(|&m| m == mv)
+        .unwrap_or(0)
+}
+
+/// The seed of decision `i`: its reference playouts' dice, and (mixed once more) the seed of the
+/// bots whose choices are scored.
+fn decision_seed(seed: u64, i: usize) -> u64 {
+    mix(seed ^ mix(1 << 40 | i as u64))
+}
+
+/// The header line of a reference file: everything the decisions and their playouts depend on.
+fn reference_header(
+    rules: Rules,
+    seats: SeatSet,
+    decisions: usize,
+    seed: u64,
+    policy: &str,
+) -> String {
+    let game = write_setup(&Setup::start(rules, seats));
+    let game = game.split_whitespace().next().unwrap_or_default();
+    format!(
+        "rules={game} players={} decisions={decisions} seed={seed} policy={policy}",
+        seats.len()
+    )
+}
+
+/// Reads a reference file written by `--save` for the decisions the header names.
+fn load_reference(path: &str, header: &str, positions: &[Position]) -> Result<Vec<Measured>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let mut lines = text.lines();
+    ensure!(
+        lines.next() == Some(REFERENCE_MAGIC),
+        "{path} is not a hint-accuracy reference"
+    );
+    let found = lines.next().unwrap_or_default();
+    ensure!(
+        found == header,
+        "{path} was measured for `{found}`, not for `{header}`: give the same --rules, --players, --decisions, --seed and --policy"
+    );
+    let mut results = Vec::with_capacity(positions.len());
+    for (i, pos) in positions.iter().enumerate() {
+        let line = lines
+            .next()
+            .with_context(|| format!("{path}: decision {i} is missing"))?;
+        let m = Measured::from_line(line)
+            .with_context(|| format!("{path}: decision {i} does not parse"))?;
+        ensure!(
+            m.outcomes.len() == pos.distinct_moves().len(),
+            "{path}: decision {i} has {} options, the position {}",
+            m.outcomes.len(),
+            pos.distinct_moves().len()
+        );
+        results.push(m);
     }
+    Ok(results)
 }
 
 fn argmax(v: &[f64]) -> usize {
@@ -217,6 +313,54 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         decisions,
         seed,
     );
+    let header = reference_header(rules, seats, positions.len(), seed, policy);
+    let compare: Vec<&str> = flag(args, "--compare")
+        .map(|c| c.split(',').filter(|b| !b.is_empty()).collect())
+        .unwrap_or_default();
+    for b in &compare {
+        ensure!(
+            bot_by_name(b, 0).is_some(),
+            "unknown bot {b:?} in --compare"
+        );
+    }
+    let t0 = Instant::now();
+    let results = match flag(args, "--load") {
+        Some(path) => load_reference(path, &header, &positions)?,
+        None => measure_all(&positions, policy, rollouts, max_rollouts, seed, threads)?,
+    };
+    if let Some(path) = flag(args, "--save") {
+        let mut text = format!("{REFERENCE_MAGIC}\n{header}\n");
+        for m in &results {
+            text.push_str(&m.to_line());
+            text.push('\n');
+        }
+        std::fs::write(path, text).with_context(|| format!("writing {path}"))?;
+    }
+    let source = match flag(args, "--load") {
+        Some(path) => format!("reference loaded from {path}"),
+        None => format!(
+            "reference: every option played out {rollouts} times to the first finisher by {policy:?} for every seat, common dice across options; options within 2 paired SE of the best (and the best) get {rollouts} more, up to {max_rollouts}"
+        ),
+    };
+    let intro = format!(
+        "hint-accuracy: rules={} players={players} decisions={} seed={seed} ({:.1} s on {threads} threads)\n{source}",
+        rules.rule_set.name(),
+        positions.len(),
+        t0.elapsed().as_secs_f64(),
+    );
+    report(&results, &positions, &compare, seed, &intro);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Measures the reference of every decision on `threads` threads, with a progress line.
+fn measure_all(
+    positions: &[Position],
+    policy: &str,
+    rollouts: u32,
+    max_rollouts: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<Measured>> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Measured>>> = Mutex::new(vec![None; positions.len()]);
@@ -233,7 +377,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
                     policy,
                     rollouts,
                     max_rollouts,
-                    mix(seed ^ mix(1 << 40 | i as u64)),
+                    decision_seed(seed, i),
                 );
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(m);
@@ -270,38 +414,56 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         results.len() == positions.len(),
         "some decisions were not measured"
     );
+    Ok(results)
+}
+
+/// Prints the losses of the hint, the compared levels, the `compare` bots and a random choice;
+/// `intro` is printed first.
+fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: u64, intro: &str) {
     let n = results.len();
     let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
     let playouts: usize = results
         .iter()
         .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
         .sum();
-    println!(
-        "hint-accuracy: rules={} players={} decisions={} rollouts={}..{} seed={} ({:.1} s on {} threads)",
-        rules.rule_set.name(),
-        players,
-        n,
-        rollouts,
-        max_rollouts,
-        seed,
-        t0.elapsed().as_secs_f64(),
-        threads
-    );
+    println!("{intro}");
     println!(
         "decisions sampled from Master/Normal games (about one in eight with two or more options, up to the first finisher); {:.2} options each, {:.0} playouts per option on average",
         options as f64 / n as f64,
         playouts as f64 / options as f64
     );
-    println!(
-        "reference: every option played out {rollouts} times to the first finisher by {policy:?} for every seat, common dice across options; options within 2 paired SE of the best (and the best) get {rollouts} more, up to {max_rollouts}"
-    );
     println!("loss = reference win% of the reference best option minus that of the chosen option (percentage points)");
     println!("  all: best and loss on all playouts (the best is the maximum of noisy estimates: leans high)");
     println!("  split: best chosen on the even playouts, loss measured on the odd ones (unbiased for that choice)");
-    // `pick`: the chosen option's index (`None`: the mean over every option, a random choice).
-    let report = |name: &str, pick: &dyn Fn(&Measured) -> Option<usize>| {
-        let of = |m: &Measured, f: &dyn Fn(&Measured, usize) -> f64| -> f64 {
-            match pick(m) {
+    // Each chooser's option per decision (`None`: the mean over every option, a random choice).
+    let bot_seed = |i: usize| mix(decision_seed(seed, i));
+    let mut choosers: Vec<(String, Vec<Option<usize>>)> = vec![(
+        "hint (master)".into(),
+        positions
+            .iter()
+            .map(|p| hint(p).first().map(|o| option_of(p, o.mv)))
+            .collect(),
+    )];
+    for l in COMPARED {
+        let picks = positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Some(option_of(p, l.bot(bot_seed(i)).choose(p))))
+            .collect();
+        choosers.push((l.name().into(), picks));
+    }
+    for &b in compare {
+        let picks = positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| bot_by_name(b, bot_seed(i)).map(|mut bot| option_of(p, bot.choose(p))))
+            .collect();
+        choosers.push((b.into(), picks));
+    }
+    choosers.push(("random".into(), vec![None; n]));
+    for (name, picks) in &choosers {
+        let of = |m: &Measured, c: Option<usize>, f: &dyn Fn(&Measured, usize) -> f64| -> f64 {
+            match c {
                 Some(c) => f(m, c),
                 None => {
                     (0..m.outcomes.len()).map(|c| f(m, c)).sum::<f64>() / m.outcomes.len() as f64
@@ -310,11 +472,13 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         };
         let mut loss: Vec<f64> = results
             .iter()
-            .map(|m| 100.0 * of(m, &Measured::loss))
+            .zip(picks)
+            .map(|(m, &c)| 100.0 * of(m, c, &Measured::loss))
             .collect();
         let split: Vec<f64> = results
             .iter()
-            .map(|m| 100.0 * of(m, &Measured::split_loss))
+            .zip(picks)
+            .map(|(m, &c)| 100.0 * of(m, c, &Measured::split_loss))
             .collect();
         let mean = loss.iter().sum::<f64>() / n as f64;
         let split_mean = split.iter().sum::<f64>() / n as f64;
@@ -336,14 +500,14 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
             1.96 * split_se,
             100.0 * agree as f64 / n as f64
         );
-    };
-    report("hint (master)", &|m| Some(m.hint));
-    for (k, l) in COMPARED.iter().enumerate() {
-        report(l.name(), &|m| Some(m.levels[k]));
     }
-    report("random", &|_| None);
-    let se = results.iter().map(|m| m.se() * m.se()).sum::<f64>().sqrt() / n as f64;
-    let se_one = 100.0 * results.iter().map(Measured::se).sum::<f64>() / n as f64;
+    let hint_se: Vec<f64> = results
+        .iter()
+        .zip(&choosers[0].1)
+        .map(|(m, &c)| m.se(c.unwrap_or(0)))
+        .collect();
+    let se = hint_se.iter().map(|s| s * s).sum::<f64>().sqrt() / n as f64;
+    let se_one = 100.0 * hint_se.iter().sum::<f64>() / n as f64;
     let floor = 100.0 * results.iter().map(Measured::floor).sum::<f64>() / n as f64;
     println!(
         "noise: mean paired standard error of one decision's hint loss {se_one:.2} pp; standard error of the mean loss {:.3} pp",
@@ -352,7 +516,6 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     println!(
         "noise floor of the all-playouts loss at half the playouts (the even half's best valued against the odd half's best on the odd half): {floor:.3} pp"
     );
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
@@ -378,12 +541,66 @@ mod tests {
             assert_eq!(win.len(), pos.distinct_moves().len());
             assert!(win.iter().all(|w| (0.0..=1.0).contains(w)));
             assert!(a.outcomes.iter().all(|o| (40..=160).contains(&o.len())));
-            assert!(a.hint < win.len() && a.levels.iter().all(|&l| l < win.len()));
             // The reference's best by all playouts loses nothing by its own measure.
             assert_eq!(a.loss(argmax(&win)), 0.0);
             // The hint's option is the Master's.
             let master = Level::Master.bot(0).choose(pos);
-            assert_eq!(pos.distinct_moves()[a.hint], master);
+            let first = hint(pos).first().map(|o| option_of(pos, o.mv));
+            assert_eq!(first, Some(option_of(pos, master)));
+            // A reference file line reads back as the same playouts.
+            let line = a.to_line();
+            let back = Measured::from_line(&line).map(|m| m.outcomes);
+            assert_eq!(back.as_ref(), Some(&a.outcomes), "{line}");
         }
+    }
+
+    #[test]
+    fn a_reference_line_keeps_every_playout_and_rejects_damage() {
+        let outcomes = vec![
+            vec![true, false, false, true, true],
+            vec![false; 9],
+            vec![true; 4],
+        ];
+        let m = Measured {
+            outcomes: outcomes.clone(),
+        };
+        assert_eq!(m.to_line(), "5:91 9:000 4:f");
+        let back = Measured::from_line(&m.to_line()).map(|m| m.outcomes);
+        assert_eq!(back, Some(outcomes));
+        for bad in ["", "5:9", "5:91x", "4:g", "x:0"] {
+            assert!(Measured::from_line(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_saved_reference_loads_only_for_its_own_decisions() {
+        let rules = Rules::ludo();
+        let positions =
+            sample_positions(rules, SeatSet::ALL, &[Level::Master, Level::Normal], 2, 4);
+        let results: Vec<Measured> = positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| measure(p, "hard", 8, 8, decision_seed(4, i)))
+            .collect();
+        let header = reference_header(rules, SeatSet::ALL, 2, 4, "hard");
+        let mut text = format!("{REFERENCE_MAGIC}\n{header}\n");
+        for m in &results {
+            text.push_str(&m.to_line());
+            text.push('\n');
+        }
+        let path = std::env::temp_dir().join(format!("fxq-ref-{}.txt", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        let loaded = load_reference(&path, &header, &positions).unwrap();
+        assert!(loaded
+            .iter()
+            .zip(&results)
+            .all(|(a, b)| a.outcomes == b.outcomes));
+        // Another seed's header is refused, and so are decisions the file does not hold.
+        let other = reference_header(rules, SeatSet::ALL, 2, 5, "hard");
+        assert!(load_reference(&path, &other, &positions).is_err());
+        let more = sample_positions(rules, SeatSet::ALL, &[Level::Master, Level::Normal], 3, 4);
+        assert!(load_reference(&path, &header, &more).is_err());
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -363,8 +363,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     };
     println!("fair share {fair:.1}%; a win = first to finish (its team in team play)");
     println!(
-        "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12}",
-        "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision"
+        "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12} {:>10}",
+        "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision", "choices"
     );
     let mut seen: Vec<&str> = Vec::new();
     for nm in &names {
@@ -389,7 +389,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         let p = wins as f64 / n;
         let (lo, hi) = wilson(wins as f64, n);
         println!(
-            "{:<14} {:>5} {:>8} {:>8} {:>7.2}%  [{:>6.2}%, {:>6.2}%] {:>12.4}",
+            "{:<14} {:>5} {:>8} {:>8} {:>7.2}%  [{:>6.2}%, {:>6.2}%] {:>12.4} {:>10.1}",
             nm,
             idx.len(),
             games,
@@ -401,11 +401,13 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                 0.0
             } else {
                 1e3 * time / dec as f64
-            }
+            },
+            dec as f64 / n
         );
     }
     println!(
-        "mean game length: {:.1} rolls (to the first finisher)",
+        "mean game length: {:.1} rolls (to the first finisher); choices: a seat's decisions with \
+         two or more distinct options per game",
         rolls as f64 / games as f64
     );
     Ok(ExitCode::SUCCESS)

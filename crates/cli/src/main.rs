@@ -55,7 +55,8 @@ USAGE:
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--team] [--items] [--threads T]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
-        (first to finish) with 95% CI, mean game length and ms per decision per bot. Bots:
+        (first to finish) with 95% CI, mean game length, ms per decision and decisions with a
+        choice per game per bot. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
@@ -63,15 +64,17 @@ USAGE:
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--seed S]
-                            [--threads T]
+                            [--threads T] [--compare BOT,BOT] [--save FILE | --load FILE]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
         Master/Normal games; every distinct option played out R times to the first finisher by
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
         dice; options within two paired standard errors of the best get R more playouts, up to
         --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
         playouts, and split: best chosen on half the playouts, loss measured on the other half)
-        for the hint and, for comparison, Hard, Normal, Easy and random choices, and the
-        reference's noise floor.
+        for the hint and, for comparison, Hard, Normal, Easy, the --compare bots (any arena bot,
+        e.g. w:… weights) and random choices, and the reference's noise floor. --save writes
+        the reference's playouts to FILE; --load reads them back instead of playing them (same
+        --rules, --players, --decisions, --seed and --policy), so bots are scored in seconds.
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
                     [--policy table|hard|master]
