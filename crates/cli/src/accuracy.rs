@@ -13,8 +13,8 @@ use std::{
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{bot_by_name, hint, Bot, Level, BOT_NAMES};
 use feixingqi_rules::{
-    notation::write_setup, playout::FastRng, Move, NoEvents, Position, Rolled, Rules, SeatSet,
-    Setup,
+    notation::write_setup, playout::FastRng, Move, NoEvents, Phase, Position, Rolled, Rules,
+    SeatSet, Setup,
 };
 
 use crate::arena::{flag, mix, num, rules_from, sample_positions};
@@ -349,6 +349,10 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         t0.elapsed().as_secs_f64(),
     );
     report(&results, &positions, &compare, seed, &intro);
+    let worst: usize = num(args, "--worst", 0)?;
+    if worst > 0 {
+        print_worst(&results, &positions, worst);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -415,6 +419,58 @@ fn measure_all(
         "some decisions were not measured"
     );
     Ok(results)
+}
+
+/// Prints the `count` decisions where the hint loses most (all playouts): the position, the roll,
+/// and every option with the reference's win % and the hint's estimate.
+fn print_worst(results: &[Measured], positions: &[Position], count: usize) {
+    let mut by_loss: Vec<(f64, usize)> = results
+        .iter()
+        .zip(positions)
+        .enumerate()
+        .map(|(i, (m, p))| {
+            let c = hint(p).first().map_or(0, |o| option_of(p, o.mv));
+            (m.loss(c), i)
+        })
+        .collect();
+    by_loss.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    println!("the {count} decisions where the hint loses most (reference win % ± paired SE to the reference's best; hint's own estimate):");
+    for &(loss, i) in by_loss.iter().take(count) {
+        let (m, pos) = (&results[i], &positions[i]);
+        let roll = match pos.phase() {
+            Phase::Move(d) => d.get(),
+            _ => 0,
+        };
+        println!(
+            "decision {i}: hint loses {:.2} pp; {pos}; seat {} rolled {roll}",
+            100.0 * loss,
+            pos.turn()
+        );
+        let win = m.win();
+        let best = argmax(&win);
+        let ranked = hint(pos);
+        for (k, &mv) in pos.distinct_moves().iter().enumerate() {
+            let Some(o) = ranked.iter().find(|o| o.mv == mv) else {
+                continue;
+            };
+            let se = paired(&m.outcomes[best], &m.outcomes[k], 0, 1).1;
+            println!(
+                "  {} piece {} {} -> {}: reference {:.2}% ± {:.2}, hint {:.2}%{}",
+                if k == best { "best" } else { "    " },
+                mv.piece,
+                o.from,
+                o.to,
+                100.0 * win[k],
+                100.0 * se,
+                100.0 * o.win,
+                if o.gap == 0.0 {
+                    "  (hint's choice)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
 }
 
 /// Prints the losses of the hint, the compared levels, the `compare` bots and a random choice;

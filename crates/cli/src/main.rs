@@ -65,6 +65,7 @@ USAGE:
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--seed S]
                             [--threads T] [--compare BOT,BOT] [--save FILE | --load FILE]
+                            [--worst N]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
         Master/Normal games; every distinct option played out R times to the first finisher by
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
@@ -75,6 +76,7 @@ USAGE:
         e.g. w:… weights) and random choices, and the reference's noise floor. --save writes
         the reference's playouts to FILE; --load reads them back instead of playing them (same
         --rules, --players, --decisions, --seed and --policy), so bots are scored in seconds.
+        --worst N prints the N decisions where the hint loses most, with every option's values.
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
                     [--policy table|hard|master]
