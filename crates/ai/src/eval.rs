@@ -71,6 +71,10 @@ pub struct Weights {
     /// close to the centre is also surer of its time (1.28 matches the spread of the softmax's
     /// noise), and its share is the chance that it finishes first.
     pub race: f32,
+    /// Expected capture cost still ahead of a piece on the loop: its capture cost (progress plus
+    /// [`Weights::hangar`]) times `wear` times the share of the loop it has yet to walk — every
+    /// square walked is another chance to be hit, beyond the next turn's danger (`risk`).
+    pub wear: f32,
 }
 
 impl Weights {
@@ -89,6 +93,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 0.0,
+        wear: 0.0,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -106,6 +111,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 0.0,
+        wear: 0.0,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] re-tuned under the Master's search on the
     /// sum of its win rates against three random and against three Hard players (coordinate
@@ -149,6 +155,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 1.6,
+        wear: 0.0,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -165,6 +172,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 0.0,
+        wear: 0.0,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -181,6 +189,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 0.0,
+        wear: 0.0,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -197,6 +206,7 @@ impl Weights {
         later: 1.0,
         order: 0.0,
         race: 0.0,
+        wear: 0.0,
     };
 }
 
@@ -512,6 +522,8 @@ impl Evaluator {
                 };
                 if p > ENTRY {
                     total += w.lane;
+                } else if w.wear != 0.0 {
+                    total += w.wear * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
                 }
                 match exposure(pos, &th, s, i, p, w.later) {
                     Exposure::Out => {}
@@ -850,5 +862,33 @@ mod tests {
         let s = gaussian_race(&[20.0, 60.0, 90.0, 200.0], SeatSet::ALL, 2.0);
         assert!((s.0.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(s.0.windows(2).all(|w| w[0] > w[1]), "{s:?}");
+    }
+
+    #[test]
+    fn wear_charges_a_plane_for_the_loop_it_has_still_to_walk() {
+        use feixingqi_rules::{Rules, Setup};
+        // Red alone on the loop at progress `p` (the enemies in the hangar: no next-turn danger).
+        let red_at = |p: u8| {
+            let mut setup = Setup::start(Rules::feixingqi(), SeatSet::ALL);
+            setup.pieces[Seat::S0] = vec![
+                Progress::At(p),
+                Progress::Hangar,
+                Progress::Hangar,
+                Progress::Hangar,
+            ];
+            Position::from_setup(&setup).expect("setup")
+        };
+        let w = Weights::MASTER_FXQ;
+        let d = |wear, p| Evaluator::new(Weights { wear, ..w }).distances(&red_at(p))[0];
+        for p in [0u8, 4, 40] {
+            // wear × (progress made in equivalent squares + the hangar wait) × loop share ahead.
+            let made = CENTRE as f32 - FXQ_REMAINING[p as usize];
+            let want = 0.2 * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
+            let extra = d(0.2, p) - d(0.0, p);
+            assert!((extra - want).abs() < 1e-3, "p{p}: {extra} vs {want}");
+            assert!(extra > 0.0);
+        }
+        // In the lane no enemy can reach the plane: no charge.
+        assert_eq!(d(0.2, 53), d(0.0, 53));
     }
 }
