@@ -13,8 +13,9 @@ use std::{
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{bot_by_name, hint, Bot, Level, BOT_NAMES};
 use feixingqi_rules::{
-    notation::write_setup, playout::FastRng, Move, NoEvents, Phase, Position, Rolled, Rules,
-    SeatSet, Setup,
+    notation::{parse_setup, write_setup},
+    playout::FastRng,
+    Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
 use crate::arena::{flag, mix, num, rules_from, sample_positions};
@@ -24,7 +25,7 @@ use crate::arena::{flag, mix, num, rules_from, sample_positions};
 const COMPARED: [Level; 3] = [Level::Hard, Level::Normal, Level::Easy];
 
 /// First line of a reference file (`--save` / `--load`).
-const REFERENCE_MAGIC: &str = "feixingqi hint-accuracy reference v1";
+const REFERENCE_MAGIC: &str = "feixingqi hint-accuracy reference v2";
 
 /// The reference value of one decision.
 #[derive(Clone, Debug)]
@@ -146,15 +147,44 @@ impl Measured {
     }
 }
 
-/// Plays `start` out to the first finisher with `policy` for every seat, on the dice of `dice`;
-/// true when `me` finished first.
-fn rollout(start: &Position, policy: &mut dyn Bot, dice: &mut FastRng, me: usize) -> bool {
+/// Who plays the reference's playouts: `mine` for the deciding seat, `others` for the rest
+/// (any arena bot name).
+#[derive(Copy, Clone, Debug)]
+struct Policy<'a> {
+    mine: &'a str,
+    others: &'a str,
+}
+
+impl Policy<'_> {
+    /// `policy=BOT`, and ` others=BOT` when the others play another bot.
+    fn label(&self) -> String {
+        if self.mine == self.others {
+            format!("policy={}", self.mine)
+        } else {
+            format!("policy={} others={}", self.mine, self.others)
+        }
+    }
+}
+
+/// Plays `start` out to the first finisher, seat `me` with `mine` and the others with
+/// `others`, on the dice of `dice`; true when `me` finished first.
+fn rollout(
+    start: &Position,
+    mine: &mut dyn Bot,
+    others: &mut dyn Bot,
+    dice: &mut FastRng,
+    me: usize,
+) -> bool {
     let mut p = *start;
     let mut rolls = 0u32;
     while !p.is_over() && p.finished_seats().is_empty() && rolls < 100_000 {
         rolls += 1;
         if let Rolled::Move = p.roll_unchecked(dice.die(), &mut NoEvents) {
-            let mv = policy.choose(&p);
+            let mv = if p.turn().index() == me {
+                mine.choose(&p)
+            } else {
+                others.choose(&p)
+            };
             p.play_unchecked(mv, &mut NoEvents);
         }
     }
@@ -167,18 +197,29 @@ fn rollout(start: &Position, policy: &mut dyn Bot, dice: &mut FastRng, me: usize
 /// while some option is within two paired standard errors of the best and the best has fewer
 /// than `max_rollouts`, the best and those close options get `rollouts` more each (sequential
 /// allocation: the playouts go where the reference cannot yet tell the options apart).
-fn measure(pos: &Position, policy: &str, rollouts: u32, max_rollouts: u32, seed: u64) -> Measured {
+fn measure(
+    pos: &Position,
+    policy: Policy<'_>,
+    rollouts: u32,
+    max_rollouts: u32,
+    seed: u64,
+) -> Measured {
     let me = pos.turn().index();
     let opts = pos.distinct_moves();
-    let mut policy = bot_by_name(policy, seed).unwrap_or_else(|| Level::Hard.bot(seed));
+    let bot =
+        |name: &str, seed: u64| bot_by_name(name, seed).unwrap_or_else(|| Level::Hard.bot(seed));
     let mut outcomes: Vec<Vec<bool>> = vec![Vec::new(); opts.len()];
-    let mut grow = |o: &mut Vec<bool>, mv: Move, more: u32| {
+    let grow = |o: &mut Vec<bool>, mv: Move, more: u32| {
         let mut start = *pos;
         start.play_unchecked(mv, &mut NoEvents);
         let from = o.len() as u64;
         o.extend((from..from + more as u64).map(|r| {
-            let mut dice = FastRng(mix(seed ^ mix(r)));
-            rollout(&start, policy.as_mut(), &mut dice, me)
+            // Playout `r` of every option: the same dice, and bots seeded alike (a random
+            // player makes the same draws), so the options differ only by the move.
+            let r = mix(seed ^ mix(r));
+            let (mut mine, mut others) =
+                (bot(policy.mine, mix(r ^ 1)), bot(policy.others, mix(r ^ 2)));
+            rollout(&start, mine.as_mut(), others.as_mut(), &mut FastRng(r), me)
         }));
     };
     for (o, &mv) in outcomes.iter_mut().zip(opts.iter()) {
@@ -228,45 +269,92 @@ fn reference_header(
     seats: SeatSet,
     decisions: usize,
     seed: u64,
-    policy: &str,
+    policy: Policy<'_>,
 ) -> String {
     let game = write_setup(&Setup::start(rules, seats));
     let game = game.split_whitespace().next().unwrap_or_default();
     format!(
-        "rules={game} players={} decisions={decisions} seed={seed} policy={policy}",
-        seats.len()
+        "rules={game} players={} decisions={decisions} seed={seed} {}",
+        seats.len(),
+        policy.label()
     )
 }
 
-/// Reads a reference file written by `--save` for the decisions the header names.
-fn load_reference(path: &str, header: &str, positions: &[Position]) -> Result<Vec<Measured>> {
+/// A decision as one line of a reference file: the position before the roll in the notation,
+/// then `roll=D` (the position is that setup after rolling `D`).
+fn decision_text(pos: &Position) -> Option<String> {
+    let Phase::Move(die) = pos.phase() else {
+        return None;
+    };
+    let mut setup = pos.to_setup();
+    // The position counts this roll among the sixes; the setup is from before it.
+    setup.sixes = if die.get() == 6 {
+        setup.sixes.checked_sub(1)?
+    } else {
+        0
+    };
+    let text = format!("{} roll={}", write_setup(&setup), die.get());
+    (decision_from_text(&text).as_ref() == Some(pos)).then_some(text)
+}
+
+/// Reads [`decision_text`].
+fn decision_from_text(text: &str) -> Option<Position> {
+    let (setup, roll) = text.rsplit_once(" roll=")?;
+    let die = Die::new(roll.parse().ok()?)?;
+    let mut pos = Position::from_setup(&parse_setup(setup).ok()?).ok()?;
+    (pos.roll_unchecked(die, &mut NoEvents) == Rolled::Move).then_some(pos)
+}
+
+/// Writes a reference file: the magic line, `header`, then per decision its position
+/// ([`decision_text`]), ` | ` and its playouts ([`Measured::to_line`]).
+fn write_reference(
+    path: &str,
+    header: &str,
+    positions: &[Position],
+    results: &[Measured],
+) -> Result<()> {
+    let mut text = format!("{REFERENCE_MAGIC}\n{header}\n");
+    for (i, (pos, m)) in positions.iter().zip(results).enumerate() {
+        let at =
+            decision_text(pos).with_context(|| format!("decision {i} ({pos}) has no notation"))?;
+        text.push_str(&format!("{at} | {}\n", m.to_line()));
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {path}"))
+}
+
+/// Reads a reference file: its header, the decisions' positions and their playouts.
+fn read_reference(path: &str) -> Result<(String, Vec<Position>, Vec<Measured>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
     let mut lines = text.lines();
     ensure!(
         lines.next() == Some(REFERENCE_MAGIC),
-        "{path} is not a hint-accuracy reference"
+        "{path} is not a hint-accuracy reference ({REFERENCE_MAGIC})"
     );
-    let found = lines.next().unwrap_or_default();
-    ensure!(
-        found == header,
-        "{path} was measured for `{found}`, not for `{header}`: give the same --rules, --players, --decisions, --seed and --policy"
-    );
-    let mut results = Vec::with_capacity(positions.len());
-    for (i, pos) in positions.iter().enumerate() {
-        let line = lines
-            .next()
-            .with_context(|| format!("{path}: decision {i} is missing"))?;
-        let m = Measured::from_line(line)
-            .with_context(|| format!("{path}: decision {i} does not parse"))?;
+    let header = lines.next().unwrap_or_default().to_string();
+    let (mut positions, mut results) = (Vec::new(), Vec::new());
+    for (i, line) in lines.enumerate() {
+        let bad = || format!("{path}: decision {i} does not parse");
+        let (at, playouts) = line.split_once(" | ").with_context(bad)?;
+        let pos = decision_from_text(at).with_context(bad)?;
+        let m = Measured::from_line(playouts).with_context(bad)?;
         ensure!(
             m.outcomes.len() == pos.distinct_moves().len(),
-            "{path}: decision {i} has {} options, the position {}",
+            "{path}: decision {i} has {} options, its position {}",
             m.outcomes.len(),
             pos.distinct_moves().len()
         );
+        positions.push(pos);
         results.push(m);
     }
-    Ok(results)
+    ensure!(!positions.is_empty(), "{path} holds no decisions");
+    Ok((header, positions, results))
+}
+
+/// The value of `key=` in a reference file's header.
+fn header_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    header
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
 }
 
 fn argmax(v: &[f64]) -> usize {
@@ -290,12 +378,18 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     let rollouts: u32 = num(args, "--rollouts", 2000)?;
     let max_rollouts: u32 = num(args, "--max-rollouts", 4 * rollouts)?;
     let seed: u64 = num(args, "--seed", 1)?;
-    let policy = flag(args, "--policy").unwrap_or("hard");
-    ensure!(
-        bot_by_name(policy, 0).is_some(),
-        "unknown --policy {policy:?}; known: {}",
-        BOT_NAMES.join(", ")
-    );
+    let mine = flag(args, "--policy").unwrap_or("hard");
+    let policy = Policy {
+        mine,
+        others: flag(args, "--others").unwrap_or(mine),
+    };
+    for (flag, bot) in [("--policy", policy.mine), ("--others", policy.others)] {
+        ensure!(
+            bot_by_name(bot, 0).is_some(),
+            "unknown {flag} {bot:?}; known: {} and the tuning families",
+            BOT_NAMES.join(", ")
+        );
+    }
     let players: u8 = num(args, "--players", 4)?;
     let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
     if decisions == 0 || rollouts < 2 {
@@ -306,14 +400,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         "--threads",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
-    let positions = sample_positions(
-        rules,
-        seats,
-        &[Level::Master, Level::Normal],
-        decisions,
-        seed,
-    );
-    let header = reference_header(rules, seats, positions.len(), seed, policy);
+
     let compare: Vec<&str> = flag(args, "--compare")
         .map(|c| c.split(',').filter(|b| !b.is_empty()).collect())
         .unwrap_or_default();
@@ -324,31 +411,45 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         );
     }
     let t0 = Instant::now();
-    let results = match flag(args, "--load") {
-        Some(path) => load_reference(path, &header, &positions)?,
-        None => measure_all(&positions, policy, rollouts, max_rollouts, seed, threads)?,
+    let (header, positions, results, seed) = match flag(args, "--load") {
+        Some(path) => {
+            // The file holds the decisions: the command line's game and sampling are not used.
+            let (header, positions, results) = read_reference(path)?;
+            let seed = header_field(&header, "seed")
+                .and_then(|s| s.parse().ok())
+                .with_context(|| format!("{path}: the header has no seed"))?;
+            (header, positions, results, seed)
+        }
+        None => {
+            let positions = sample_positions(
+                rules,
+                seats,
+                &[Level::Master, Level::Normal],
+                decisions,
+                seed,
+            );
+            let header = reference_header(rules, seats, positions.len(), seed, policy);
+            let results = measure_all(&positions, policy, rollouts, max_rollouts, seed, threads)?;
+            (header, positions, results, seed)
+        }
     };
     if let Some(path) = flag(args, "--save") {
-        let mut text = format!("{REFERENCE_MAGIC}\n{header}\n");
-        for m in &results {
-            text.push_str(&m.to_line());
-            text.push('\n');
-        }
-        std::fs::write(path, text).with_context(|| format!("writing {path}"))?;
+        write_reference(path, &header, &positions, &results)?;
     }
     let source = match flag(args, "--load") {
-        Some(path) => format!("reference loaded from {path}"),
+        Some(path) => format!("reference loaded from {path}: {header}"),
         None => format!(
-            "reference: every option played out {rollouts} times to the first finisher by {policy:?} for every seat, common dice across options; options within 2 paired SE of the best (and the best) get {rollouts} more, up to {max_rollouts}"
+            "{header}\nreference: every option played out {rollouts} times to the first finisher by {:?} for the deciding seat and {:?} for the others, common dice across options; options within 2 paired SE of the best (and the best) get {rollouts} more, up to {max_rollouts} ({:.1} s on {threads} threads)",
+            policy.mine, policy.others, t0.elapsed().as_secs_f64()
         ),
     };
-    let intro = format!(
-        "hint-accuracy: rules={} players={players} decisions={} seed={seed} ({:.1} s on {threads} threads)\n{source}",
-        rules.rule_set.name(),
-        positions.len(),
-        t0.elapsed().as_secs_f64(),
+    report(
+        &results,
+        &positions,
+        &compare,
+        seed,
+        &format!("hint-accuracy: {source}"),
     );
-    report(&results, &positions, &compare, seed, &intro);
     let worst: usize = num(args, "--worst", 0)?;
     if worst > 0 {
         print_worst(&results, &positions, worst);
@@ -359,7 +460,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
 /// Measures the reference of every decision on `threads` threads, with a progress line.
 fn measure_all(
     positions: &[Position],
-    policy: &str,
+    policy: Policy<'_>,
     rollouts: u32,
     max_rollouts: u32,
     seed: u64,
@@ -580,6 +681,11 @@ mod tests {
 
     use super::*;
 
+    const HARD: Policy<'static> = Policy {
+        mine: "hard",
+        others: "hard",
+    };
+
     #[test]
     fn the_reference_values_every_option_reproducibly() {
         let positions = sample_positions(
@@ -590,9 +696,26 @@ mod tests {
             4,
         );
         for (i, pos) in positions.iter().enumerate() {
-            let a = measure(pos, "hard", 40, 160, i as u64);
-            let b = measure(pos, "hard", 40, 160, i as u64);
+            let a = measure(pos, HARD, 40, 160, i as u64);
+            let b = measure(pos, HARD, 40, 160, i as u64);
             assert_eq!(a.outcomes, b.outcomes);
+            // Random others too: playout `r` of every option draws the same random choices.
+            let vs_random = Policy {
+                mine: "hard",
+                others: "random",
+            };
+            let c = measure(pos, vs_random, 40, 40, i as u64);
+            assert_eq!(
+                c.outcomes,
+                measure(pos, vs_random, 40, 40, i as u64).outcomes
+            );
+            assert_ne!(
+                c.outcomes,
+                a.outcomes[..]
+                    .iter()
+                    .map(|o| o[..40].to_vec())
+                    .collect::<Vec<_>>()
+            );
             let win = a.win();
             assert_eq!(win.len(), pos.distinct_moves().len());
             assert!(win.iter().all(|w| (0.0..=1.0).contains(w)));
@@ -629,34 +752,43 @@ mod tests {
     }
 
     #[test]
-    fn a_saved_reference_loads_only_for_its_own_decisions() {
-        let rules = Rules::ludo();
+    fn a_saved_reference_reads_back_with_its_positions() {
+        let rules = Rules::feixingqi();
         let positions =
-            sample_positions(rules, SeatSet::ALL, &[Level::Master, Level::Normal], 2, 4);
+            sample_positions(rules, SeatSet::ALL, &[Level::Master, Level::Normal], 40, 4);
+        // The notation with the roll gives back every sampled decision, a third six included.
+        for pos in &positions {
+            let text = decision_text(pos).expect("notation");
+            assert_eq!(decision_from_text(&text).as_ref(), Some(pos), "{text}");
+        }
+        assert!(positions.iter().any(|p| p.sixes() > 0));
         let results: Vec<Measured> = positions
             .iter()
+            .take(3)
             .enumerate()
-            .map(|(i, p)| measure(p, "hard", 8, 8, decision_seed(4, i)))
+            .map(|(i, p)| measure(p, HARD, 8, 8, decision_seed(4, i)))
             .collect();
-        let header = reference_header(rules, SeatSet::ALL, 2, 4, "hard");
-        let mut text = format!("{REFERENCE_MAGIC}\n{header}\n");
-        for m in &results {
-            text.push_str(&m.to_line());
-            text.push('\n');
-        }
+        let header = reference_header(rules, SeatSet::ALL, 3, 4, HARD);
         let path = std::env::temp_dir().join(format!("fxq-ref-{}.txt", std::process::id()));
-        std::fs::write(&path, &text).unwrap();
         let path = path.to_string_lossy().into_owned();
-        let loaded = load_reference(&path, &header, &positions).unwrap();
-        assert!(loaded
+        write_reference(&path, &header, &positions[..3], &results).unwrap();
+        let (h, back, playouts) = read_reference(&path).unwrap();
+        assert_eq!(h, header);
+        assert_eq!(header_field(&h, "seed"), Some("4"));
+        assert_eq!(back, positions[..3]);
+        assert!(playouts
             .iter()
             .zip(&results)
             .all(|(a, b)| a.outcomes == b.outcomes));
-        // Another seed's header is refused, and so are decisions the file does not hold.
-        let other = reference_header(rules, SeatSet::ALL, 2, 5, "hard");
-        assert!(load_reference(&path, &other, &positions).is_err());
-        let more = sample_positions(rules, SeatSet::ALL, &[Level::Master, Level::Normal], 3, 4);
-        assert!(load_reference(&path, &header, &more).is_err());
+        // A damaged file is refused: a decision whose option count is not its position's.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        let cut = lines[2].rsplit_once(' ').map_or(lines[2], |(a, _)| a);
+        lines[2] = cut;
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        assert!(read_reference(&path).is_err());
+        std::fs::write(&path, "not a reference\n").unwrap();
+        assert!(read_reference(&path).is_err());
         std::fs::remove_file(&path).unwrap();
     }
 }

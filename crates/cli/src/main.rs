@@ -63,19 +63,20 @@ USAGE:
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
-                            [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--seed S]
-                            [--threads T] [--compare BOT,BOT] [--save FILE | --load FILE]
-                            [--worst N]
+                            [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
+                            [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]
+                            [--load FILE] [--worst N]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
         Master/Normal games; every distinct option played out R times to the first finisher by
-        the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in every seat, on common
-        dice; options within two paired standard errors of the best get R more playouts, up to
-        --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
+        the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in the deciding seat and
+        the --others bot (default: the same) in the others, on common dice; options within two
+        paired standard errors of the best get R more playouts, up to --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
         playouts, and split: best chosen on half the playouts, loss measured on the other half)
         for the hint and, for comparison, Hard, Normal, Easy, the --compare bots (any arena bot,
         e.g. w:… weights) and random choices, and the reference's noise floor. --save writes
-        the reference's playouts to FILE; --load reads them back instead of playing them (same
-        --rules, --players, --decisions, --seed and --policy), so bots are scored in seconds.
+        the decisions (positions with their roll) and their playouts to FILE; --load reads them
+        back instead of sampling and playing (the file's game, seed and policies apply), so
+        bots are scored on the same decisions in seconds.
         --worst N prints the N decisions where the hint loses most, with every option's values.
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
