@@ -75,8 +75,12 @@ pub struct RankedOption {
     /// The absolute loop square it ends on, if it ends on the loop.
     pub square: Option<u8>,
     /// Estimated win probability of the mover (its team in team play) after this option, 0..=1;
-    /// once someone has finished, the chance of taking the best place still open.
+    /// once someone has finished, the chance of taking the best place still open. It is the
+    /// search's [`RankedOption::share`] through [`win_probability`].
     pub win: f32,
+    /// The search's own value of the option for the mover (its win share), which ranks the
+    /// options; more confident than the outcomes bear out, hence [`RankedOption::win`].
+    pub share: f32,
     /// Percentage points of win probability behind the best option (0 for the best).
     pub gap: f32,
     /// The main reason (the first of `reasons`).
@@ -110,16 +114,103 @@ impl Advisor {
         let mut out: Vec<RankedOption> = scored
             .iter()
             .map(|s| {
-                let win = s.shares[me];
+                let share = s.shares[me];
                 let mut o = describe(pos, me, die, s.mv);
-                o.win = win;
-                o.gap = ((best - win) * 100.0).max(0.0);
+                o.share = share;
+                o.win = win_probability(pos, share);
+                o.gap = ((win_probability(pos, best) - o.win) * 100.0).max(0.0);
                 o
             })
             .collect();
-        out.sort_by(|a, b| b.win.total_cmp(&a.win).then(a.mv.piece.cmp(&b.mv.piece)));
+        out.sort_by(|a, b| {
+            b.share
+                .total_cmp(&a.share)
+                .then(a.mv.piece.cmp(&b.mv.piece))
+        });
         out
     }
+}
+
+/// How the search's win share for the mover becomes the win probability a player is shown:
+/// `logit p = slope · (logit share − logit f) + offset + logit f`, with `f` the fair share
+/// (one over the sides still competing). Monotone, so it never changes which option is best.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Calibration {
+    /// How far the share's log-odds (from the fair share) are believed: below 1, the evaluator
+    /// is more confident than the outcomes.
+    pub slope: f32,
+    /// Log-odds added at every share.
+    pub offset: f32,
+}
+
+impl Calibration {
+    /// No change.
+    pub const IDENTITY: Calibration = Calibration {
+        slope: 1.0,
+        offset: 0.0,
+    };
+
+    /// The win probability of a share `share` when the fair share is `fair`. A share of 0 or 1
+    /// (the game is decided) stays as it is.
+    pub fn apply(&self, share: f32, fair: f32) -> f32 {
+        if share <= 0.0 || share >= 1.0 || !(0.0..1.0).contains(&fair) || fair == 0.0 {
+            return share.clamp(0.0, 1.0);
+        }
+        let logit = |p: f32| (p / (1.0 - p)).ln();
+        let z = self.slope * (logit(share) - logit(fair)) + self.offset + logit(fair);
+        1.0 / (1.0 + (-z).exp())
+    }
+}
+
+/// The calibrations of the Master's hint, `[rule set][sides]` (Ludo, 飞行棋; three or four
+/// sides, two sides): the fits that `feixingqi hint-accuracy` prints (`calibration fit`) for
+/// the outcomes of its reference playouts, where 困难 Hard plays every seat. The shares are
+/// far too sure of themselves: in 4-player 飞行棋 a share of 95 % wins 65 % of the playouts
+/// and one of 4 % wins 12 % (1,000 decisions, seeds 1 and 2: slope 0.365 / 0.359, offset
+/// 0.063 / 0.070); Ludo, 4 players: 0.354 / 0.078 (400 decisions, seed 3); 2 players
+/// (400 decisions, seed 3; the offset, 0.006 and −0.021, is 0 by symmetry): 飞行棋 0.261,
+/// Ludo 0.390. See the README.
+pub const CALIBRATION: [[Calibration; 2]; 2] = [
+    [
+        Calibration {
+            slope: 0.35,
+            offset: 0.08,
+        },
+        Calibration {
+            slope: 0.39,
+            offset: 0.0,
+        },
+    ],
+    [
+        Calibration {
+            slope: 0.36,
+            offset: 0.07,
+        },
+        Calibration {
+            slope: 0.26,
+            offset: 0.0,
+        },
+    ],
+];
+
+/// The sides still competing for the place at stake: the seats not yet finished, or the two
+/// teams in team play.
+pub fn sides(pos: &Position) -> usize {
+    if pos.rules().options.team {
+        2
+    } else {
+        pos.seats().len().saturating_sub(pos.finished_seats().len()) as usize
+    }
+}
+
+/// The win probability shown for the mover's share `share` of `pos` (see [`Calibration`]).
+pub fn win_probability(pos: &Position, share: f32) -> f32 {
+    let n = sides(pos);
+    if n < 2 {
+        return share;
+    }
+    let c = CALIBRATION[!pos.rules().is_ludo() as usize][(n == 2) as usize];
+    c.apply(share, 1.0 / n as f32)
 }
 
 /// The hint of the Master engine (see [`Advisor::hint`]).
@@ -127,7 +218,7 @@ pub fn hint(pos: &Position) -> Vec<RankedOption> {
     Advisor::default().hint(pos)
 }
 
-/// Where a move lands and why; `win` and `gap` are left at 0.
+/// Where a move lands and why; `win`, `share` and `gap` are left at 0.
 fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
     let from = pos.piece(me, mv.piece).unwrap_or(Progress::Hangar);
     let mut after = *pos;
@@ -190,6 +281,7 @@ fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
         to,
         square,
         win: 0.0,
+        share: 0.0,
         gap: 0.0,
         reason: reasons[0],
         reasons,

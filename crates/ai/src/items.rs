@@ -31,6 +31,7 @@ use feixingqi_rules::{
 use crate::{
     bots::{bot_by_name, Bot, Level, Style},
     eval::{danger, Evaluator},
+    hint::win_probability,
     search::place_of,
 };
 
@@ -474,8 +475,8 @@ pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>
 pub struct ItemHint {
     /// The recommended use.
     pub item_use: ItemUse,
-    /// Expected gain in percentage points of win share over rolling without it (the item's
-    /// keep value already paid).
+    /// Expected gain in percentage points of win probability over rolling without it (the
+    /// item's keep value already paid; shares calibrated by [`crate::win_probability`]).
     pub gain: f32,
 }
 
@@ -519,14 +520,18 @@ impl ItemHint {
 /// keeping every item is best. The move hint after the roll is [`item_move_hint`].
 pub fn item_hint(pos: &Position, items: &ItemState) -> Option<ItemHint> {
     let valuer = ItemPlayer::new(Level::Master, 0).valuer;
-    valuer.best_use(pos, items).map(|(item_use, g)| ItemHint {
-        item_use,
-        gain: g * 100.0,
+    valuer.best_use(pos, items).map(|(item_use, g)| {
+        let base = valuer.roll_value(pos, items, &Die::ALL);
+        ItemHint {
+            item_use,
+            gain: 100.0 * (win_probability(pos, base + g) - win_probability(pos, base)),
+        }
     })
 }
 
 /// The Master's ranking of the item-aware options of `pos` (in [`Phase::Move`]): each option
-/// with the mover's value, best first. The plain [`crate::hint()`] ignores weather and shields.
+/// with the mover's value (a win share, as [`crate::RankedOption::share`]), best first. The
+/// plain [`crate::hint()`] ignores weather and shields.
 pub fn item_move_hint(pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
     let valuer = ItemPlayer::new(Level::Master, 0).valuer;
     let mut v = valuer.score_options(pos, items);

@@ -105,7 +105,7 @@ pub use bots::{
     MASTER, MASTER_DEEP, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
-pub use hint::{hint, Advisor, RankedOption, Reason};
+pub use hint::{hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION};
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
 pub use search::{Scored, Search};

@@ -1,8 +1,9 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, Advisor, Bot, Evaluator, Grade, Level, ModelBot, Reason, Search,
-    SearchBot, Style, Weights, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_PRIOR, MASTER_WEAK,
+    analyse, bot_by_name, hint, win_probability, Advisor, Bot, Calibration, Evaluator, Grade,
+    Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, MASTER,
+    MASTER_DEEP, MASTER_PRIOR, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -188,7 +189,45 @@ fn hint_is_empty_outside_the_move_phase_and_covers_sampled_positions() {
             .iter()
             .all(|o| (0.0..=1.0).contains(&o.win) && o.gap >= 0.0));
         assert!(ranked.iter().all(|o| o.reasons[0] == o.reason));
+        // The shown win % is the share calibrated: same order, less sure of itself.
+        assert!(ranked
+            .windows(2)
+            .all(|w| w[0].share >= w[1].share && w[0].win >= w[1].win));
+        let fair = 1.0 / feixingqi_ai::hint::sides(pos) as f32;
+        for o in &ranked {
+            assert_eq!(o.win, win_probability(pos, o.share));
+            assert!(
+                (o.win - fair).abs() <= (o.share - fair).abs() + 0.02,
+                "{o:?}"
+            );
+        }
+        let gap = 100.0 * (ranked[0].win - ranked[ranked.len() - 1].win);
+        assert!((ranked[ranked.len() - 1].gap - gap).abs() < 1e-3);
     }
+}
+
+#[test]
+fn a_calibration_keeps_the_order_and_pulls_towards_the_fair_share() {
+    let c = Calibration {
+        slope: 0.4,
+        offset: 0.0,
+    };
+    for fair in [0.25f32, 0.5] {
+        assert!((c.apply(fair, fair) - fair).abs() < 1e-6);
+        let shares = [0.001f32, 0.05, 0.2, 0.4, 0.6, 0.9, 0.999];
+        let shown: Vec<f32> = shares.iter().map(|&s| c.apply(s, fair)).collect();
+        assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
+        for (s, w) in shares.iter().zip(&shown) {
+            assert!((w - fair).abs() < (s - fair).abs(), "{s} -> {w}");
+        }
+        // A decided game stays decided; the identity changes nothing.
+        assert_eq!((c.apply(0.0, fair), c.apply(1.0, fair)), (0.0, 1.0));
+        assert!((Calibration::IDENTITY.apply(0.8, fair) - 0.8).abs() < 1e-6);
+    }
+    // 飞行棋, four players: a share of 95 % is shown as about two chances in three, as the
+    // reference's playouts measured.
+    let fxq = CALIBRATION[1][0];
+    assert!((fxq.apply(0.95, 0.25) - 0.65).abs() < 0.05);
 }
 
 #[test]

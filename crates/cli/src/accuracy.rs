@@ -11,7 +11,7 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{bot_by_name, hint, Bot, Level, BOT_NAMES};
+use feixingqi_ai::{bot_by_name, hint, hint::sides, Bot, Level, BOT_NAMES, CALIBRATION};
 use feixingqi_rules::{
     notation::{parse_setup, write_setup},
     playout::FastRng,
@@ -450,6 +450,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         seed,
         &format!("hint-accuracy: {source}"),
     );
+    print_calibration(&results, &positions);
     let worst: usize = num(args, "--worst", 0)?;
     if worst > 0 {
         print_worst(&results, &positions, worst);
@@ -520,6 +521,137 @@ fn measure_all(
         "some decisions were not measured"
     );
     Ok(results)
+}
+
+/// One option's calibration point: the log-odds of the hint's share and of the fair share, the
+/// reference's win rate and its number of playouts.
+#[derive(Copy, Clone, Debug)]
+struct Point {
+    x: f64,
+    fair: f64,
+    y: f64,
+    n: f64,
+}
+
+fn logit(p: f64) -> f64 {
+    (p / (1.0 - p)).ln()
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Mean cross-entropy (per playout) of the reference's outcomes under the calibration
+/// `slope`, `offset` of [`feixingqi_ai::Calibration`].
+fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
+    let (mut sum, mut n) = (0.0, 0.0);
+    for p in points {
+        let q = sigmoid(slope * (p.x - p.fair) + offset + p.fair).clamp(1e-9, 1.0 - 1e-9);
+        sum -= p.n * (p.y * q.ln() + (1.0 - p.y) * (1.0 - q).ln());
+        n += p.n;
+    }
+    sum / n.max(1.0)
+}
+
+/// The slope and offset that minimise [`log_loss`] (damped Newton's method on the two
+/// parameters).
+fn fit_calibration(points: &[Point]) -> (f64, f64) {
+    let (mut a, mut b) = (1.0, 0.0);
+    for _ in 0..50 {
+        let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for p in points {
+            let u = p.x - p.fair;
+            let q = sigmoid(a * u + b + p.fair);
+            let r = p.n * (q - p.y);
+            let h = p.n * q * (1.0 - q);
+            ga += r * u;
+            gb += r;
+            haa += h * u * u;
+            hab += h * u;
+            hbb += h;
+        }
+        let det = haa * hbb - hab * hab;
+        if det.abs() < 1e-12 {
+            break;
+        }
+        let (mut da, mut db) = ((hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det);
+        // Damped: halve the step until the loss does not rise (far shares overshoot).
+        let before = log_loss(points, a, b);
+        while log_loss(points, a - da, b - db) > before && da.abs() + db.abs() > 1e-12 {
+            da /= 2.0;
+            db /= 2.0;
+        }
+        a -= da;
+        b -= db;
+        if da.abs() + db.abs() < 1e-9 {
+            break;
+        }
+    }
+    (a, b)
+}
+
+/// Prints how well the hint's win estimates match the reference (every option of every
+/// decision, binned by the estimate, with the reference's mean win % per bin; the search's
+/// shares and the calibrated win % shown), and the calibration fitted to the reference, for
+/// three or four sides and for two.
+fn print_calibration(results: &[Measured], positions: &[Position]) {
+    let mut points: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
+    let mut bins = [[(0u32, 0f64, 0f64); 10]; 2];
+    for (m, pos) in results.iter().zip(positions) {
+        let win = m.win();
+        let n = sides(pos);
+        if n < 2 {
+            continue;
+        }
+        for o in hint(pos) {
+            let k = option_of(pos, o.mv);
+            for (bin, est) in bins.iter_mut().zip([o.share, o.win]) {
+                let b = &mut bin[((est * 10.0) as usize).min(9)];
+                b.0 += 1;
+                b.1 += est as f64;
+                b.2 += win[k];
+            }
+            let share = (o.share as f64).clamp(1e-4, 1.0 - 1e-4);
+            points[(n == 2) as usize].push(Point {
+                x: logit(share),
+                fair: logit(1.0 / n as f64),
+                y: win[k],
+                n: m.outcomes[k].len() as f64,
+            });
+        }
+    }
+    for (name, bin) in ["shares", "win % shown"].iter().zip(&bins) {
+        let mut line = format!("calibration, {name} → reference win % (options):");
+        for (n, est, reference) in bin.iter().filter(|b| b.0 > 0) {
+            let n_f = *n as f64;
+            line.push_str(&format!(
+                " {:.0}→{:.0} ({n})",
+                100.0 * est / n_f,
+                100.0 * reference / n_f
+            ));
+        }
+        println!("{line}");
+    }
+    for (two, pts) in points.iter().enumerate() {
+        if pts.len() < 10 {
+            continue;
+        }
+        let (a, b) = fit_calibration(pts);
+        let rules = positions
+            .first()
+            .map_or(1, |p| !p.rules().is_ludo() as usize);
+        let shipped = CALIBRATION[rules][two];
+        println!(
+            "calibration fit ({} sides, {} options): slope {a:.3} offset {b:.3}; log loss per playout: shares {:.4}, shown (slope {} offset {}) {:.4}, fitted {:.4}",
+            if two == 1 { "two" } else { "three or four" },
+            pts.len(),
+            log_loss(pts, 1.0, 0.0),
+            shipped.slope,
+            shipped.offset,
+            log_loss(pts, shipped.slope as f64, shipped.offset as f64),
+            log_loss(pts, a, b),
+        );
+    }
 }
 
 /// Prints the `count` decisions where the hint loses most (all playouts): the position, the roll,
@@ -731,6 +863,30 @@ mod tests {
             let back = Measured::from_line(&line).map(|m| m.outcomes);
             assert_eq!(back.as_ref(), Some(&a.outcomes), "{line}");
         }
+    }
+
+    #[test]
+    fn the_calibration_fit_finds_the_slope_and_offset_that_made_the_outcomes() {
+        let (slope, offset) = (0.4, 0.1);
+        let points: Vec<Point> = (0..200)
+            .map(|i| {
+                let share = 0.01 + 0.98 * i as f64 / 199.0;
+                let fair = logit(if i % 2 == 0 { 0.25 } else { 0.5 });
+                let x = logit(share);
+                Point {
+                    x,
+                    fair,
+                    y: sigmoid(slope * (x - fair) + offset + fair),
+                    n: 1000.0,
+                }
+            })
+            .collect();
+        let (a, b) = fit_calibration(&points);
+        assert!(
+            (a - slope).abs() < 1e-3 && (b - offset).abs() < 1e-3,
+            "{a} {b}"
+        );
+        assert!(log_loss(&points, a, b) < log_loss(&points, 1.0, 0.0));
     }
 
     #[test]

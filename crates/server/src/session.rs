@@ -899,10 +899,15 @@ impl Session {
             let values = feixingqi_ai::items::item_move_hint(pos, items);
             for o in &mut ranked {
                 if let Some((_, v)) = values.iter().find(|(m, _)| *m == o.mv) {
-                    o.win = *v;
+                    o.share = *v;
+                    o.win = feixingqi_ai::win_probability(pos, *v);
                 }
             }
-            ranked.sort_by(|x, y| y.win.total_cmp(&x.win).then(x.mv.piece.cmp(&y.mv.piece)));
+            ranked.sort_by(|x, y| {
+                y.share
+                    .total_cmp(&x.share)
+                    .then(x.mv.piece.cmp(&y.mv.piece))
+            });
             let best = ranked.first().map_or(0.0, |o| o.win);
             for o in &mut ranked {
                 o.gap = (best - o.win) * 100.0;
