@@ -400,7 +400,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         "--threads",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
-
+    let worst: usize = num(args, "--worst", 0)?;
     let compare: Vec<&str> = flag(args, "--compare")
         .map(|c| c.split(',').filter(|b| !b.is_empty()).collect())
         .unwrap_or_default();
@@ -451,7 +451,6 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         &format!("hint-accuracy: {source}"),
     );
     print_calibration(&results, &positions);
-    let worst: usize = num(args, "--worst", 0)?;
     if worst > 0 {
         print_worst(&results, &positions, worst);
     }
