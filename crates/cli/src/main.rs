@@ -5,6 +5,8 @@ mod accuracy;
 mod arena;
 mod loadtest;
 
+use arena::{flag, num};
+
 /// The server's rooms and connections make and drop many small buffers on two or more threads
 /// (a state, its events, the frames): mimalloc serves them from per-thread pages, where glibc's
 /// malloc spent a tenth of the server's time under `feixingqi loadtest`.
@@ -393,13 +395,6 @@ fn verify_error_zh(record: &Record, e: &RecordError) -> String {
     }
 }
 
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-}
-
 fn bench(args: &[String]) -> Result<ExitCode> {
     if args.first().map(String::as_str) != Some("playout") {
         bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]");
@@ -407,16 +402,8 @@ fn bench(args: &[String]) -> Result<ExitCode> {
     let rules_name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set = RuleSet::from_name(rules_name)
         .with_context(|| format!("unknown rule set {rules_name:?}"))?;
-    let games: u64 = flag(args, "--games")
-        .map(str::parse)
-        .transpose()
-        .context("--games must be a number")?
-        .unwrap_or(1_000_000);
-    let seed: u64 = flag(args, "--seed")
-        .map(str::parse)
-        .transpose()
-        .context("--seed must be a number")?
-        .unwrap_or(0x1234_5678_9abc_def0);
+    let games: u64 = num(args, "--games", 1_000_000)?;
+    let seed: u64 = num(args, "--seed", 0x1234_5678_9abc_def0)?;
     let mut rules = Rules::new(rule_set);
     rules.options.items = args.iter().any(|a| a == "--items");
     let start = Position::new(rules, SeatSet::ALL).context("start position")?;
