@@ -789,6 +789,31 @@ fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: 
             100.0 * agree as f64 / n as f64
         );
     }
+    // Each chooser against the hint on the same decisions: the reference win % of its choice
+    // minus the hint's (positive: it chose better), with a 95% interval over the decisions.
+    let hint_picks = &choosers[0].1;
+    for (name, picks) in choosers
+        .iter()
+        .skip(1)
+        .filter(|(_, p)| p.iter().all(Option::is_some))
+    {
+        let d: Vec<f64> = results
+            .iter()
+            .zip(picks.iter().zip(hint_picks))
+            .map(|(m, (c, h))| {
+                let win = m.win();
+                100.0 * (win[c.unwrap_or(0)] - win[h.unwrap_or(0)])
+            })
+            .collect();
+        let mean = d.iter().sum::<f64>() / n as f64;
+        let var =
+            d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n as f64 - 1.0).max(1.0);
+        let differ = picks.iter().zip(hint_picks).filter(|(c, h)| c != h).count();
+        println!(
+            "{name:<16} against the hint: {mean:+.3} ± {:.3} pp per decision ({differ} of {n} decisions differ)",
+            1.96 * (var / n as f64).sqrt()
+        );
+    }
     let hint_se: Vec<f64> = results
         .iter()
         .zip(&choosers[0].1)
