@@ -564,7 +564,10 @@ impl Evaluator {
     pub fn shares(&self, pos: &Position, place: usize) -> Shares {
         let (temp, race) = match self.learned(pos) {
             Some(l) => (l.temp, 0.0),
-            None => (self.weights(pos).temp, self.weights(pos).race),
+            None => {
+                let w = self.weights(pos);
+                (w.temp, w.race)
+            }
         };
         shares_of(pos, place, temp, race, || self.distances(pos))
     }

@@ -109,25 +109,35 @@ impl Advisor {
             return Vec::new();
         };
         let me = pos.turn();
-        let scored = self.search.score_options(pos);
-        let best = scored.iter().map(|s| s.shares[me]).fold(f32::MIN, f32::max);
-        let mut out: Vec<RankedOption> = scored
+        let mut out: Vec<RankedOption> = self
+            .search
+            .score_options(pos)
             .iter()
-            .map(|s| {
-                let share = s.shares[me];
-                let mut o = describe(pos, me, die, s.mv);
-                o.share = share;
-                o.win = win_probability(pos, share);
-                o.gap = ((win_probability(pos, best) - o.win) * 100.0).max(0.0);
-                o
+            .map(|s| RankedOption {
+                share: s.shares[me],
+                ..describe(pos, me, die, s.mv)
             })
             .collect();
-        out.sort_by(|a, b| {
-            b.share
-                .total_cmp(&a.share)
-                .then(a.mv.piece.cmp(&b.mv.piece))
-        });
+        rank(pos, &mut out);
         out
+    }
+}
+
+/// Orders options by their [`RankedOption::share`] (best first, ties by piece) and sets what
+/// follows from it: the win % shown ([`win_probability`]) and the gap to the best. The hint
+/// ranks its search's shares with it, the server the item-aware values of 道具模式.
+pub fn rank(pos: &Position, options: &mut [RankedOption]) {
+    options.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then(a.mv.piece.cmp(&b.mv.piece))
+    });
+    let best = options
+        .first()
+        .map_or(0.0, |o| win_probability(pos, o.share));
+    for o in options.iter_mut() {
+        o.win = win_probability(pos, o.share);
+        o.gap = ((best - o.win) * 100.0).max(0.0);
     }
 }
 

@@ -900,18 +900,9 @@ impl Session {
             for o in &mut ranked {
                 if let Some((_, v)) = values.iter().find(|(m, _)| *m == o.mv) {
                     o.share = *v;
-                    o.win = feixingqi_ai::win_probability(pos, *v);
                 }
             }
-            ranked.sort_by(|x, y| {
-                y.share
-                    .total_cmp(&x.share)
-                    .then(x.mv.piece.cmp(&y.mv.piece))
-            });
-            let best = ranked.first().map_or(0.0, |o| o.win);
-            for o in &mut ranked {
-                o.gap = (best - o.win) * 100.0;
-            }
+            feixingqi_ai::hint::rank(pos, &mut ranked);
         }
         let options: Vec<Value> = ranked
             .iter()
