@@ -11,7 +11,9 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{bot_by_name, hint, hint::sides, Bot, Level, BOT_NAMES, CALIBRATION};
+use feixingqi_ai::{
+    bot_by_name, hint, hint::sides, Bot, Calibration, Level, RankedOption, BOT_NAMES, CALIBRATION,
+};
 use feixingqi_rules::{
     notation::{parse_setup, write_setup},
     playout::FastRng,
@@ -35,6 +37,14 @@ struct Measured {
     outcomes: Vec<Vec<bool>>,
 }
 
+/// Mean and standard error of the mean of `xs`.
+fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len().max(1) as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (var / n).sqrt())
+}
+
 /// Mean and standard error of `a[r] - b[r]` over the playouts `r` both have, taking every
 /// `step`-th one from `from` (common dice, so the difference measures the moves).
 fn paired(a: &[bool], b: &[bool], from: usize, step: usize) -> (f64, f64) {
@@ -45,10 +55,7 @@ fn paired(a: &[bool], b: &[bool], from: usize, step: usize) -> (f64, f64) {
         .step_by(step)
         .map(|(&x, &y)| x as u8 as f64 - y as u8 as f64)
         .collect();
-    let n = d.len().max(1) as f64;
-    let mean = d.iter().sum::<f64>() / n;
-    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (var / n).sqrt())
+    mean_se(&d)
 }
 
 /// Win rate over every `step`-th playout from `from`.
@@ -257,6 +264,11 @@ fn option_of(pos: &Position, mv: Move) -> usize {
         .unwrap_or(0)
 }
 
+/// The index of the hint's choice (its first option) among `pos.distinct_moves()`.
+fn hint_pick(pos: &Position, ranked: &[RankedOption]) -> Option<usize> {
+    ranked.first().map(|o| option_of(pos, o.mv))
+}
+
 /// The seed of decision `i`: its reference playouts' dice, and (mixed once more) the seed of the
 /// bots whose choices are scored.
 fn decision_seed(seed: u64, i: usize) -> u64 {
@@ -443,16 +455,19 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
             policy.mine, policy.others, t0.elapsed().as_secs_f64()
         ),
     };
+    // The hint of every decision, once: the report, the calibration and the worst list read it.
+    let hints: Vec<Vec<RankedOption>> = positions.iter().map(hint).collect();
     report(
         &results,
         &positions,
+        &hints,
         &compare,
         seed,
         &format!("hint-accuracy: {source}"),
     );
-    print_calibration(&results, &positions);
+    print_calibration(&results, &positions, &hints);
     if worst > 0 {
-        print_worst(&results, &positions, worst);
+        print_worst(&results, &positions, &hints, worst);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -522,22 +537,35 @@ fn measure_all(
     Ok(results)
 }
 
-/// One option's calibration point: the log-odds of the hint's share and of the fair share, the
-/// reference's win rate and its number of playouts.
+/// One option's calibration point: the hint's share, the fair share, the reference's win rate
+/// and its number of playouts.
 #[derive(Copy, Clone, Debug)]
 struct Point {
-    x: f64,
-    fair: f64,
+    share: f32,
+    fair: f32,
     y: f64,
     n: f64,
 }
 
-fn logit(p: f64) -> f64 {
-    (p / (1.0 - p)).ln()
+impl Point {
+    /// The shown win probability under `calibration` ([`Calibration::apply`], the one
+    /// definition of the map), kept off 0 and 1 for the logarithms.
+    fn shown(&self, calibration: Calibration) -> f64 {
+        (calibration.apply(self.share, self.fair) as f64).clamp(1e-9, 1.0 - 1e-9)
+    }
+
+    /// What the slope multiplies: the share's log-odds from the fair share's.
+    fn lift(&self) -> f64 {
+        let logit = |p: f32| (p as f64 / (1.0 - p as f64)).ln();
+        logit(self.share) - logit(self.fair)
+    }
 }
 
-fn sigmoid(z: f64) -> f64 {
-    1.0 / (1.0 + (-z).exp())
+fn calibration(slope: f64, offset: f64) -> Calibration {
+    Calibration {
+        slope: slope as f32,
+        offset: offset as f32,
+    }
 }
 
 /// Mean cross-entropy (per playout) of the reference's outcomes under the calibration
@@ -545,7 +573,7 @@ fn sigmoid(z: f64) -> f64 {
 fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for p in points {
-        let q = sigmoid(slope * (p.x - p.fair) + offset + p.fair).clamp(1e-9, 1.0 - 1e-9);
+        let q = p.shown(calibration(slope, offset));
         sum -= p.n * (p.y * q.ln() + (1.0 - p.y) * (1.0 - q).ln());
         n += p.n;
     }
@@ -559,8 +587,8 @@ fn fit_calibration(points: &[Point]) -> (f64, f64) {
     for _ in 0..50 {
         let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for p in points {
-            let u = p.x - p.fair;
-            let q = sigmoid(a * u + b + p.fair);
+            let u = p.lift();
+            let q = p.shown(calibration(a, b));
             let r = p.n * (q - p.y);
             let h = p.n * q * (1.0 - q);
             ga += r * u;
@@ -593,16 +621,16 @@ fn fit_calibration(points: &[Point]) -> (f64, f64) {
 /// decision, binned by the estimate, with the reference's mean win % per bin; the search's
 /// shares and the calibrated win % shown), and the calibration fitted to the reference, for
 /// three or four sides and for two.
-fn print_calibration(results: &[Measured], positions: &[Position]) {
+fn print_calibration(results: &[Measured], positions: &[Position], hints: &[Vec<RankedOption>]) {
     let mut points: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
     let mut bins = [[(0u32, 0f64, 0f64); 10]; 2];
-    for (m, pos) in results.iter().zip(positions) {
+    for ((m, pos), ranked) in results.iter().zip(positions).zip(hints) {
         let win = m.win();
         let n = sides(pos);
         if n < 2 {
             continue;
         }
-        for o in hint(pos) {
+        for o in ranked {
             let k = option_of(pos, o.mv);
             for (bin, est) in bins.iter_mut().zip([o.share, o.win]) {
                 let b = &mut bin[((est * 10.0) as usize).min(9)];
@@ -610,10 +638,9 @@ fn print_calibration(results: &[Measured], positions: &[Position]) {
                 b.1 += est as f64;
                 b.2 += win[k];
             }
-            let share = (o.share as f64).clamp(1e-4, 1.0 - 1e-4);
             points[(n == 2) as usize].push(Point {
-                x: logit(share),
-                fair: logit(1.0 / n as f64),
+                share: o.share.clamp(1e-4, 1.0 - 1e-4),
+                fair: 1.0 / n as f32,
                 y: win[k],
                 n: m.outcomes[k].len() as f64,
             });
@@ -655,15 +682,17 @@ fn print_calibration(results: &[Measured], positions: &[Position]) {
 
 /// Prints the `count` decisions where the hint loses most (all playouts): the position, the roll,
 /// and every option with the reference's win % and the hint's estimate.
-fn print_worst(results: &[Measured], positions: &[Position], count: usize) {
+fn print_worst(
+    results: &[Measured],
+    positions: &[Position],
+    hints: &[Vec<RankedOption>],
+    count: usize,
+) {
     let mut by_loss: Vec<(f64, usize)> = results
         .iter()
-        .zip(positions)
+        .zip(positions.iter().zip(hints))
         .enumerate()
-        .map(|(i, (m, p))| {
-            let c = hint(p).first().map_or(0, |o| option_of(p, o.mv));
-            (m.loss(c), i)
-        })
+        .map(|(i, (m, (p, ranked)))| (m.loss(hint_pick(p, ranked).unwrap_or(0)), i))
         .collect();
     by_loss.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     println!("the {count} decisions where the hint loses most (reference win % ± paired SE to the reference's best; hint's own estimate):");
@@ -680,7 +709,7 @@ fn print_worst(results: &[Measured], positions: &[Position], count: usize) {
         );
         let win = m.win();
         let best = argmax(&win);
-        let ranked = hint(pos);
+        let ranked = &hints[i];
         for (k, &mv) in pos.distinct_moves().iter().enumerate() {
             let Some(o) = ranked.iter().find(|o| o.mv == mv) else {
                 continue;
@@ -707,7 +736,14 @@ fn print_worst(results: &[Measured], positions: &[Position], count: usize) {
 
 /// Prints the losses of the hint, the compared levels, the `compare` bots and a random choice;
 /// `intro` is printed first.
-fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: u64, intro: &str) {
+fn report(
+    results: &[Measured],
+    positions: &[Position],
+    hints: &[Vec<RankedOption>],
+    compare: &[&str],
+    seed: u64,
+    intro: &str,
+) {
     let n = results.len();
     let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
     let playouts: usize = results
@@ -729,7 +765,8 @@ fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: 
         "hint (master)".into(),
         positions
             .iter()
-            .map(|p| hint(p).first().map(|o| option_of(p, o.mv)))
+            .zip(hints)
+            .map(|(p, ranked)| hint_pick(p, ranked))
             .collect(),
     )];
     for l in COMPARED {
@@ -769,14 +806,7 @@ fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: 
             .map(|(m, &c)| 100.0 * of(m, c, &Measured::split_loss))
             .collect();
         let mean = loss.iter().sum::<f64>() / n as f64;
-        let split_mean = split.iter().sum::<f64>() / n as f64;
-        let split_se = (split
-            .iter()
-            .map(|x| (x - split_mean) * (x - split_mean))
-            .sum::<f64>()
-            / (n as f64 - 1.0).max(1.0)
-            / n as f64)
-            .sqrt();
+        let (split_mean, split_se) = mean_se(&split);
         let agree = loss.iter().filter(|&&l| l == 0.0).count();
         loss.sort_by(f64::total_cmp);
         let q = |f: f64| loss[((n - 1) as f64 * f).round() as usize];
@@ -805,13 +835,11 @@ fn report(results: &[Measured], positions: &[Position], compare: &[&str], seed: 
                 100.0 * (win[c.unwrap_or(0)] - win[h.unwrap_or(0)])
             })
             .collect();
-        let mean = d.iter().sum::<f64>() / n as f64;
-        let var =
-            d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n as f64 - 1.0).max(1.0);
+        let (mean, se) = mean_se(&d);
         let differ = picks.iter().zip(hint_picks).filter(|(c, h)| c != h).count();
         println!(
             "{name:<16} against the hint: {mean:+.3} ± {:.3} pp per decision ({differ} of {n} decisions differ)",
-            1.96 * (var / n as f64).sqrt()
+            1.96 * se
         );
     }
     let hint_se: Vec<f64> = results
@@ -880,7 +908,7 @@ mod tests {
             assert_eq!(a.loss(argmax(&win)), 0.0);
             // The hint's option is the Master's.
             let master = Level::Master.bot(0).choose(pos);
-            let first = hint(pos).first().map(|o| option_of(pos, o.mv));
+            let first = hint_pick(pos, &hint(pos));
             assert_eq!(first, Some(option_of(pos, master)));
             // A reference file line reads back as the same playouts.
             let line = a.to_line();
@@ -894,13 +922,13 @@ mod tests {
         let (slope, offset) = (0.4, 0.1);
         let points: Vec<Point> = (0..200)
             .map(|i| {
-                let share = 0.01 + 0.98 * i as f64 / 199.0;
-                let fair = logit(if i % 2 == 0 { 0.25 } else { 0.5 });
-                let x = logit(share);
+                let share = 0.01 + 0.98 * i as f32 / 199.0;
+                let fair = if i % 2 == 0 { 0.25 } else { 0.5 };
+                let made = calibration(slope, offset).apply(share, fair) as f64;
                 Point {
-                    x,
+                    share,
                     fair,
-                    y: sigmoid(slope * (x - fair) + offset + fair),
+                    y: made,
                     n: 1000.0,
                 }
             })
