@@ -9,7 +9,7 @@ mod common;
 
 use std::{net::SocketAddr, time::Duration};
 
-use common::{item_square_choice, temp_dir, untargeted_use, Server};
+use common::{item_square_choice, of_seat, temp_dir, untargeted_use, Server};
 use feixingqi_rules::{DiceStream, Record, SeatSet, Seed};
 use feixingqi_server::{online::deal, Config};
 use futures_util::{stream::SplitSink, SinkExt, StreamExt};
@@ -468,14 +468,7 @@ async fn timeouts_then_tuoguan_then_take_back_from_a_second_device() {
     let last = s
         .wait(|m| m["type"] == "state" && m["phase"] == "over")
         .await;
-    let score = last["scores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["seat"] == my_seat)
-        .unwrap()["score"]
-        .as_i64()
-        .unwrap();
+    let score = of_seat(&last["scores"], my_seat)["score"].as_i64().unwrap();
     assert_ne!(score, 0, "per-piece 50 moves points");
     // The settlement is written right after the last ply.
     let mut p = Value::Null;
@@ -741,12 +734,7 @@ async fn play_an_item_room(server: &Server, client_seed: &str) -> ItemRoom {
     let mut st = a
         .wait(|m| m["type"] == "state" && m["cause"] == "start")
         .await;
-    let seat = st["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["seat"] == me)
-        .unwrap();
+    let seat = of_seat(&st["seats"], me);
     assert_eq!(seat["controller"], "human", "{st}");
     assert!(st["items"].is_object(), "{st}");
 

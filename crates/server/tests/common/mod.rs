@@ -278,17 +278,21 @@ pub fn next_action(state: &Value) -> Value {
     }
 }
 
+/// The entry of the JSON list `list` (a state's `seats`, its `scores`) that belongs to `seat`.
+pub fn of_seat(list: &Value, seat: u64) -> &Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["seat"] == seat)
+        .unwrap_or_else(|| panic!("no entry for seat {seat} in {list}"))
+}
+
 /// 道具模式: the first item of `seat`'s bar in `state` that needs no target, as a `use` object:
 /// 6数骰, 动力装置, 遥控骰子 for a 6, or a shield for a plane of the seat on the loop that has
 /// none yet.
 pub fn untargeted_use(state: &Value, seat: u64) -> Option<Value> {
     let items = &state["items"];
-    let on_loop = state["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["seat"] == seat)
-        .unwrap()["pieces"]
+    let on_loop = of_seat(&state["seats"], seat)["pieces"]
         .as_array()
         .unwrap()
         .iter()
