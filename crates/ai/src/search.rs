@@ -27,6 +27,10 @@ pub struct Search {
     /// evaluator's best (1), multiplying [`Search::reply`]; all 1 unless an opponent model has
     /// estimated them ([`crate::bots::ModelBot`]).
     pub skill: [f32; 4],
+    /// Seats (bit `i` for seat index `i`) expected to answer with Hard's choice (the 1-ply
+    /// pick of [`Evaluator::BALANCED`]), as an opponent model that has seen them play it does
+    /// ([`crate::bots::ModelBot`]): their answers are that option, valued by this search.
+    pub imitate: u8,
 }
 
 /// A decision node's result ([`Search::decide`]): the mover's best option, its shares, and the
@@ -55,6 +59,7 @@ impl Search {
             depth,
             reply: [1.0, 1.0],
             skill: [1.0; 4],
+            imitate: 0,
         }
     }
 
@@ -127,6 +132,14 @@ impl Search {
     /// when it is an enemy of the `root` seat (the seat deciding at the root knows it will pick
     /// its best).
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
+        let seat = pos.turn();
+        if self.imitate & (1 << seat.index()) != 0 && pos.enemies(root, seat) {
+            if let Some(mv) = Search::new(Evaluator::BALANCED, 0).best(pos) {
+                let mut child = *pos;
+                child.play_unchecked(mv, &mut NoEvents);
+                return self.chance(&child, depth, place, root);
+            }
+        }
         let reply = self.reply[!pos.rules().is_ludo() as usize] * self.skill[pos.turn().index()];
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),

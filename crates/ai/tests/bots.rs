@@ -3,7 +3,7 @@
 use feixingqi_ai::{
     analyse, bot_by_name, hint, win_probability, Advisor, Bot, Calibration, Evaluator, Grade,
     Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, MASTER,
-    MASTER_DEEP, MASTER_PRIOR, MASTER_WEAK,
+    MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -472,24 +472,32 @@ fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
 }
 
 #[test]
-fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_random_ones() {
-    let model = || ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model");
+fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_known_ones() {
+    let model = || {
+        ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model")
+            .with_imitate(MASTER_IMITATE, MASTER_DEEP)
+    };
     // Unseen seats count as skilled: the plain Master search.
     let fresh = model();
+    let start = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
     for s in Seat::ALL {
         assert_eq!(fresh.skill(s), 1.0);
     }
-    // Three random players, then Hard on seat 2 and random players on seats 1 and 3.
-    for (k, hard_seat) in [(0u64, None), (1, Some(2usize))] {
+    assert_eq!(fresh.modelled(&start).imitate, 0);
+    assert_eq!(fresh.modelled(&start).depth, MASTER.depth);
+    // Seats 1..=3: three random players; Hard on seat 2 beside random players; three Hard
+    // players; Normal (the race-only heuristic) on seat 3 beside Hard players.
+    let cases: [[&str; 3]; 4] = [
+        ["random", "random", "random"],
+        ["random", "hard", "random"],
+        ["hard", "hard", "hard"],
+        ["hard", "hard", "normal"],
+    ];
+    for (k, names) in cases.iter().enumerate() {
+        let k = k as u64;
         let mut me = model();
         let mut others: Vec<Box<dyn Bot + Send>> = (0..4u64)
-            .map(|i| {
-                if Some(i as usize) == hard_seat {
-                    Level::Hard.bot(i)
-                } else {
-                    bot_by_name("random", i + 10 * k).expect("random")
-                }
-            })
+            .map(|i| bot_by_name(names[i.saturating_sub(1) as usize], i + 10 * k).expect("bot"))
             .collect();
         let mut pos = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
         let mut rng = FastRng(17 + k);
@@ -514,27 +522,98 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_ran
             }
         }
         let last = last.expect("seat 0 decided");
-        for i in 1..4 {
-            let skill = me.skill(Seat::ALL[i]);
-            if Some(i) == hard_seat {
-                // Hard always plays its evaluator's 1-ply move.
-                assert_eq!(skill, 1.0);
-            } else {
-                assert!(skill < MASTER_WEAK, "random seat {i}: skill {skill}");
-            }
-        }
         let search = me.modelled(&last);
         for i in 1..4 {
-            assert_eq!(search.skill[i], me.skill(Seat::ALL[i]));
+            let skill = me.skill(Seat::ALL[i]);
+            let imitated = search.imitate & (1 << i) != 0;
+            match names[i - 1] {
+                // Hard always plays its evaluator's 1-ply move: predicted as that move.
+                "hard" => assert!(skill == 1.0 && imitated, "seat {i}"),
+                "random" => assert!(skill < MASTER_WEAK && !imitated, "seat {i}: {skill}"),
+                // Normal often plays another move than Hard's, but not at random.
+                _ => assert!(skill > MASTER_WEAK && !imitated, "seat {i}: {skill}"),
+            }
+            assert_eq!(search.skill[i], skill);
         }
+        assert_eq!(search.imitate & 1, 0, "never itself");
         assert_eq!(search.reply, MASTER.reply);
-        // Deeper only when every enemy looks random.
-        let want = if hard_seat.is_some() {
+        // Deeper only when every enemy looks random or is predicted as Hard.
+        let want = if names.contains(&"normal") {
             MASTER.depth
         } else {
             MASTER_DEEP
         };
-        assert_eq!(search.depth, want);
+        assert_eq!(search.depth, want, "{names:?}");
+    }
+}
+
+#[test]
+fn an_imitated_enemy_answers_with_hards_choice() {
+    // One chance layer with every enemy predicted as Hard: each root option is worth the mean
+    // over the next roll of the position after Hard's pick, valued by the Master's evaluator.
+    let hard = Search::new(Evaluator::BALANCED, 0);
+    let search = Search {
+        imitate: 0b1111,
+        ..MASTER
+    };
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 21);
+        let mut differ = 0;
+        for (pos, _) in decisions.iter().step_by(3) {
+            if pos.ranking().next().is_some() {
+                continue;
+            }
+            let me = pos.turn();
+            let scored = search.score_options(pos);
+            let plain = MASTER.score_options(pos);
+            for (s, p) in scored.iter().zip(&plain) {
+                let mut child = *pos;
+                child.play_unchecked(s.mv, &mut NoEvents);
+                let mut want = [0f32; 4];
+                let ended = child.is_over() || child.ranking().next().is_some();
+                if ended {
+                    want = MASTER.eval.shares(&child, 0).0;
+                }
+                for die in Die::ALL.into_iter().filter(|_| !ended) {
+                    let mut q = child;
+                    let v = match q.roll_unchecked(die, &mut NoEvents) {
+                        Rolled::Move if q.enemies(me, q.turn()) => {
+                            let mv = hard.best(&q).expect("an option");
+                            q.play_unchecked(mv, &mut NoEvents);
+                            MASTER.eval.shares(&q, 0)
+                        }
+                        // A bonus roll of its own: its best option.
+                        Rolled::Move => {
+                            let mut best: Option<BySeat<f32>> = None;
+                            for &mv in q.distinct_moves().iter() {
+                                let mut c = q;
+                                c.play_unchecked(mv, &mut NoEvents);
+                                let v = MASTER.eval.shares(&c, 0);
+                                if best.is_none_or(|b| v[me] > b[me]) {
+                                    best = Some(v);
+                                }
+                            }
+                            best.expect("an option")
+                        }
+                        _ => MASTER.eval.shares(&q, 0),
+                    };
+                    for (a, x) in want.iter_mut().zip(v.0) {
+                        *a += x / 6.0;
+                    }
+                }
+                for i in 0..4 {
+                    assert!(
+                        (s.shares.0[i] - want[i]).abs() < 1e-5,
+                        "{:?} {want:?}",
+                        s.shares
+                    );
+                }
+                differ += (s.shares != p.shares) as usize;
+            }
+        }
+        // Hard does not always pick what the Master's evaluator would.
+        assert!(differ > 0, "{rules:?}");
     }
 }
 
