@@ -24,7 +24,7 @@
 //! | | Ludo | 飞行棋 |
 //! |---|---|---|
 //! | Master 1v3 random | 82.97 % | 77.81 % |
-//! | Master 1v3 Hard | 28.6 % | 29.95 % |
+//! | Master 1v3 Hard | 28.6 % | 30.53 % |
 //! | Master vs Hard, 2 players | 59.1 % | 55.95 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
@@ -36,8 +36,9 @@
 //! latest gain is the Master's prediction of Hard ([`MASTER_IMITATE`]): an enemy seen to play
 //! Hard's choice in at least 95 % of eight or more decisions is expected to go on doing so (its
 //! answers below the root are Hard's pick, valued by the Master's evaluator), and with every
-//! enemy predicted (or random) the search looks two chance layers ahead. Against three Hard
-//! players 29.07 / 29.16 % → 29.95 / 29.47 % in 飞行棋 (seeds 1 / 2), 28.1 % → 28.6 % in Ludo;
+//! enemy predicted (or random) the search looks two chance layers ahead (in 飞行棋 with a wider
+//! Gaussian race, [`MASTER_RACE_IMITATED`]). Against three Hard players 29.07 / 29.16 % →
+//! 29.95 / 29.47 % in 飞行棋 (seeds 1 / 2; 30.53 / 29.80 % with the wider race), 28.1 % → 28.6 % in Ludo;
 //! 2 players against Hard 55.1 % → 55.95 % (飞行棋), 56.4 % → 59.1 % (Ludo). The prediction
 //! alone at one layer measured nothing (29.10 %), as did two layers against best answers, so
 //! the gain is the second layer made sound by a correct model of the answers. The gain before it
@@ -116,7 +117,8 @@ pub mod td;
 pub use analysis::{analyse, grade, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
     bot_by_name, Bot, Level, Mixed, ModelBot, RandomBot, RolloutBot, SearchBot, Style, BOT_NAMES,
-    MASTER, MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
+    MASTER, MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_RACE_IMITATED, MASTER_ROLLOUTS,
+    MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION};

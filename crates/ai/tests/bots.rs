@@ -3,7 +3,7 @@
 use feixingqi_ai::{
     analyse, bot_by_name, hint, win_probability, Advisor, Bot, Calibration, Evaluator, Grade,
     Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, MASTER,
-    MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
+    MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_RACE_IMITATED, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -474,8 +474,11 @@ fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
 #[test]
 fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_known_ones() {
     let model = || {
-        ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model")
-            .with_imitate(MASTER_IMITATE, MASTER_DEEP)
+        ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model").with_imitate(
+            MASTER_IMITATE,
+            MASTER_DEEP,
+            MASTER_RACE_IMITATED,
+        )
     };
     // Unseen seats count as skilled: the plain Master search.
     let fresh = model();
@@ -544,6 +547,16 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
             MASTER_DEEP
         };
         assert_eq!(search.depth, want, "{names:?}");
+        // Against predicted players it searches with their race spread, otherwise as the
+        // Master does.
+        let race = if names.contains(&"hard") && want == MASTER_DEEP {
+            MASTER_RACE_IMITATED[1]
+        } else {
+            MASTER.eval.feixingqi.race
+        };
+        assert_eq!(search.eval.feixingqi.race, race, "{names:?}");
+        assert_eq!(search.eval.ludo, MASTER.eval.ludo);
+        assert_eq!(search.eval.feixingqi_duel, MASTER.eval.feixingqi_duel);
     }
 }
 
