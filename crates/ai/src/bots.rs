@@ -278,7 +278,7 @@ pub struct ModelBot {
     prior: f32,
     imitate: f32,
     deep_imitated: u8,
-    race_imitated: [f32; 2],
+    race_imitated: [f32; 3],
     seen: [Seen; 4],
     name: String,
 }
@@ -300,7 +300,7 @@ impl ModelBot {
             prior,
             imitate: 0.0,
             deep_imitated: 0,
-            race_imitated: [-1.0; 2],
+            race_imitated: [-1.0; 3],
             seen: [Seen::default(); 4],
             name: name.into(),
         }
@@ -310,8 +310,8 @@ impl ModelBot {
     /// `share` of at least eight decisions as Hard's choice ([`Search::imitate`]; 0: never), and
     /// searching `deep` chance layers while every enemy is predicted so or looks random, and
     /// not every one random (0: its own depth), with the Gaussian race [`Weights::race`] of its
-    /// 3- and 4-player weights set to `race` (`[Ludo, 飞行棋]`; negative: as they are).
-    pub fn with_imitate(self, share: f32, deep: u8, race: [f32; 2]) -> ModelBot {
+    /// weights set to `race` (`[Ludo, 飞行棋, 2-player 飞行棋]`; negative: as they are).
+    pub fn with_imitate(self, share: f32, deep: u8, race: [f32; 3]) -> ModelBot {
         ModelBot {
             imitate: share,
             deep_imitated: deep,
@@ -364,12 +364,15 @@ impl ModelBot {
         search.depth = if weakest_only {
             self.deep
         } else if known_only && self.deep_imitated > 0 {
-            let [ludo, feixingqi] = self.race_imitated;
+            let [ludo, feixingqi, duel] = self.race_imitated;
             if ludo >= 0.0 {
                 search.eval.ludo.race = ludo;
             }
             if feixingqi >= 0.0 {
                 search.eval.feixingqi.race = feixingqi;
+            }
+            if duel >= 0.0 {
+                search.eval.feixingqi_duel.race = duel;
             }
             self.deep_imitated
         } else {
@@ -556,13 +559,14 @@ pub const MASTER_PRIOR: f32 = 4.0;
 /// (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms per decision).
 pub const MASTER_IMITATE: f32 = 0.95;
 
-/// The Gaussian race ([`Weights::race`]) of the Master level's 3- and 4-player weights while it
-/// searches [`MASTER_DEEP`] layers against predicted players (`[Ludo, 飞行棋]`, negative: as they
-/// are). In 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) the Master level with
+/// The Gaussian race ([`Weights::race`]) of the Master level's weights while it searches
+/// [`MASTER_DEEP`] layers against predicted players (`[Ludo, 飞行棋, 2-player 飞行棋]`, negative:
+/// as they are). 2-player 飞行棋 against Hard (its softmax otherwise): 55.95 / 56.39 % → 56.86 /
+/// 56.99 % with 2.4 on seeds 1 / 2 (1.6: 56.82 % on seed 1). In 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) the Master level with
 /// 2.4 measured 30.53 / 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %,
 /// 1.0 28.93 % on seed 1); Ludo's softmax stays (1.6: 28.79 % against 28.90 % on seed 2; 2.4:
 /// 28.73 % against 28.61 % on seed 1). The hint's search is not affected.
-pub const MASTER_RACE_IMITATED: [f32; 2] = [-1.0, 2.4];
+pub const MASTER_RACE_IMITATED: [f32; 3] = [-1.0, 2.4, 2.4];
 
 /// The Master's rollout refinement of [`MASTER`]: when the best two options are within one point
 /// of win share, 64 common-dice rollouts of 24 rolls each with the Master's 1-ply policy decide
@@ -581,7 +585,7 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 /// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
 /// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear]]]]]]]]]` (custom [`Weights`]),
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
-/// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated]]]]]` (the Master level's
+/// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated]]]]]]` (the Master level's
 /// [`ModelBot`] with other knobs) or `mix:P` (the race-only heuristic, random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
@@ -604,7 +608,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         )));
     }
     if let Some(spec) = name.strip_prefix("om:") {
-        // `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated]]]]]`: the
+        // `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated]]]]]]`: the
         // Master's evaluator and depth with an opponent model ([`ModelBot`]), for tuning;
         // `race` sets [`Weights::race`] of every weight set of the evaluator (negative: as it
         // is); `imitate`, `deep_imitated` and the races are [`ModelBot::with_imitate`]'s
@@ -624,7 +628,11 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         let imitate = v.get(6).copied().unwrap_or(0.0);
         let deep_imitated = v.get(7).map_or(0, |&d| d as u8).min(3);
         let ludo_race = v.get(8).copied().unwrap_or(-1.0);
-        let race_imitated = [ludo_race, v.get(9).copied().unwrap_or(ludo_race)];
+        let race_imitated = [
+            ludo_race,
+            v.get(9).copied().unwrap_or(ludo_race),
+            v.get(10).copied().unwrap_or(-1.0),
+        ];
         return Some(Box::new(bot.with_imitate(
             imitate,
             deep_imitated,

@@ -25,7 +25,7 @@
 //! |---|---|---|
 //! | Master 1v3 random | 82.97 % | 77.81 % |
 //! | Master 1v3 Hard | 28.6 % | 30.53 % |
-//! | Master vs Hard, 2 players | 59.1 % | 55.95 % |
+//! | Master vs Hard, 2 players | 59.1 % | 56.86 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
 //! | Easy 1v3 random | 36.2 % | 35.2 % |
@@ -39,7 +39,7 @@
 //! enemy predicted (or random) the search looks two chance layers ahead (in 飞行棋 with a wider
 //! Gaussian race, [`MASTER_RACE_IMITATED`]). Against three Hard players 29.07 / 29.16 % →
 //! 29.95 / 29.47 % in 飞行棋 (seeds 1 / 2; 30.53 / 29.80 % with the wider race), 28.1 % → 28.6 % in Ludo;
-//! 2 players against Hard 55.1 % → 55.95 % (飞行棋), 56.4 % → 59.1 % (Ludo). The prediction
+//! 2 players against Hard 55.1 % → 55.95 % (飞行棋; 56.86 % with the wider race), 56.4 % → 59.1 % (Ludo). The prediction
 //! alone at one layer measured nothing (29.10 %), as did two layers against best answers, so
 //! the gain is the second layer made sound by a correct model of the answers. The gain before it
 //! is the 飞行棋 Master's Gaussian race ([`Weights::race`]: the win shares as the chance

@@ -549,14 +549,15 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         assert_eq!(search.depth, want, "{names:?}");
         // Against predicted players it searches with their race spread, otherwise as the
         // Master does.
-        let race = if names.contains(&"hard") && want == MASTER_DEEP {
-            MASTER_RACE_IMITATED[1]
+        let predicted = names.contains(&"hard") && want == MASTER_DEEP;
+        let (race, duel) = if predicted {
+            (MASTER_RACE_IMITATED[1], MASTER_RACE_IMITATED[2])
         } else {
-            MASTER.eval.feixingqi.race
+            (MASTER.eval.feixingqi.race, MASTER.eval.feixingqi_duel.race)
         };
         assert_eq!(search.eval.feixingqi.race, race, "{names:?}");
+        assert_eq!(search.eval.feixingqi_duel.race, duel, "{names:?}");
         assert_eq!(search.eval.ludo, MASTER.eval.ludo);
-        assert_eq!(search.eval.feixingqi_duel, MASTER.eval.feixingqi_duel);
     }
 }
 
