@@ -7,7 +7,7 @@ use feixingqi_rules::{playout::FastRng, Move, Position, Seat};
 use crate::{
     eval::{Evaluator, Weights},
     rollout::Rollouts,
-    search::Search,
+    search::{Search, HARD},
 };
 
 /// A computer player. It sees exactly what a player at the table sees: the position (pieces,
@@ -278,7 +278,7 @@ pub struct ModelBot {
     prior: f32,
     imitate: f32,
     deep_imitated: u8,
-    race_imitated: [f32; 3],
+    eval_imitated: Evaluator,
     seen: [Seen; 4],
     name: String,
 }
@@ -300,7 +300,7 @@ impl ModelBot {
             prior,
             imitate: 0.0,
             deep_imitated: 0,
-            race_imitated: [-1.0; 3],
+            eval_imitated: search.eval,
             seen: [Seen::default(); 4],
             name: name.into(),
         }
@@ -309,13 +309,12 @@ impl ModelBot {
     /// This player predicting the answers of an enemy whose choices matched Hard's in at least
     /// `share` of at least eight decisions as Hard's choice ([`Search::imitate`]; 0: never), and
     /// searching `deep` chance layers while every enemy is predicted so or looks random, and
-    /// not every one random (0: its own depth), with the Gaussian race [`Weights::race`] of its
-    /// weights set to `race` (`[Ludo, 飞行棋, 2-player 飞行棋]`; negative: as they are).
-    pub fn with_imitate(self, share: f32, deep: u8, race: [f32; 3]) -> ModelBot {
+    /// not every one random (0: its own depth), with the evaluator `eval`.
+    pub fn with_imitate(self, share: f32, deep: u8, eval: Evaluator) -> ModelBot {
         ModelBot {
             imitate: share,
             deep_imitated: deep,
-            race_imitated: race,
+            eval_imitated: eval,
             ..self
         }
     }
@@ -364,16 +363,7 @@ impl ModelBot {
         search.depth = if weakest_only {
             self.deep
         } else if known_only && self.deep_imitated > 0 {
-            let [ludo, feixingqi, duel] = self.race_imitated;
-            if ludo >= 0.0 {
-                search.eval.ludo.race = ludo;
-            }
-            if feixingqi >= 0.0 {
-                search.eval.feixingqi.race = feixingqi;
-            }
-            if duel >= 0.0 {
-                search.eval.feixingqi_duel.race = duel;
-            }
+            search.eval = self.eval_imitated;
             self.deep_imitated
         } else {
             self.search.depth
@@ -402,9 +392,8 @@ impl Bot for ModelBot {
         if m < 2 {
             return;
         }
-        let pick = |eval: Evaluator| Search::new(eval, 0).best(pos);
-        let own = pick(self.search.eval) == Some(mv);
-        let hard = pick(Evaluator::BALANCED) == Some(mv);
+        let own = Search::new(self.search.eval, 0).best(pos) == Some(mv);
+        let hard = HARD.best(pos) == Some(mv);
         let s = &mut self.seen[pos.turn().index()];
         s.n += 1.0;
         s.chance += 1.0 / m as f32;
@@ -480,13 +469,10 @@ impl Level {
                 SearchBot::heuristic(Style::Fast).search,
                 "normal",
             )),
-            Level::Hard => Box::new(SearchBot::new(
-                SearchBot::heuristic(Style::Balanced).search,
-                "hard",
-            )),
+            Level::Hard => Box::new(SearchBot::new(HARD, "hard")),
             Level::Master => Box::new(
                 ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "master")
-                    .with_imitate(MASTER_IMITATE, MASTER_DEEP, MASTER_RACE_IMITATED),
+                    .with_imitate(MASTER_IMITATE, MASTER_DEEP, MASTER_EVAL_IMITATED),
             ),
         }
     }
@@ -559,14 +545,15 @@ pub const MASTER_PRIOR: f32 = 4.0;
 /// (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms per decision).
 pub const MASTER_IMITATE: f32 = 0.95;
 
-/// The Gaussian race ([`Weights::race`]) of the Master level's weights while it searches
-/// [`MASTER_DEEP`] layers against predicted players (`[Ludo, 飞行棋, 2-player 飞行棋]`, negative:
-/// as they are). 2-player 飞行棋 against Hard (its softmax otherwise): 55.95 / 56.39 % → 56.86 /
-/// 56.99 % with 2.4 on seeds 1 / 2 (1.6: 56.82 % on seed 1). In 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) the Master level with
-/// 2.4 measured 30.53 / 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %,
-/// 1.0 28.93 % on seed 1); Ludo's softmax stays (1.6: 28.79 % against 28.90 % on seed 2; 2.4:
-/// 28.73 % against 28.61 % on seed 1). The hint's search is not affected.
-pub const MASTER_RACE_IMITATED: [f32; 3] = [-1.0, 2.4, 2.4];
+/// The Master level's evaluator while it searches [`MASTER_DEEP`] layers against predicted
+/// players: [`Evaluator::MASTER`] with a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
+/// 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) `race` 2.4 measured 30.53 /
+/// 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %, 1.0 28.93 % on seed
+/// 1); 2-player 飞行棋 against Hard (a softmax otherwise): 55.95 / 56.39 % → 56.86 / 56.99 % with
+/// 2.4 (1.6: 56.82 % on seed 1). Ludo's softmax stays (1.6: 28.79 % against 28.90 % on seed 2;
+/// 2.4: 28.73 % against 28.61 % on seed 1). The hint's search is not affected.
+pub const MASTER_EVAL_IMITATED: Evaluator =
+    Evaluator::MASTER.with_race(Weights::MASTER.race, 2.4, 2.4);
 
 /// The Master's rollout refinement of [`MASTER`]: when the best two options are within one point
 /// of win share, 64 common-dice rollouts of 24 rolls each with the Master's 1-ply policy decide
@@ -624,20 +611,19 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             search.eval.feixingqi_duel.race = race;
         }
         let deep = (v[0] as u8).min(3);
-        let bot = ModelBot::new(search, deep, v[1], v[2], name);
         let imitate = v.get(6).copied().unwrap_or(0.0);
         let deep_imitated = v.get(7).map_or(0, |&d| d as u8).min(3);
-        let ludo_race = v.get(8).copied().unwrap_or(-1.0);
-        let race_imitated = [
-            ludo_race,
-            v.get(9).copied().unwrap_or(ludo_race),
-            v.get(10).copied().unwrap_or(-1.0),
-        ];
-        return Some(Box::new(bot.with_imitate(
-            imitate,
-            deep_imitated,
-            race_imitated,
-        )));
+        // The races of the deeper search: knob 8 Ludo, 9 飞行棋 (default: knob 8), 10 2-player
+        // 飞行棋; negative or absent: as they are.
+        let race = |i: usize, own: f32| v.get(i).copied().filter(|&r| r >= 0.0).unwrap_or(own);
+        let e = search.eval;
+        let eval = e.with_race(
+            race(8, e.ludo.race),
+            race(9, race(8, e.feixingqi.race)),
+            race(10, e.feixingqi_duel.race),
+        );
+        let bot = ModelBot::new(search, deep, v[1], v[2], name);
+        return Some(Box::new(bot.with_imitate(imitate, deep_imitated, eval)));
     }
     if let Some(spec) = name.strip_prefix("ro:") {
         // `ro:rollouts/plies/margin[/candidates]`: the Master's rollout refinement, for tuning.

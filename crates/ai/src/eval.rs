@@ -404,6 +404,16 @@ impl Evaluator {
         }
     }
 
+    /// This evaluator with the Gaussian race ([`Weights::race`]) of its Ludo, 飞行棋 and 2-player
+    /// 飞行棋 weights set to these.
+    pub const fn with_race(self, ludo: f32, feixingqi: f32, duel: f32) -> Evaluator {
+        let mut e = self;
+        e.ludo.race = ludo;
+        e.feixingqi.race = feixingqi;
+        e.feixingqi_duel.race = duel;
+        e
+    }
+
     /// This evaluator with a learned distance table for Ludo and/or 飞行棋.
     pub const fn with_learned(
         self,

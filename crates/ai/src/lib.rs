@@ -37,7 +37,7 @@
 //! Hard's choice in at least 95 % of eight or more decisions is expected to go on doing so (its
 //! answers below the root are Hard's pick, valued by the Master's evaluator), and with every
 //! enemy predicted (or random) the search looks two chance layers ahead (in 飞行棋 with a wider
-//! Gaussian race, [`MASTER_RACE_IMITATED`]). Against three Hard players 29.07 / 29.16 % →
+//! Gaussian race, [`MASTER_EVAL_IMITATED`]). Against three Hard players 29.07 / 29.16 % →
 //! 29.95 / 29.47 % in 飞行棋 (seeds 1 / 2; 30.53 / 29.80 % with the wider race), 28.1 % → 28.6 % in Ludo;
 //! 2 players against Hard 55.1 % → 55.95 % (飞行棋; 56.86 % with the wider race), 56.4 % → 59.1 % (Ludo). The prediction
 //! alone at one layer measured nothing (29.10 %), as did two layers against best answers, so
@@ -117,12 +117,12 @@ pub mod td;
 pub use analysis::{analyse, grade, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
     bot_by_name, Bot, Level, Mixed, ModelBot, RandomBot, RolloutBot, SearchBot, Style, BOT_NAMES,
-    MASTER, MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_RACE_IMITATED, MASTER_ROLLOUTS,
+    MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR, MASTER_ROLLOUTS,
     MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION};
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
-pub use search::{Scored, Search};
+pub use search::{Scored, Search, HARD};
 pub use td::{train, Learned, Training};

@@ -11,6 +11,11 @@ use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Seat
 
 use crate::eval::{Evaluator, Shares};
 
+/// The 困难 Hard level's search: the 1-ply choice of [`Evaluator::BALANCED`]. The Master's
+/// opponent model measures players against it and predicts those who match it
+/// ([`Search::imitate`]).
+pub const HARD: Search = Search::new(Evaluator::BALANCED, 0);
+
 /// A fixed-depth max-n expectimax search over a static [`Evaluator`].
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Search {
@@ -27,8 +32,8 @@ pub struct Search {
     /// evaluator's best (1), multiplying [`Search::reply`]; all 1 unless an opponent model has
     /// estimated them ([`crate::bots::ModelBot`]).
     pub skill: [f32; 4],
-    /// Seats (bit `i` for seat index `i`) expected to answer with Hard's choice (the 1-ply
-    /// pick of [`Evaluator::BALANCED`]), as an opponent model that has seen them play it does
+    /// Seats (bit `i` for seat index `i`) expected to answer with Hard's choice ([`HARD`]), as
+    /// an opponent model that has seen them play it does
     /// ([`crate::bots::ModelBot`]): their answers are that option, valued by this search.
     pub imitate: u8,
 }
@@ -134,13 +139,13 @@ impl Search {
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
         let seat = pos.turn();
         if self.imitate & (1 << seat.index()) != 0 && pos.enemies(root, seat) {
-            if let Some(mv) = Search::new(Evaluator::BALANCED, 0).best(pos) {
+            if let Some(mv) = HARD.best(pos) {
                 let mut child = *pos;
                 child.play_unchecked(mv, &mut NoEvents);
                 return self.chance(&child, depth, place, root);
             }
         }
-        let reply = self.reply[!pos.rules().is_ludo() as usize] * self.skill[pos.turn().index()];
+        let reply = self.reply[!pos.rules().is_ludo() as usize] * self.skill[seat.index()];
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
             Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,

@@ -2,8 +2,8 @@
 
 use feixingqi_ai::{
     analyse, bot_by_name, hint, win_probability, Advisor, Bot, Calibration, Evaluator, Grade,
-    Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, MASTER,
-    MASTER_DEEP, MASTER_IMITATE, MASTER_PRIOR, MASTER_RACE_IMITATED, MASTER_WEAK,
+    Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, HARD,
+    MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -477,7 +477,7 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model").with_imitate(
             MASTER_IMITATE,
             MASTER_DEEP,
-            MASTER_RACE_IMITATED,
+            MASTER_EVAL_IMITATED,
         )
     };
     // Unseen seats count as skilled: the plain Master search.
@@ -551,7 +551,10 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         // Master does.
         let predicted = names.contains(&"hard") && want == MASTER_DEEP;
         let (race, duel) = if predicted {
-            (MASTER_RACE_IMITATED[1], MASTER_RACE_IMITATED[2])
+            (
+                MASTER_EVAL_IMITATED.feixingqi.race,
+                MASTER_EVAL_IMITATED.feixingqi_duel.race,
+            )
         } else {
             (MASTER.eval.feixingqi.race, MASTER.eval.feixingqi_duel.race)
         };
@@ -565,7 +568,6 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
 fn an_imitated_enemy_answers_with_hards_choice() {
     // One chance layer with every enemy predicted as Hard: each root option is worth the mean
     // over the next roll of the position after Hard's pick, valued by the Master's evaluator.
-    let hard = Search::new(Evaluator::BALANCED, 0);
     let search = Search {
         imitate: 0b1111,
         ..MASTER
@@ -593,7 +595,7 @@ fn an_imitated_enemy_answers_with_hards_choice() {
                     let mut q = child;
                     let v = match q.roll_unchecked(die, &mut NoEvents) {
                         Rolled::Move if q.enemies(me, q.turn()) => {
-                            let mv = hard.best(&q).expect("an option");
+                            let mv = HARD.best(&q).expect("an option");
                             q.play_unchecked(mv, &mut NoEvents);
                             MASTER.eval.shares(&q, 0)
                         }
