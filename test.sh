@@ -38,6 +38,9 @@ step "playout benchmark smoke run"
 ./target/release/feixingqi bench playout --rules ludo --games 20000
 ./target/release/feixingqi bench playout --rules feixingqi --games 20000
 
+step "exact solver: the perfect player's games agree with the solved values (2 pieces, 2 players)"
+./target/release/feixingqi solve --rules feixingqi --games 2000 --bots perfect,master
+
 step "load test smoke run (20 room games, real WebSocket clients, echo comparison)"
 ./target/release/feixingqi loadtest --games 20 --duration 3s --echo-duration 1s
 

@@ -4,6 +4,7 @@
 mod accuracy;
 mod arena;
 mod loadtest;
+mod solve;
 
 use arena::{flag, num};
 
@@ -87,6 +88,16 @@ USAGE:
         the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
+    feixingqi solve --rules ludo|feixingqi [--against random|hard] [--bots master,hard]
+                    [--games 2000] [--seed 1] [--why] [rule options]
+        Solves the 2-player game with two pieces per side exactly (value iteration over every
+        position, 1–3 minutes and 0.2–0.6 GB) against a uniformly random or a 困难 Hard
+        opponent, prints perfect play's win rate, then plays each bot (any arena bot, or
+        `perfect`) against that opponent and measures every decision against the exact values:
+        mean loss in points of win probability, decisions that lose anything / ≥ 1 point, loss
+        per game. `perfect` checks the table against the engine's games (exit 2 if its win rate
+        is more than 4 standard errors from the exact value). --why splits each bot's loss by
+        the hint's reason of the option played and of the best one.
     feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
                        [--slices 5] [--think-ms 0] [--rules feixingqi|ludo]
                        [--url http://HOST:PORT] [--no-echo]
@@ -137,6 +148,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("hint") => arena::hint(&args[1..]),
         Some("hint-accuracy") => accuracy::hint_accuracy(&args[1..]),
         Some("train") => arena::train_cmd(&args[1..]),
+        Some("solve") => solve::solve(&args[1..]),
         Some("loadtest") => loadtest::loadtest(&args[1..]),
         Some(other) => bail!("unknown command {other:?}; see `feixingqi help`"),
     }

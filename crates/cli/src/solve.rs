@@ -1,0 +1,180 @@
+//! `feixingqi solve`: exact values of the 2-player games with two pieces per side, and what the
+//! computer players give away against perfect play there.
+
+use std::{collections::BTreeMap, process::ExitCode, time::Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use feixingqi_ai::{
+    hint,
+    solve::{PerfectBot, Solved, Solver},
+    Bot, HARD,
+};
+use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules, Seat, SeatSet};
+
+use crate::arena::{flag, make_bot, mix, num, rules_from};
+
+/// The opponent the game is solved against.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Opponent {
+    Random,
+    Hard,
+}
+
+impl Opponent {
+    fn choose(self, pos: &Position, rng: &mut FastRng) -> Move {
+        let opts = pos.distinct_moves();
+        match self {
+            Opponent::Hard => HARD.best(pos),
+            Opponent::Random => opts.get(rng.below(opts.len() as u32) as usize).copied(),
+        }
+        .unwrap_or(Move { piece: 0 })
+    }
+}
+
+/// What one player gave away over its games.
+#[derive(Default)]
+struct Measured {
+    decisions: u64,
+    choices: u64,
+    lost: f64,
+    errors: u64,
+    big: u64,
+    wins: u64,
+    /// Loss by (the reason of the option played, the reason of the best), with `--why`.
+    why: BTreeMap<String, f64>,
+}
+
+/// `feixingqi solve`: see the help text.
+pub fn solve(args: &[String]) -> Result<ExitCode> {
+    let mut rules = rules_from(args)?;
+    rules.options.pieces = 2;
+    let against = match flag(args, "--against").unwrap_or("random") {
+        "random" => Opponent::Random,
+        "hard" => Opponent::Hard,
+        other => bail!("--against {other:?}: random or hard"),
+    };
+    let t0 = Instant::now();
+    let mut hard = |p: &Position| Opponent::Hard.choose(p, &mut FastRng(0));
+    let solver = match against {
+        Opponent::Random => Solver::new(rules, None),
+        Opponent::Hard => Solver::new(rules, Some(&mut hard)),
+    }
+    .context("solving")?;
+    let built = t0.elapsed().as_secs_f64();
+    let solved = solver.solve(1e-10, 10_000);
+    let (first, second) = solved.start();
+    let exact = (first + second) / 2.0;
+    println!(
+        "{} 2 players, 2 pieces each, against {}: table {built:.1} s, {} sweeps, {:.1} s",
+        rules.rule_set.name(),
+        flag(args, "--against").unwrap_or("random"),
+        solved.sweeps,
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "perfect play wins {:.3}% moving first, {:.3}% moving second, {:.3}% on average",
+        100.0 * first,
+        100.0 * second,
+        100.0 * exact
+    );
+    let games: u32 = num(args, "--games", 2000)?;
+    let seed: u64 = num(args, "--seed", 1)?;
+    let why = args.iter().any(|a| a == "--why");
+    println!(
+        "bot         decisions  with choice  mean loss (pp)  errors  errors ≥1pp  lost per game (pp)  won in games"
+    );
+    for name in flag(args, "--bots").unwrap_or("master,hard").split(',') {
+        let m = measure(&solved, rules, against, name, games, seed, why)?;
+        let rate = m.wins as f64 / games.max(1) as f64;
+        println!(
+            "{name:<11} {:>9}  {:>11}  {:>14.4}  {:>6}  {:>11}  {:>18.3}  {:>11.2}%",
+            m.decisions,
+            m.choices,
+            100.0 * m.lost / m.choices.max(1) as f64,
+            m.errors,
+            m.big,
+            100.0 * m.lost / games.max(1) as f64,
+            100.0 * rate
+        );
+        let mut top: Vec<_> = m.why.into_iter().collect();
+        top.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (k, l) in top.iter().take(10) {
+            println!(
+                "    {:>7.3} pp per game: {k}",
+                100.0 * l / games.max(1) as f64
+            );
+        }
+        if name == "perfect" && games > 0 {
+            // The engine's games and the solver's table must agree: the perfect player's win
+            // rate is a binomial estimate of the exact value, and it never gives anything away.
+            let z = (rate - exact) / (exact * (1.0 - exact) / games as f64).sqrt();
+            println!("perfect player against the exact value: z = {z:.2}");
+            ensure!(
+                z.abs() < 4.0,
+                "the perfect player's games disagree with the exact value (z = {z:.2})"
+            );
+            ensure!(m.lost == 0.0, "the perfect player lost {} points", m.lost);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Plays `games` games of the bot `name` against the solved opponent (the bot moving first in
+/// even games, second in odd ones) and measures each of its decisions against the table.
+fn measure(
+    solved: &Solved<'_>,
+    rules: Rules,
+    against: Opponent,
+    name: &str,
+    games: u32,
+    seed: u64,
+    why: bool,
+) -> Result<Measured> {
+    let mut m = Measured::default();
+    let seats = SeatSet::for_players(2).context("2 players")?;
+    for g in 0..games {
+        let gseed = mix(seed ^ (g as u64) << 20);
+        let mut bot: Box<dyn Bot + '_> = if name == "perfect" {
+            Box::new(PerfectBot::new(solved))
+        } else {
+            make_bot(name, gseed).with_context(|| format!("unknown bot {name:?}"))?
+        };
+        let mut rng = FastRng(gseed);
+        let me = if g % 2 == 0 { Seat::S0 } else { Seat::S2 };
+        let mut pos = Position::new(rules, seats).context("start")?;
+        while !pos.is_over() {
+            if pos.roll_unchecked(rng.die(), &mut NoEvents) != Rolled::Move {
+                continue;
+            }
+            let mv = if pos.turn() == me {
+                let mv = bot.choose(&pos);
+                m.decisions += 1;
+                if pos.distinct_moves().len() > 1 {
+                    let l = solved.loss(&pos, mv).context("a position of the game")?;
+                    m.choices += 1;
+                    m.lost += l;
+                    m.errors += (l > 1e-9) as u64;
+                    m.big += (l >= 0.01) as u64;
+                    if why && l >= 1e-3 {
+                        let best = PerfectBot::new(solved).choose(&pos);
+                        let h = hint(&pos);
+                        let reason = |x: Move| h.iter().find(|o| o.mv == x).map(|o| o.reason);
+                        if let (Some(a), Some(b)) = (reason(mv), reason(best)) {
+                            *m.why.entry(format!("{a:?} instead of {b:?}")).or_default() += l;
+                        }
+                    }
+                }
+                mv
+            } else {
+                let mv = against.choose(&pos, &mut rng);
+                if bot.observes() {
+                    bot.observe(&pos, mv);
+                }
+                mv
+            };
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+        m.wins += (pos.ranking().next() == Some(me)) as u64;
+    }
+    Ok(m)
+}
