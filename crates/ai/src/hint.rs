@@ -7,7 +7,7 @@
 
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},
-    Die, Move, NoEvents, Phase, Position, Progress, Seat,
+    Die, Move, NoEvents, Phase, Position, Progress, Rules, Seat,
 };
 
 use crate::{bots::MASTER, eval::danger, search::Search};
@@ -172,36 +172,95 @@ impl Calibration {
     }
 }
 
-/// The calibrations of the Master's hint, `[rule set][sides]` (Ludo, 飞行棋; three or four
-/// sides, two sides): the fits that `feixingqi hint-accuracy` prints (`calibration fit`) for
-/// the outcomes of its reference playouts, where 困难 Hard plays every seat. The shares are
-/// far too sure of themselves: in 4-player 飞行棋 a share of 95 % wins 65 % of the playouts
-/// and one of 4 % wins 12 % (1,000 decisions, seeds 1 and 2: slope 0.365 / 0.359, offset
-/// 0.063 / 0.070); Ludo, 4 players: 0.354 / 0.078 (400 decisions, seed 3); 2 players
-/// (400 decisions, seed 3; the offset, 0.006 and −0.021, is 0 by symmetry): 飞行棋 0.261,
-/// Ludo 0.390. See the README.
-pub const CALIBRATION: [[Calibration; 2]; 2] = [
+/// The calibrations of the Master's hint, `[pieces − 2][rule set][sides]` (2, 3 or 4 pieces
+/// per player; Ludo, 飞行棋; three or four sides, two sides): the fits that `feixingqi
+/// hint-accuracy` prints (`calibration fit`) for the outcomes of its reference playouts, where
+/// 困难 Hard plays every seat. The shares are far too
+/// sure of themselves in the 4-piece games: in 4-player 飞行棋 a share of 95 % wins 65 % of the
+/// playouts and one of 4 % wins 12 % (1,000 decisions, seeds 1 and 2: slope 0.365 / 0.359,
+/// offset 0.063 / 0.070); Ludo, 4 players: 0.354 / 0.078 (400 decisions, seed 3); 2 players
+/// (400 decisions, seed 3; the offset, 0.006 and −0.021, is 0 by symmetry): 飞行棋 0.261, Ludo
+/// 0.390. With fewer pieces a game is shorter and a share means more: 1,000 decisions × 1,000
+/// playouts each, seed 1 (`hint-accuracy --pieces K --players N --decisions 1000 --rollouts
+/// 1000 --max-rollouts 1000`), offsets fitted too (the mover's options are not symmetric; the
+/// exact values agree). For 2 players with 2 pieces the exact values of `feixingqi
+/// solve --against hard --calibration` confirm the fit (飞行棋 0.392 against the playouts'
+/// 0.385; Ludo 0.592 against 0.590). See the README.
+pub const CALIBRATION: [[[Calibration; 2]; 2]; 3] = [
     [
-        Calibration {
-            slope: 0.35,
-            offset: 0.08,
-        },
-        Calibration {
-            slope: 0.39,
-            offset: 0.0,
-        },
+        [
+            Calibration {
+                slope: 0.66,
+                offset: -0.02,
+            },
+            Calibration {
+                slope: 0.59,
+                offset: -0.06,
+            },
+        ],
+        [
+            Calibration {
+                slope: 0.67,
+                offset: -0.04,
+            },
+            Calibration {
+                slope: 0.39,
+                offset: 0.0,
+            },
+        ],
     ],
     [
-        Calibration {
-            slope: 0.36,
-            offset: 0.07,
-        },
-        Calibration {
-            slope: 0.26,
-            offset: 0.0,
-        },
+        [
+            Calibration {
+                slope: 0.48,
+                offset: 0.04,
+            },
+            Calibration {
+                slope: 0.45,
+                offset: -0.02,
+            },
+        ],
+        [
+            Calibration {
+                slope: 0.49,
+                offset: 0.04,
+            },
+            Calibration {
+                slope: 0.31,
+                offset: 0.04,
+            },
+        ],
+    ],
+    [
+        [
+            Calibration {
+                slope: 0.35,
+                offset: 0.08,
+            },
+            Calibration {
+                slope: 0.39,
+                offset: 0.0,
+            },
+        ],
+        [
+            Calibration {
+                slope: 0.36,
+                offset: 0.07,
+            },
+            Calibration {
+                slope: 0.26,
+                offset: 0.0,
+            },
+        ],
     ],
 ];
+
+/// The calibration of the hint for a game of `rules` with `sides` sides competing for the
+/// place at stake (see [`CALIBRATION`]).
+pub fn calibration(rules: &Rules, sides: usize) -> Calibration {
+    let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
+    CALIBRATION[pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
+}
 
 /// The sides still competing for the place at stake: the seats not yet finished, or the two
 /// teams in team play.
@@ -219,8 +278,7 @@ pub fn win_probability(pos: &Position, share: f32) -> f32 {
     if n < 2 {
         return share;
     }
-    let c = CALIBRATION[!pos.rules().is_ludo() as usize][(n == 2) as usize];
-    c.apply(share, 1.0 / n as f32)
+    calibration(pos.rules(), n).apply(share, 1.0 / n as f32)
 }
 
 /// The hint of the Master engine (see [`Advisor::hint`]).

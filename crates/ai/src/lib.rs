@@ -94,7 +94,9 @@
 //! The win % the hint shows ([`RankedOption::win`]) is the search's share
 //! ([`RankedOption::share`]) through a fitted [`Calibration`] ([`CALIBRATION`],
 //! [`win_probability`]): the shares are far too sure (in 4-player 飞行棋 a share of 95 % wins
-//! 65 % of the reference's playouts), the calibrated values match them bin by bin. The map is
+//! 65 % of the reference's playouts), the calibrated values match them bin by bin. Games with
+//! two or three pieces per player have maps of their own ([`hint::calibration`]); for the
+//! 2-player games with two pieces the exact values of [`solve`] confirm them. The map is
 //! monotone: the ranking and the Master's play do not change.
 //!
 //! # 道具模式 (item mode, RULES.md §10.3)

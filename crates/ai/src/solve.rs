@@ -109,6 +109,8 @@ pub struct Solved<'a> {
     theirs: Vec<f64>,
     /// Sweeps of value iteration run.
     pub sweeps: u32,
+    /// The learner picks its best option (else it plays as the opponent does).
+    best: bool,
 }
 
 fn place(p: Progress) -> u8 {
@@ -226,12 +228,23 @@ impl Solver {
     /// Solves the game for a learner playing its best: value iteration (Gauss–Seidel) until no
     /// value moves by more than `tolerance`, at most `max_sweeps` sweeps.
     pub fn solve(&self, tolerance: f64, max_sweeps: u32) -> Solved<'_> {
+        self.iterate(true, tolerance, max_sweeps)
+    }
+
+    /// The values when the learner plays like the opponent (both at random, or both Hard's
+    /// choice): the exact win chances of that match, as [`Solver::solve`] iterates them.
+    pub fn evaluate(&self, tolerance: f64, max_sweeps: u32) -> Solved<'_> {
+        self.iterate(false, tolerance, max_sweeps)
+    }
+
+    fn iterate(&self, best: bool, tolerance: f64, max_sweeps: u32) -> Solved<'_> {
         let states = PAIRS * self.layers;
         let mut s = Solved {
             solver: self,
             mine: vec![0.5; states],
             theirs: vec![0.5; states],
             sweeps: 0,
+            best,
         };
         for st in 0..states {
             let pair = st / self.layers;
@@ -284,6 +297,9 @@ impl Solved<'_> {
     }
 
     fn value_mine(&self, st: usize) -> f64 {
+        if !self.best {
+            return self.follow(st, Solved::after_mine);
+        }
         let mut acc = 0.0;
         for d in 0..6 {
             let at = (st * 6 + d) * 2;
@@ -299,6 +315,12 @@ impl Solved<'_> {
     }
 
     fn value_theirs(&self, st: usize) -> f64 {
+        self.follow(st, Solved::after_theirs)
+    }
+
+    /// The value of state `st` when its mover plays the opponent's policy (the mean of its
+    /// options for a random player), successors valued by `after`.
+    fn follow(&self, st: usize, after: fn(&Self, u32) -> f64) -> f64 {
         let mut acc = 0.0;
         for d in 0..6 {
             let at = (st * 6 + d) * 2;
@@ -307,12 +329,12 @@ impl Solved<'_> {
                 RANDOM => {
                     let (mut sum, mut m) = (0.0, 0.0);
                     for &c in slots.iter().filter(|&&c| c != NONE) {
-                        sum += self.after_theirs(c);
+                        sum += after(self, c);
                         m += 1.0;
                     }
                     sum / m
                 }
-                pick => self.after_theirs(slots[pick as usize]),
+                pick => after(self, slots[pick as usize]),
             };
         }
         acc / 6.0

@@ -226,8 +226,24 @@ fn a_calibration_keeps_the_order_and_pulls_towards_the_fair_share() {
     }
     // 飞行棋, four players: a share of 95 % is shown as about two chances in three, as the
     // reference's playouts measured.
-    let fxq = CALIBRATION[1][0];
+    let fxq = CALIBRATION[2][1][0];
     assert!((fxq.apply(0.95, 0.25) - 0.65).abs() < 0.05);
+}
+
+#[test]
+fn games_with_fewer_pieces_are_shown_their_own_calibration() {
+    // With two pieces a 2-player game is short and a share means more than with four: the
+    // exact values of `feixingqi solve --calibration` and the reference playouts both say so.
+    let mut rules = Rules::feixingqi();
+    let four = feixingqi_ai::hint::calibration(&rules, 2);
+    rules.options.pieces = 2;
+    let two = feixingqi_ai::hint::calibration(&rules, 2);
+    assert!(two.apply(0.9, 0.5) > four.apply(0.9, 0.5) + 0.03);
+    let pos = Position::new(rules, SeatSet::for_players(2).expect("2")).expect("a game");
+    assert_eq!(
+        feixingqi_ai::win_probability(&pos, 0.9),
+        two.apply(0.9, 0.5)
+    );
 }
 
 #[test]

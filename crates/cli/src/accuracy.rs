@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, hint, hint::sides, Bot, Calibration, Level, RankedOption, BOT_NAMES, CALIBRATION,
+    bot_by_name, hint, hint::sides, Bot, Calibration, Level, RankedOption, BOT_NAMES,
 };
 use feixingqi_rules::{
     notation::{parse_setup, write_setup},
@@ -540,11 +540,11 @@ fn measure_all(
 /// One option's calibration point: the hint's share, the fair share, the reference's win rate
 /// and its number of playouts.
 #[derive(Copy, Clone, Debug)]
-struct Point {
-    share: f32,
-    fair: f32,
-    y: f64,
-    n: f64,
+pub(crate) struct Point {
+    pub(crate) share: f32,
+    pub(crate) fair: f32,
+    pub(crate) y: f64,
+    pub(crate) n: f64,
 }
 
 impl Point {
@@ -570,7 +570,7 @@ fn calibration(slope: f64, offset: f64) -> Calibration {
 
 /// Mean cross-entropy (per playout) of the reference's outcomes under the calibration
 /// `slope`, `offset` of [`feixingqi_ai::Calibration`].
-fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
+pub(crate) fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for p in points {
         let q = p.shown(calibration(slope, offset));
@@ -582,7 +582,7 @@ fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
 
 /// The slope and offset that minimise [`log_loss`] (damped Newton's method on the two
 /// parameters).
-fn fit_calibration(points: &[Point]) -> (f64, f64) {
+pub(crate) fn fit_calibration(points: &[Point]) -> (f64, f64) {
     let (mut a, mut b) = (1.0, 0.0);
     for _ in 0..50 {
         let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 0.0, 0.0, 0.0);
@@ -663,10 +663,10 @@ fn print_calibration(results: &[Measured], positions: &[Position], hints: &[Vec<
             continue;
         }
         let (a, b) = fit_calibration(pts);
-        let rules = positions
-            .first()
-            .map_or(1, |p| !p.rules().is_ludo() as usize);
-        let shipped = CALIBRATION[rules][two];
+        let Some(first) = positions.first() else {
+            continue;
+        };
+        let shipped = feixingqi_ai::hint::calibration(first.rules(), if two == 1 { 2 } else { 4 });
         println!(
             "calibration fit ({} sides, {} options): slope {a:.3} offset {b:.3}; log loss per playout: shares {:.4}, shown (slope {} offset {}) {:.4}, fitted {:.4}",
             if two == 1 { "two" } else { "three or four" },

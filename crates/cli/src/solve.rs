@@ -11,7 +11,10 @@ use feixingqi_ai::{
 };
 use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules, Seat, SeatSet};
 
-use crate::arena::{flag, make_bot, mix, num, rules_from};
+use crate::{
+    accuracy::{fit_calibration, log_loss, Point},
+    arena::{flag, make_bot, mix, num, rules_from},
+};
 
 /// The opponent the game is solved against.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -116,7 +119,93 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
             ensure!(m.lost == 0.0, "the perfect player lost {} points", m.lost);
         }
     }
+    if args.iter().any(|a| a == "--calibration") {
+        calibration(&solver, rules, against, games, seed)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The hint's win % against the exact values of the match it assumes: both players playing
+/// like the opponent (the reference of `hint-accuracy`, where Hard plays every seat).
+fn calibration(
+    solver: &Solver,
+    rules: Rules,
+    against: Opponent,
+    games: u32,
+    seed: u64,
+) -> Result<()> {
+    let even = solver.evaluate(1e-10, 10_000);
+    let (first, second) = even.start();
+    println!(
+        "both playing like the opponent: the first mover wins {:.3}%, the second {:.3}%",
+        100.0 * first,
+        100.0 * (1.0 - first)
+    );
+    // The two values are one match seen from either side: they must add up to 1.
+    ensure!(
+        (first + second - 1.0).abs() < 1e-6,
+        "first {first} + second {second} ≠ 1"
+    );
+    let mut bins = [(0u64, 0f64, 0f64); 10];
+    let (mut n, mut signed, mut abs) = (0u64, 0f64, 0f64);
+    let mut points = Vec::new();
+    let seats = SeatSet::for_players(2).context("2 players")?;
+    for g in 0..games {
+        let mut rng = FastRng(mix(seed ^ 0xca11 ^ (g as u64) << 20));
+        let mut pos = Position::new(rules, seats).context("start")?;
+        while !pos.is_over() {
+            if pos.roll_unchecked(rng.die(), &mut NoEvents) != Rolled::Move {
+                continue;
+            }
+            if pos.distinct_moves().len() > 1 {
+                for o in hint(&pos) {
+                    let mut c = pos;
+                    c.play_unchecked(o.mv, &mut NoEvents);
+                    let exact = even
+                        .value(&c, pos.turn())
+                        .context("a position of the game")?;
+                    let b = &mut bins[((o.win * 10.0) as usize).min(9)];
+                    *b = (b.0 + 1, b.1 + o.win as f64, b.2 + exact);
+                    points.push(Point {
+                        share: o.share.clamp(1e-4, 1.0 - 1e-4),
+                        fair: 0.5,
+                        y: exact,
+                        n: 1.0,
+                    });
+                    n += 1;
+                    signed += o.win as f64 - exact;
+                    abs += (o.win as f64 - exact).abs();
+                }
+            }
+            let mv = against.choose(&pos, &mut rng);
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+    }
+    println!(
+        "the hint's win % against the exact value over {n} options: mean error {:+.2} points, mean absolute error {:.2}",
+        100.0 * signed / n.max(1) as f64,
+        100.0 * abs / n.max(1) as f64
+    );
+    let shown = feixingqi_ai::hint::calibration(&rules, 2);
+    let (a, b) = fit_calibration(&points);
+    println!(
+        "calibration fit to the exact values: slope {a:.3} offset {b:.3}; cross-entropy shown (slope {} offset {}) {:.4}, fitted {:.4}",
+        shown.slope,
+        shown.offset,
+        log_loss(&points, shown.slope as f64, shown.offset as f64),
+        log_loss(&points, a, b)
+    );
+    for (i, b) in bins.iter().enumerate().filter(|(_, b)| b.0 > 0) {
+        println!(
+            "  hint {:>3}–{:<3}%: {:>7} options, hint {:5.1}%, exact {:5.1}%",
+            10 * i,
+            10 * i + 10,
+            b.0,
+            100.0 * b.1 / b.0 as f64,
+            100.0 * b.2 / b.0 as f64
+        );
+    }
+    Ok(())
 }
 
 /// Plays `games` games of the bot `name` against the solved opponent (the bot moving first in
