@@ -7,7 +7,7 @@ use feixingqi_rules::{playout::FastRng, Move, Position, Seat};
 use crate::{
     eval::{Evaluator, Weights},
     rollout::Rollouts,
-    search::{Search, HARD},
+    search::{Answer, Search, HARD},
 };
 
 /// A computer player. It sees exactly what a player at the table sees: the position (pieces,
@@ -260,7 +260,7 @@ struct Seen {
 /// player matches by chance. The *skill* `s = (matched − chance) / (decisions − chance)`, clamped
 /// to 0..=1 and started with `prior` pseudo-decisions of a player that always matches (an unseen
 /// seat counts as skilled), sets that seat's answer model: its answers below the root are valued
-/// `reply · s` of the way from the mean of its options to its best ([`Search::skill`], `reply`
+/// `reply · s` of the way from the mean of its options to its best ([`Answer::Skill`], `reply`
 /// the search's own per rule set). While every enemy's skill is at most `weak` the search looks
 /// `deep` chance layers ahead instead of its own depth: with answers close to the mean of the
 /// options (players that pick at random) the second layer measured stronger, with best answers
@@ -307,7 +307,7 @@ impl ModelBot {
     }
 
     /// This player predicting the answers of an enemy whose choices matched Hard's in at least
-    /// `share` of at least eight decisions as Hard's choice ([`Search::imitate`]; 0: never), and
+    /// `share` of at least eight decisions as Hard's choice ([`Answer::Hard`]; 0: never), and
     /// searching `deep` chance layers while every enemy is predicted so or looks random, and
     /// not every one random (0: its own depth), with the evaluator `eval`.
     pub fn with_imitate(self, share: f32, deep: u8, eval: Evaluator) -> ModelBot {
@@ -344,22 +344,20 @@ impl ModelBot {
     /// answer model and the depth set by the skills (see [`ModelBot`]).
     pub fn modelled(&self, pos: &Position) -> Search {
         let me = pos.turn();
-        let mut skill = [1.0; 4];
+        let mut answers = [Answer::Skill(1.0); 4];
         let mut weakest_only = true;
-        let mut imitate = 0u8;
         let mut known_only = true;
         for s in pos.seats().iter().filter(|&s| pos.enemies(me, s)) {
             let k = self.skill(s);
-            skill[s.index()] = k;
             weakest_only &= k <= self.weak;
-            if self.imitated(s) {
-                imitate |= 1 << s.index();
+            answers[s.index()] = if self.imitated(s) {
+                Answer::Hard
             } else {
                 known_only &= k <= self.weak;
-            }
+                Answer::Skill(k)
+            };
         }
-        let mut search = self.search.with_skill(skill);
-        search.imitate = imitate;
+        let mut search = self.search.with_answers(answers);
         search.depth = if weakest_only {
             self.deep
         } else if known_only && self.deep_imitated > 0 {

@@ -133,5 +133,5 @@ pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION};
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
-pub use search::{Scored, Search, HARD};
+pub use search::{Answer, Scored, Search, HARD};
 pub use td::{train, Learned, Training};

@@ -5,7 +5,8 @@
 //! each option, evaluate), depth 1 averages the next roll and lets whoever rolls it answer with
 //! their best 1-ply reply, and so on. With [`Search::reply`] below 1 an enemy's answer is valued
 //! between its best option and the mean of its options (a hedge against players who do not play
-//! the evaluator's move); [`Search::skill`] scales that per seat (an opponent model's estimate).
+//! the evaluator's move); [`Search::answers`] sets that per seat from an opponent model's
+//! estimate, or predicts a seat's answer as Hard's choice.
 
 use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Seat};
 
@@ -13,7 +14,7 @@ use crate::eval::{Evaluator, Shares};
 
 /// The 困难 Hard level's search: the 1-ply choice of [`Evaluator::BALANCED`]. The Master's
 /// opponent model measures players against it and predicts those who match it
-/// ([`Search::imitate`]).
+/// ([`Answer::Hard`]).
 pub const HARD: Search = Search::new(Evaluator::BALANCED, 0);
 
 /// A fixed-depth max-n expectimax search over a static [`Evaluator`].
@@ -24,18 +25,25 @@ pub struct Search {
     /// Chance layers after the root decision.
     pub depth: u8,
     /// How the search expects an enemy to answer below the root, per rule set (`[Ludo, 飞行棋]`):
-    /// with `r = reply · skill` of the answering seat, its value is `r · (its best option) +
+    /// with `r = reply · skill` of the answering seat ([`Answer::Skill`]), its value is `r · (its best option) +
     /// (1 − r) · (the mean of its options)`. 1 expects the best answer (plain max-n); less hedges
     /// against players who do not pick what the evaluator would.
     pub reply: [f32; 2],
-    /// Per seat (by seat index): how far that player's answers are from random (0) to the
-    /// evaluator's best (1), multiplying [`Search::reply`]; all 1 unless an opponent model has
-    /// estimated them ([`crate::bots::ModelBot`]).
-    pub skill: [f32; 4],
-    /// Seats (bit `i` for seat index `i`) expected to answer with Hard's choice ([`HARD`]), as
-    /// an opponent model that has seen them play it does
-    /// ([`crate::bots::ModelBot`]): their answers are that option, valued by this search.
-    pub imitate: u8,
+    /// Per seat (by seat index): how the search expects that player to answer when it is an
+    /// enemy of the seat at the root; [`Answer::Skill`] 1 for every seat unless an opponent
+    /// model has watched them ([`crate::bots::ModelBot`]).
+    pub answers: [Answer; 4],
+}
+
+/// How the search expects one enemy seat to answer below the root ([`Search::answers`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// How far its answers are from random (0) to the evaluator's best (1), multiplying
+    /// [`Search::reply`].
+    Skill(f32),
+    /// Hard's choice ([`HARD`]), valued by this search: what an opponent model that has seen
+    /// the player play it predicts.
+    Hard,
 }
 
 /// A decision node's result ([`Search::decide`]): the mover's best option, its shares, and the
@@ -63,8 +71,7 @@ impl Search {
             eval,
             depth,
             reply: [1.0, 1.0],
-            skill: [1.0; 4],
-            imitate: 0,
+            answers: [Answer::Skill(1.0); 4],
         }
     }
 
@@ -77,9 +84,9 @@ impl Search {
         }
     }
 
-    /// This search with the answers of seat `i` scaled by `skill[i]` (see [`Search::skill`]).
-    pub const fn with_skill(self, skill: [f32; 4]) -> Search {
-        Search { skill, ..self }
+    /// This search expecting the answers of seat `i` as `answers[i]` (see [`Search::answers`]).
+    pub const fn with_answers(self, answers: [Answer; 4]) -> Search {
+        Search { answers, ..self }
     }
 
     /// Every distinct option of `pos` (which must be in [`Phase::Move`]) with its value, in the
@@ -133,19 +140,24 @@ impl Search {
     }
 
     /// Decision node below the root: the value of the mover's answer, its best option blended
-    /// with the mean of its options by [`Search::reply`] times the mover's [`Search::skill`]
+    /// with the mean of its options by [`Search::reply`] times the mover's skill, or Hard's
+    /// choice ([`Search::answers`])
     /// when it is an enemy of the `root` seat (the seat deciding at the root knows it will pick
     /// its best).
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
         let seat = pos.turn();
-        if self.imitate & (1 << seat.index()) != 0 && pos.enemies(root, seat) {
-            if let Some(mv) = HARD.best(pos) {
-                let mut child = *pos;
-                child.play_unchecked(mv, &mut NoEvents);
-                return self.chance(&child, depth, place, root);
+        let skill = match self.answers[seat.index()] {
+            Answer::Skill(k) => k,
+            Answer::Hard => {
+                if let (true, Some(mv)) = (pos.enemies(root, seat), HARD.best(pos)) {
+                    let mut child = *pos;
+                    child.play_unchecked(mv, &mut NoEvents);
+                    return self.chance(&child, depth, place, root);
+                }
+                1.0
             }
-        }
-        let reply = self.reply[!pos.rules().is_ludo() as usize] * self.skill[seat.index()];
+        };
+        let reply = self.reply[!pos.rules().is_ludo() as usize] * skill;
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
             Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,

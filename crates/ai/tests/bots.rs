@@ -1,9 +1,9 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, win_probability, Advisor, Bot, Calibration, Evaluator, Grade,
-    Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION, HARD,
-    MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
+    analyse, bot_by_name, hint, win_probability, Advisor, Answer, Bot, Calibration, Evaluator,
+    Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION,
+    HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -502,7 +502,7 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
     for s in Seat::ALL {
         assert_eq!(fresh.skill(s), 1.0);
     }
-    assert_eq!(fresh.modelled(&start).imitate, 0);
+    assert_eq!(fresh.modelled(&start).answers, [Answer::Skill(1.0); 4]);
     assert_eq!(fresh.modelled(&start).depth, MASTER.depth);
     // Seats 1..=3: three random players; Hard on seat 2 beside random players; three Hard
     // players; Normal (the race-only heuristic) on seat 3 beside Hard players.
@@ -544,7 +544,7 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         let search = me.modelled(&last);
         for i in 1..4 {
             let skill = me.skill(Seat::ALL[i]);
-            let imitated = search.imitate & (1 << i) != 0;
+            let imitated = search.answers[i] == Answer::Hard;
             match names[i - 1] {
                 // Hard always plays its evaluator's 1-ply move: predicted as that move.
                 "hard" => assert!(skill == 1.0 && imitated, "seat {i}"),
@@ -552,9 +552,11 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
                 // Normal often plays another move than Hard's, but not at random.
                 _ => assert!(skill > MASTER_WEAK && !imitated, "seat {i}: {skill}"),
             }
-            assert_eq!(search.skill[i], skill);
+            if !imitated {
+                assert_eq!(search.answers[i], Answer::Skill(skill));
+            }
         }
-        assert_eq!(search.imitate & 1, 0, "never itself");
+        assert_eq!(search.answers[0], Answer::Skill(1.0), "never itself");
         assert_eq!(search.reply, MASTER.reply);
         // Deeper only when every enemy looks random or is predicted as Hard.
         let want = if names.contains(&"normal") {
@@ -584,10 +586,7 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
 fn an_imitated_enemy_answers_with_hards_choice() {
     // One chance layer with every enemy predicted as Hard: each root option is worth the mean
     // over the next roll of the position after Hard's pick, valued by the Master's evaluator.
-    let search = Search {
-        imitate: 0b1111,
-        ..MASTER
-    };
+    let search = MASTER.with_answers([Answer::Hard; 4]);
     for rules in [Rules::ludo(), Rules::feixingqi()] {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
         let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 21);
