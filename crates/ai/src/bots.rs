@@ -604,9 +604,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             v.get(4).copied().unwrap_or(MASTER.reply[1]),
         );
         if let Some(&race) = v.get(5).filter(|&&r| r >= 0.0) {
-            search.eval.ludo.race = race;
-            search.eval.feixingqi.race = race;
-            search.eval.feixingqi_duel.race = race;
+            search.eval = search.eval.with_race(race, race, race);
         }
         let deep = (v[0] as u8).min(3);
         let imitate = v.get(6).copied().unwrap_or(0.0);

@@ -148,14 +148,16 @@ impl Search {
         let seat = pos.turn();
         let skill = match self.answers[seat.index()] {
             Answer::Skill(k) => k,
-            Answer::Hard => {
-                if let (true, Some(mv)) = (pos.enemies(root, seat), HARD.best(pos)) {
+            Answer::Hard if pos.enemies(root, seat) => {
+                if let Some(mv) = HARD.best(pos) {
                     let mut child = *pos;
                     child.play_unchecked(mv, &mut NoEvents);
                     return self.chance(&child, depth, place, root);
                 }
                 1.0
             }
+            // The root's own side picks its best.
+            Answer::Hard => 1.0,
         };
         let reply = self.reply[!pos.rules().is_ludo() as usize] * skill;
         match self.decide(pos, depth, place, root) {

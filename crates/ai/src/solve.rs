@@ -363,22 +363,30 @@ impl Solved<'_> {
         .filter(|v| !v.is_nan())
     }
 
-    /// What playing `mv` in `pos` (in the move phase, the learner to move) gives away against
-    /// its best option, in win probability (0 for a best option).
-    pub fn loss(&self, pos: &Position, mv: Move) -> Option<f64> {
-        let me = pos.turn();
-        let mut best = f64::MIN;
-        let mut chosen = None;
-        for &o in pos.distinct_moves().iter() {
-            let mut c = *pos;
-            c.play_unchecked(o, &mut NoEvents);
-            let v = self.value(&c, me)?;
-            best = best.max(v);
-            if o == mv {
-                chosen = Some(v);
+    /// The exact value of playing `mv` in `pos` (in the move phase) for the seat to move.
+    fn after(&self, pos: &Position, mv: Move) -> Option<f64> {
+        let mut c = *pos;
+        c.play_unchecked(mv, &mut NoEvents);
+        self.value(&c, pos.turn())
+    }
+
+    /// The best option of `pos` (in the move phase, the learner to move) and its exact value:
+    /// the lowest piece among equals; `None` for positions of another game.
+    pub fn best(&self, pos: &Position) -> Option<(Move, f64)> {
+        let mut best: Option<(Move, f64)> = None;
+        for &mv in pos.distinct_moves().iter() {
+            let v = self.after(pos, mv)?;
+            if best.is_none_or(|(_, b)| v > b + 1e-12) {
+                best = Some((mv, v));
             }
         }
-        Some(best - chosen?)
+        best
+    }
+
+    /// What playing `mv` in `pos` (in the move phase, the learner to move) gives away against
+    /// its best option ([`Solved::best`]), in win probability (0 for a best option).
+    pub fn loss(&self, pos: &Position, mv: Move) -> Option<f64> {
+        Some((self.best(pos)?.1 - self.after(pos, mv)?).max(0.0))
     }
 }
 
@@ -397,17 +405,9 @@ impl<'a> PerfectBot<'a> {
 
 impl crate::Bot for PerfectBot<'_> {
     fn choose(&mut self, pos: &Position) -> Move {
-        let me = pos.turn();
-        let mut best = (Move { piece: 0 }, f64::MIN);
-        for &mv in pos.distinct_moves().iter() {
-            let mut c = *pos;
-            c.play_unchecked(mv, &mut NoEvents);
-            let v = self.solved.value(&c, me).unwrap_or(0.0);
-            if v > best.1 + 1e-12 {
-                best = (mv, v);
-            }
-        }
-        best.0
+        self.solved
+            .best(pos)
+            .map_or(Move { piece: 0 }, |(mv, _)| mv)
     }
 
     fn name(&self) -> String {

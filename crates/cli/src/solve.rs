@@ -149,17 +149,12 @@ fn calibration(
     let mut bins = [(0u64, 0f64, 0f64); 10];
     let (mut n, mut signed, mut abs) = (0u64, 0f64, 0f64);
     let mut points = Vec::new();
-    let seats = SeatSet::for_players(2).context("2 players")?;
     for g in 0..games {
         let mut rng = FastRng(mix(seed ^ 0xca11 ^ (g as u64) << 20));
-        let mut pos = Position::new(rules, seats).context("start")?;
-        while !pos.is_over() {
-            if pos.roll_unchecked(rng.die(), &mut NoEvents) != Rolled::Move {
-                continue;
-            }
+        play(rules, &mut rng, |pos, rng| {
             if pos.distinct_moves().len() > 1 {
-                for o in hint(&pos) {
-                    let mut c = pos;
+                for o in hint(pos) {
+                    let mut c = *pos;
                     c.play_unchecked(o.mv, &mut NoEvents);
                     let exact = even
                         .value(&c, pos.turn())
@@ -177,9 +172,8 @@ fn calibration(
                     abs += (o.win as f64 - exact).abs();
                 }
             }
-            let mv = against.choose(&pos, &mut rng);
-            pos.play_unchecked(mv, &mut NoEvents);
-        }
+            Ok(against.choose(pos, rng))
+        })?;
     }
     println!(
         "the hint's win % against the exact value over {n} options: mean error {:+.2} points, mean absolute error {:.2}",
@@ -220,7 +214,6 @@ fn measure(
     why: bool,
 ) -> Result<Measured> {
     let mut m = Measured::default();
-    let seats = SeatSet::for_players(2).context("2 players")?;
     for g in 0..games {
         let gseed = mix(seed ^ (g as u64) << 20);
         let mut bot: Box<dyn Bot + '_> = if name == "perfect" {
@@ -230,40 +223,52 @@ fn measure(
         };
         let mut rng = FastRng(gseed);
         let me = if g % 2 == 0 { Seat::S0 } else { Seat::S2 };
-        let mut pos = Position::new(rules, seats).context("start")?;
-        while !pos.is_over() {
-            if pos.roll_unchecked(rng.die(), &mut NoEvents) != Rolled::Move {
-                continue;
+        let end = play(rules, &mut rng, |pos, rng| {
+            if pos.turn() != me {
+                let mv = against.choose(pos, rng);
+                if bot.observes() {
+                    bot.observe(pos, mv);
+                }
+                return Ok(mv);
             }
-            let mv = if pos.turn() == me {
-                let mv = bot.choose(&pos);
-                m.decisions += 1;
-                if pos.distinct_moves().len() > 1 {
-                    let l = solved.loss(&pos, mv).context("a position of the game")?;
-                    m.choices += 1;
-                    m.lost += l;
-                    m.errors += (l > 1e-9) as u64;
-                    m.big += (l >= 0.01) as u64;
-                    if why && l >= 1e-3 {
-                        let best = PerfectBot::new(solved).choose(&pos);
-                        let h = hint(&pos);
-                        let reason = |x: Move| h.iter().find(|o| o.mv == x).map(|o| o.reason);
-                        if let (Some(a), Some(b)) = (reason(mv), reason(best)) {
-                            *m.why.entry(format!("{a:?} instead of {b:?}")).or_default() += l;
-                        }
+            let mv = bot.choose(pos);
+            m.decisions += 1;
+            if pos.distinct_moves().len() > 1 {
+                let l = solved.loss(pos, mv).context("a position of the game")?;
+                m.choices += 1;
+                m.lost += l;
+                m.errors += (l > 1e-9) as u64;
+                m.big += (l >= 0.01) as u64;
+                if why && l >= 1e-3 {
+                    let (best, _) = solved.best(pos).context("a position of the game")?;
+                    let h = hint(pos);
+                    let reason = |x: Move| h.iter().find(|o| o.mv == x).map(|o| o.reason);
+                    if let (Some(a), Some(b)) = (reason(mv), reason(best)) {
+                        *m.why.entry(format!("{a:?} instead of {b:?}")).or_default() += l;
                     }
                 }
-                mv
-            } else {
-                let mv = against.choose(&pos, &mut rng);
-                if bot.observes() {
-                    bot.observe(&pos, mv);
-                }
-                mv
-            };
-            pos.play_unchecked(mv, &mut NoEvents);
-        }
-        m.wins += (pos.ranking().next() == Some(me)) as u64;
+            }
+            Ok(mv)
+        })?;
+        m.wins += (end.ranking().next() == Some(me)) as u64;
     }
     Ok(m)
+}
+
+/// Plays one 2-player game of `rules` to its end on the dice of `rng`, every decision made by
+/// `decide` (which may use `rng` too); returns the final position.
+fn play(
+    rules: Rules,
+    rng: &mut FastRng,
+    mut decide: impl FnMut(&Position, &mut FastRng) -> Result<Move>,
+) -> Result<Position> {
+    let mut pos =
+        Position::new(rules, SeatSet::for_players(2).context("2 players")?).context("start")?;
+    while !pos.is_over() {
+        if pos.roll_unchecked(rng.die(), &mut NoEvents) == Rolled::Move {
+            let mv = decide(&pos, rng)?;
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+    }
+    Ok(pos)
 }
