@@ -641,10 +641,7 @@ pub(crate) fn exposure(
     };
     let mut stacked = false;
     if sq != CROSSING {
-        let own = pos
-            .pieces_on(sq)
-            .filter(|r| r.seat == s || (team && r.seat == s.opposite()))
-            .count();
+        let own = pos.stack_size(s, sq);
         if ludo && (ludo_safe(sq) || own >= 2) {
             return Exposure::Sheltered;
         }

@@ -328,11 +328,7 @@ fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
             reasons.push(Reason::ReachSafety);
         }
         if let Some(a) = square {
-            let own = after
-                .pieces_on(a)
-                .filter(|r| r.seat == me || (after.rules().options.team && r.seat == me.opposite()))
-                .count();
-            if own >= 2 {
+            if after.stack_size(me, a) >= 2 {
                 reasons.push(Reason::JoinStack);
             }
         }

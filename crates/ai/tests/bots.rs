@@ -1,9 +1,10 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, hint, win_probability, Advisor, Answer, Bot, Calibration, Evaluator,
-    Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES, CALIBRATION,
-    HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR, MASTER_WEAK,
+    analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
+    Evaluator, Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES,
+    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR,
+    MASTER_WEAK,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -359,6 +360,55 @@ fn easy_is_more_random_in_feixingqi_than_in_ludo() {
         rates.push(rate);
     }
     assert!(rates[0] > rates[1] + 0.05, "{rates:?}");
+}
+
+/// Team play with red (seat 0) on loop square `a`, a plane or piece of its partner (seat 2) on
+/// the same square, one enemy piece of seat 1 at progress `enemy`, yellow (seat 1) to roll.
+fn with_partner(rules: Rules, red: u8, enemy: u8) -> Position {
+    let mut rules = rules;
+    rules.options.team = true;
+    let setup = |partner: u8| {
+        let mut setup = Setup::start(rules, SeatSet::ALL);
+        let one = |p: u8| {
+            let mut v = vec![Progress::Hangar; 4];
+            v[0] = Progress::At(p);
+            v
+        };
+        setup.pieces = BySeat([
+            one(red),
+            one(enemy),
+            one(partner),
+            vec![Progress::Hangar; 4],
+        ]);
+        setup.turn = Seat::S1;
+        Position::from_setup(&setup).expect("setup")
+    };
+    let a = setup(1).square(Seat::S0, 0).expect("red on the loop");
+    (1..=50)
+        .map(setup)
+        .find(|p| p.square(Seat::S2, 0) == Some(a))
+        .expect("the partner reaches red's square")
+}
+
+#[test]
+fn a_partners_piece_shelters_in_feixingqi_but_not_in_ludo() {
+    // Ludo (RULES.md §14.3): "protection from capture stays per colour ... a square holding one
+    // piece of each enemy partner can be captured". Red at progress 3 (square 3, not safe) with
+    // blue's piece beside it; yellow's piece at progress 40 stands on square 1, a 2 away.
+    let ludo = with_partner(Rules::ludo(), 3, 40);
+    let a = ludo.square(Seat::S0, 0).expect("square");
+    assert_eq!(ludo.stack_size(Seat::S0, a), 1);
+    assert!(
+        danger(&ludo, Seat::S0, 0) > 0.15,
+        "{}",
+        danger(&ludo, Seat::S0, 0)
+    );
+    // 飞行棋 (§9): the two planes of one team are a stack for the opponents.
+    let fxq = with_partner(Rules::feixingqi(), 10, 2);
+    let a = fxq.square(Seat::S0, 0).expect("square");
+    assert_eq!(fxq.stack_size(Seat::S0, a), 2);
+    assert_eq!(fxq.stack_size(Seat::S2, a), 2);
+    assert_eq!(fxq.stack_size(Seat::S1, a), 0);
 }
 
 /// 飞行棋 red with the given planes (the others in the hangar or, for `done`, finished); the

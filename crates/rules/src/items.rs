@@ -517,12 +517,7 @@ impl ItemState {
                     return Err(ItemError::Shielded);
                 }
                 // "neither stacked": ≥ 2 planes of its colour there, or of its team in team play.
-                let team = pos.rules().options.team;
-                let side = pos
-                    .pieces_on(a)
-                    .filter(|r| r.seat == t || (team && r.seat == t.opposite()))
-                    .count();
-                if side >= 2 {
+                if pos.stack_size(t, a) >= 2 {
                     return Err(ItemError::Stacked);
                 }
             }

@@ -1042,6 +1042,17 @@ impl Position {
             })
     }
 
+    /// How many pieces on loop square `a` stand with seat `s` against its enemies: its own, and
+    /// in 飞行棋 team play its partner's too ("同队玩家的飞机，走在同一格时也可以迭机", RULES.md §9).
+    /// In Ludo protection stays per colour: "a square holding one piece of each enemy partner
+    /// can be captured, each piece separately" (§14.3), so only its own count there.
+    pub fn stack_size(&self, s: Seat, a: u8) -> usize {
+        let team = self.rules.options.team && !self.rules.is_ludo();
+        self.pieces_on(a)
+            .filter(|r| r.seat == s || (team && r.seat == s.opposite()))
+            .count()
+    }
+
     /// Whether seats `a` and `b` are enemies (different seats, and not partners in team play).
     #[inline]
     pub fn enemies(&self, a: Seat, b: Seat) -> bool {
