@@ -23,8 +23,8 @@ use feixingqi_rules::{
 
 use crate::td::Learned;
 
-/// Weight of the leading partner's distance in a team's distance.
-const TEAM_MIN: f32 = 0.25;
+/// Weight of the leading partner's distance in a team's distance ([`Weights::team`]).
+pub(crate) const TEAM: f32 = 0.25;
 
 /// Pseudo-square in the threat tables: "the fly line crosses L3 of the opposite seat".
 const CROSSING: u8 = 52;
@@ -75,6 +75,12 @@ pub struct Weights {
     /// [`Weights::hangar`]) times `wear` times the share of the loop it has yet to walk — every
     /// square walked is another chance to be hit, beyond the next turn's danger (`risk`).
     pub wear: f32,
+    /// Team play (RULES.md §9: "a team wins when **both** partners have finished"): the team's
+    /// distance is the larger of the partners' distances plus `team` times the smaller (the
+    /// slower partner decides, each moves only its own pieces). Below 0 a seat plays for itself
+    /// alone, for the first place still open in a race of every seat left: the baseline that
+    /// measures what the cooperation is worth.
+    pub team: f32,
 }
 
 impl Weights {
@@ -94,6 +100,7 @@ impl Weights {
         order: 0.0,
         race: 0.0,
         wear: 0.0,
+        team: TEAM,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -112,6 +119,7 @@ impl Weights {
         order: 0.0,
         race: 0.0,
         wear: 0.0,
+        team: TEAM,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] re-tuned under the Master's search on the
     /// sum of its win rates against three random and against three Hard players (coordinate
@@ -156,6 +164,7 @@ impl Weights {
         order: 0.0,
         race: 1.6,
         wear: 0.0,
+        team: TEAM,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -173,6 +182,7 @@ impl Weights {
         order: 0.0,
         race: 0.0,
         wear: 0.0,
+        team: TEAM,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -190,6 +200,7 @@ impl Weights {
         order: 0.0,
         race: 0.0,
         wear: 0.0,
+        team: TEAM,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -207,6 +218,7 @@ impl Weights {
         order: 0.0,
         race: 0.0,
         wear: 0.0,
+        team: TEAM,
     };
 }
 
@@ -572,14 +584,14 @@ impl Evaluator {
     /// unranked seats. In team play (`place` 0) both partners get their team's share, and only
     /// the end of the game decides. Seats out of the race get 0.
     pub fn shares(&self, pos: &Position, place: usize) -> Shares {
-        let (temp, race) = match self.learned(pos) {
-            Some(l) => (l.temp, 0.0),
+        let (temp, race, team) = match self.learned(pos) {
+            Some(l) => (l.temp, 0.0, TEAM),
             None => {
                 let w = self.weights(pos);
-                (w.temp, w.race)
+                (w.temp, w.race, w.team)
             }
         };
-        shares_of(pos, place, temp, race, || self.distances(pos))
+        shares_of(pos, place, temp, race, team, || self.distances(pos))
     }
 
     /// The share of one seat (see [`Evaluator::shares`]).
@@ -698,11 +710,18 @@ pub(crate) fn shares_of(
     place: usize,
     temp: f32,
     race: f32,
+    partner: f32,
     distances: impl FnOnce() -> [f32; 4],
 ) -> Shares {
     let mut out = [0f32; 4];
     let rules = pos.rules();
-    let team = rules.options.team;
+    let team = rules.options.team && partner >= 0.0;
+    // A seat racing alone in team play races for the first place still open.
+    let place = if rules.options.team && !team && !pos.is_over() {
+        pos.ranking().count()
+    } else {
+        place
+    };
     // In team play a team wins when both partners have finished: only game over decides.
     let decided = if team {
         pos.is_over().then(|| pos.ranking().next()).flatten()
@@ -730,7 +749,7 @@ pub(crate) fn shares_of(
     for s in racing.iter() {
         let v = if team {
             let (a, b) = (d[s.index()], d[s.opposite().index()]);
-            a.max(b) + TEAM_MIN * a.min(b)
+            a.max(b) + partner * a.min(b)
         } else {
             d[s.index()]
         };

@@ -51,7 +51,7 @@ use feixingqi_rules::{
     NoEvents, Position, Progress, Rolled, Rules, SeatSet,
 };
 
-use crate::eval::{exposure, shares_of, Evaluator, Exposure, Shares, Weights, FXQ_REMAINING};
+use crate::eval::{exposure, shares_of, Evaluator, Exposure, Shares, Weights, FXQ_REMAINING, TEAM};
 
 /// Number of weights of a [`Learned`] table.
 pub const FEATURES: usize = 77;
@@ -194,7 +194,7 @@ impl Learned {
 
     /// The win shares for `place` (see [`Evaluator::shares`]).
     pub fn shares(&self, pos: &Position, place: usize) -> Shares {
-        shares_of(pos, place, self.temp, 0.0, || self.distances(pos))
+        shares_of(pos, place, self.temp, 0.0, TEAM, || self.distances(pos))
     }
 
     /// The table as Rust source: a `pub(crate) const NAME: Learned`, with `comment` (the command

@@ -56,10 +56,13 @@ USAGE:
         prints ns per roll, games/s and rolls per game. --items: 飞行棋 item mode (random
         item uses, items and weather from each game's item stream).
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
-                    [--players 2|3|4] [--seed S] [--team] [--items] [--threads T]
+                    [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
+                    [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
-        (first to finish) with 95% CI, mean game length, ms per decision and decisions with a
-        choice per game per bot. Bots:
+        (first to finish; in team play, --team, the first team with both partners finished)
+        with 95% CI, mean game length, ms per decision and decisions with a choice per game per
+        bot. The rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
+        --triple-six-penalty and --items are 飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
