@@ -829,7 +829,8 @@ impl Session {
         let pos = self.game.position();
         let stack = moved.and_then(|(seat, piece)| {
             let a = pos.square(seat, piece)?;
-            let count = pos.pieces_on(a).filter(|r| r.seat == seat).count();
+            // Its own pieces, and its partner's in 飞行棋 team play (a mixed team stack, §9).
+            let count = pos.stack_size(seat, a);
             (count >= 2).then(|| EventView::Stack {
                 seat: seat.get(),
                 piece,
@@ -1602,6 +1603,57 @@ mod tests {
                 }
             }
             assert!(s.is_over() && states > 2, "game {g}: {states} states");
+        }
+    }
+
+    /// The derived `stack` event counts the partner's planes in 飞行棋 team play (a mixed team
+    /// stack, RULES.md §9) and never the partner's pieces in Ludo (protection stays per colour,
+    /// §14.3).
+    #[test]
+    fn stack_events_count_the_team_in_feixingqi_and_the_colour_in_ludo() {
+        for (rules, mixed_expected) in [(Rules::feixingqi(), true), (Rules::ludo(), false)] {
+            let mut rules = rules;
+            rules.options.team = true;
+            let cfg = GameConfig {
+                rules,
+                seats: SeatSet::ALL,
+                control: BySeat([SeatControl::Computer(Level::Easy); 4]),
+            };
+            let (mut stacks, mut mixed) = (0, 0);
+            for g in 0..20u64 {
+                let mut s = Session::new("t".into(), cfg.clone(), Seed::from_u64(g)).unwrap();
+                for _ in 0..5000 {
+                    if s.is_over() {
+                        break;
+                    }
+                    let events = s.act(Action::Step, s.version()).unwrap();
+                    let pos = *s.game.position();
+                    for e in &events {
+                        if let EventView::Stack {
+                            seat,
+                            square,
+                            count,
+                            ..
+                        } = e
+                        {
+                            let seat = Seat::ALL[*seat as usize];
+                            let own = pos.pieces_on(*square).filter(|r| r.seat == seat).count();
+                            let partner = pos
+                                .pieces_on(*square)
+                                .filter(|r| r.seat == seat.opposite())
+                                .count();
+                            let team = if mixed_expected { own + partner } else { own };
+                            assert_eq!(*count, team, "{rules:?} game {g}");
+                            stacks += 1;
+                            if own < 2 {
+                                mixed += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(stacks > 0);
+            assert_eq!(mixed > 0, mixed_expected, "{rules:?}: {mixed} of {stacks}");
         }
     }
 

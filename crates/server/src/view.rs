@@ -253,7 +253,8 @@ pub enum EventView {
     GameOver {
         ranking: Vec<u8>,
     },
-    /// Derived by the server: the moved piece ended on its own seat's pieces (a stack).
+    /// Derived by the server: the moved piece ended on its own seat's pieces, or in 飞行棋 team
+    /// play its team's (a stack; `count` counts them all).
     Stack {
         seat: u8,
         piece: u8,
