@@ -130,7 +130,10 @@ pub use bots::{
     MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
-pub use hint::{hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION};
+pub use hint::{
+    hint, win_probability, Advisor, Calibration, RankedOption, Reason, CALIBRATION,
+    TEAM_CALIBRATION,
+};
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
 pub use search::{Answer, Scored, Search, HARD};

@@ -4,7 +4,7 @@ use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES,
     CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR,
-    MASTER_WEAK,
+    MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -229,6 +229,25 @@ fn a_calibration_keeps_the_order_and_pulls_towards_the_fair_share() {
     // reference's playouts measured.
     let fxq = CALIBRATION[2][1][0];
     assert!((fxq.apply(0.95, 0.25) - 0.65).abs() < 0.05);
+}
+
+#[test]
+fn team_games_are_shown_the_team_calibration() {
+    // A team's share is surer of itself than a seat's in a 2-player game: in team-play Ludo the
+    // 2-player map showed 93% for options that won 78% of the reference's playouts.
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let duel = feixingqi_ai::hint::calibration(&rules, 2);
+        let mut team = rules;
+        team.options.team = true;
+        let c = TEAM_CALIBRATION[!rules.is_ludo() as usize];
+        assert_eq!(feixingqi_ai::hint::calibration(&team, 2), c);
+        assert!(c.apply(0.95, 0.5) < duel.apply(0.95, 0.5) - 0.03);
+        let pos = Position::new(team, SeatSet::ALL).expect("a team game");
+        assert_eq!(
+            feixingqi_ai::win_probability(&pos, 0.95),
+            c.apply(0.95, 0.5)
+        );
+    }
 }
 
 #[test]

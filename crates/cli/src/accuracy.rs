@@ -1,5 +1,6 @@
 //! `feixingqi hint-accuracy`: how much win probability the 大师提示 hint gives away against a
-//! slow reference — every distinct option played out to the first finisher many times.
+//! slow reference — every distinct option played out to the first finisher (the first team in
+//! team play) many times.
 
 use std::{
     process::ExitCode,
@@ -173,8 +174,9 @@ impl Policy<'_> {
     }
 }
 
-/// Plays `start` out to the first finisher, seat `me` with `mine` and the others with
-/// `others`, on the dice of `dice`; true when `me` finished first.
+/// Plays `start` out to the first finisher (in team play to the end: the first team with both
+/// partners finished, RULES.md §9), seat `me` with `mine` and the others with `others` (its
+/// partner too), on the dice of `dice`; true when `me` (its team) won.
 fn rollout(
     start: &Position,
     mine: &mut dyn Bot,
@@ -183,8 +185,9 @@ fn rollout(
     me: usize,
 ) -> bool {
     let mut p = *start;
+    let team = p.rules().options.team;
     let mut rolls = 0u32;
-    while !p.is_over() && p.finished_seats().is_empty() && rolls < 100_000 {
+    while !p.is_over() && (team || p.finished_seats().is_empty()) && rolls < 100_000 {
         rolls += 1;
         if let Rolled::Move = p.roll_unchecked(dice.die(), &mut NoEvents) {
             let mv = if p.turn().index() == me {
@@ -195,8 +198,9 @@ fn rollout(
             p.play_unchecked(mv, &mut NoEvents);
         }
     }
+    // In team play the ranking lists the winning team first.
     let first = p.ranking().next();
-    first.is_some_and(|w| w.index() == me)
+    first.is_some_and(|w| w.index() == me || (team && w.opposite().index() == me))
 }
 
 /// The reference value of every option of `pos`: `rollouts` playouts each, playout `r` of every
@@ -382,10 +386,6 @@ fn argmax(v: &[f64]) -> usize {
 /// `feixingqi hint-accuracy`.
 pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     let rules = rules_from(args)?;
-    ensure!(
-        !rules.options.team,
-        "hint-accuracy measures the first finisher; team play is not supported"
-    );
     let decisions: usize = num(args, "--decisions", 1000)?;
     let rollouts: u32 = num(args, "--rollouts", 2000)?;
     let max_rollouts: u32 = num(args, "--max-rollouts", 4 * rollouts)?;
@@ -869,6 +869,31 @@ mod tests {
         mine: "hard",
         others: "hard",
     };
+
+    /// In team play a playout runs to the end of the game and partners win together
+    /// (RULES.md §9: a team wins when both partners have finished).
+    #[test]
+    fn team_playouts_run_to_the_team_finish_and_partners_win_together() {
+        let mut rules = Rules::feixingqi();
+        rules.options.team = true;
+        let start = Position::new(rules, SeatSet::ALL).expect("start");
+        let (mut red, mut blue) = (0, 0);
+        for r in 0..20u64 {
+            let won: Vec<bool> = (0..4)
+                .map(|me| {
+                    let mut a = Level::Hard.bot(1);
+                    let mut b = Level::Hard.bot(2);
+                    rollout(&start, a.as_mut(), b.as_mut(), &mut FastRng(r), me)
+                })
+                .collect();
+            assert_eq!(won[0], won[2], "playout {r}");
+            assert_eq!(won[1], won[3], "playout {r}");
+            assert_ne!(won[0], won[1], "playout {r}");
+            red += won[0] as u32;
+            blue += won[1] as u32;
+        }
+        assert!(red > 0 && blue > 0);
+    }
 
     #[test]
     fn the_reference_values_every_option_reproducibly() {

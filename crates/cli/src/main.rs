@@ -71,9 +71,10 @@ USAGE:
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]
-                            [--load FILE] [--worst N]
+                            [--load FILE] [--worst N] [rule options as arena]
         The hint's loss against a slow reference: mid-game decisions sampled from seeded
-        Master/Normal games; every distinct option played out R times to the first finisher by
+        Master/Normal games; every distinct option played out R times to the first finisher (in
+        team play to the end of the game: the mover's team wins or not) by
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in the deciding seat and
         the --others bot (default: the same) in the others, on common dice; options within two
         paired standard errors of the best get R more playouts, up to --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
