@@ -1046,11 +1046,17 @@ impl Position {
     /// in 飞行棋 team play its partner's too ("同队玩家的飞机，走在同一格时也可以迭机", RULES.md §9).
     /// In Ludo protection stays per colour: "a square holding one piece of each enemy partner
     /// can be captured, each piece separately" (§14.3), so only its own count there.
+    #[inline]
     pub fn stack_size(&self, s: Seat, a: u8) -> usize {
-        let team = self.rules.options.team && !self.rules.is_ludo();
-        self.pieces_on(a)
-            .filter(|r| r.seat == s || (team && r.seat == s.opposite()))
-            .count()
+        if a == OFF_LOOP {
+            return 0;
+        }
+        // Bit `4·seat + i` per piece, as in `occupants`.
+        let mut side = 0xfu16 << (4 * s.index());
+        if self.rules.options.team && !self.rules.is_ludo() {
+            side |= 0xf << (4 * s.opposite().index());
+        }
+        (self.occupants(a) & side).count_ones() as usize
     }
 
     /// Whether seats `a` and `b` are enemies (different seats, and not partners in team play).
