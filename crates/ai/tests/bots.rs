@@ -14,9 +14,11 @@ use feixingqi_rules::{
 /// The winner, the decisions (position, chosen move), the start and the plies of a game.
 type Played = (Option<Seat>, Vec<(Position, Move)>, Position, Vec<Ply>);
 
-/// Plays one game to the first finisher with one bot per seat; returns the winner, the
-/// decisions (position, chosen move) and the plies.
+/// Plays one game to the first finisher (in team play to the end, RULES.md §9: the ranking then
+/// lists the winning team first) with one bot per seat; returns the winner, the decisions
+/// (position, chosen move) and the plies.
 fn play(rules: Rules, seats: SeatSet, bots: &mut [Box<dyn Bot + Send>], dice_seed: u64) -> Played {
+    let team = rules.options.team;
     let start = Position::new(rules, seats).expect("start");
     let mut pos = start;
     let mut rng = FastRng(dice_seed);
@@ -24,7 +26,7 @@ fn play(rules: Rules, seats: SeatSet, bots: &mut [Box<dyn Bot + Send>], dice_see
     let mut plies = Vec::new();
     let order: Vec<Seat> = seats.iter().collect();
     for _ in 0..20_000 {
-        if pos.is_over() || pos.ranking().next().is_some() {
+        if pos.is_over() || (!team && pos.ranking().next().is_some()) {
             break;
         }
         let d = rng.die();
@@ -357,20 +359,14 @@ fn partners_who_cooperate_beat_partners_who_play_for_themselves() {
     let (mut won, mut games) = (0, 0);
     for deal in 0..200u64 {
         for swap in [false, true] {
-            let mut pos = Position::new(rules, SeatSet::ALL).expect("start");
-            let mut rng = FastRng(500 + deal);
-            for _ in 0..20_000 {
-                if pos.is_over() {
-                    break;
-                }
-                if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-                    let even = pos.turn().index() % 2 == 0;
-                    let search = if even != swap { HARD } else { selfish };
-                    let mv = search.best(&pos).expect("a move");
-                    pos.play_unchecked(mv, &mut NoEvents);
-                }
-            }
-            let winner = pos.ranking().next().expect("a team finished");
+            let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+                .map(|i| {
+                    let search = if (i % 2 == 0) != swap { HARD } else { selfish };
+                    Box::new(SearchBot::new(search, "team")) as Box<dyn Bot + Send>
+                })
+                .collect();
+            let (winner, _, _, _) = play(rules, SeatSet::ALL, &mut bots, 500 + deal);
+            let winner = winner.expect("a team finished");
             games += 1;
             if (winner.index() % 2 == 0) != swap {
                 won += 1;
