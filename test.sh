@@ -39,7 +39,12 @@ step "playout benchmark smoke run"
 ./target/release/feixingqi bench playout --rules feixingqi --games 20000
 
 step "exact solver: the perfect player's games agree with the solved values (2 pieces, 2 players)"
-./target/release/feixingqi solve --rules feixingqi --games 2000 --bots perfect,master
+./target/release/feixingqi solve --rules feixingqi --games 2000 --bots perfect,master --worst 3 \
+  | tee /tmp/feixingqi-solve.txt
+# --worst: the Master's three costliest decisions, each with the best option and its own marked.
+test "$(grep -c '^  loses ' /tmp/feixingqi-solve.txt)" -eq 3
+grep -q '^    best piece' /tmp/feixingqi-solve.txt
+grep -q '(played)$' /tmp/feixingqi-solve.txt
 
 step "load test smoke run (20 room games, real WebSocket clients, echo comparison)"
 ./target/release/feixingqi loadtest --games 20 --duration 3s --echo-duration 1s

@@ -363,8 +363,9 @@ impl Solved<'_> {
         .filter(|v| !v.is_nan())
     }
 
-    /// The exact value of playing `mv` in `pos` (in the move phase) for the seat to move.
-    fn after(&self, pos: &Position, mv: Move) -> Option<f64> {
+    /// The exact value of playing `mv` in `pos` (in the move phase) for the seat to move;
+    /// `None` for positions of another game.
+    pub fn after(&self, pos: &Position, mv: Move) -> Option<f64> {
         let mut c = *pos;
         c.play_unchecked(mv, &mut NoEvents);
         self.value(&c, pos.turn())

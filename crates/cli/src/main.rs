@@ -93,7 +93,8 @@ USAGE:
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
     feixingqi solve --rules ludo|feixingqi [--against random|hard] [--bots master,hard]
-                    [--games 2000] [--seed 1] [--why] [--calibration] [rule options]
+                    [--games 2000] [--seed 1] [--why] [--worst N] [--calibration]
+                    [rule options]
         Solves the 2-player game with two pieces per side exactly (value iteration over every
         position, 1–3 minutes and 0.2–0.6 GB) against a uniformly random or a 困难 Hard
         opponent, prints perfect play's win rate, then plays each bot (any arena bot, or
@@ -101,7 +102,9 @@ USAGE:
         mean loss in points of win probability, decisions that lose anything / ≥ 1 point, loss
         per game. `perfect` checks the table against the engine's games (exit 2 if its win rate
         is more than 4 standard errors from the exact value). --why splits each bot's loss by
-        the hint's reason of the option played and of the best one. --calibration solves the
+        the hint's reason of the option played and of the best one; --worst N prints each
+        bot's N costliest decisions (the position, every option's exact value and the hint's
+        estimate). --calibration solves the
         match of two players who both play like the opponent, plays --games of it and compares
         the hint's win % for every option with the exact value (binned), with the calibration
         fitted to those values.

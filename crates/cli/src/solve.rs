@@ -16,6 +16,13 @@ use crate::{
     arena::{flag, make_bot, mix, num, rules_from},
 };
 
+/// What `solve` reports of each bot beyond its loss: `--why` and `--worst N`.
+#[derive(Copy, Clone)]
+struct Report {
+    why: bool,
+    worst: usize,
+}
+
 /// The opponent the game is solved against.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Opponent {
@@ -45,6 +52,8 @@ struct Measured {
     wins: u64,
     /// Loss by (the reason of the option played, the reason of the best), with `--why`.
     why: BTreeMap<String, f64>,
+    /// The decisions that lost most, with `--worst N`: the loss and the lines that show it.
+    worst: Vec<(f64, String)>,
 }
 
 /// `feixingqi solve`: see the help text.
@@ -82,12 +91,15 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
     );
     let games: u32 = num(args, "--games", 2000)?;
     let seed: u64 = num(args, "--seed", 1)?;
-    let why = args.iter().any(|a| a == "--why");
+    let report = Report {
+        why: args.iter().any(|a| a == "--why"),
+        worst: num(args, "--worst", 0)?,
+    };
     println!(
         "bot         decisions  with choice  mean loss (pp)  errors  errors ≥1pp  lost per game (pp)  won in games"
     );
     for name in flag(args, "--bots").unwrap_or("master,hard").split(',') {
-        let m = measure(&solved, rules, against, name, games, seed, why)?;
+        let m = measure(&solved, rules, against, name, games, seed, report)?;
         let rate = m.wins as f64 / games.max(1) as f64;
         println!(
             "{name:<11} {:>9}  {:>11}  {:>14.4}  {:>6}  {:>11}  {:>18.3}  {:>11.2}%",
@@ -106,6 +118,9 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
                 "    {:>7.3} pp per game: {k}",
                 100.0 * l / games.max(1) as f64
             );
+        }
+        for (_, lines) in &m.worst {
+            print!("{lines}");
         }
         if name == "perfect" && games > 0 {
             // The engine's games and the solver's table must agree: the perfect player's win
@@ -154,11 +169,7 @@ fn calibration(
         play(rules, &mut rng, |pos, rng| {
             if pos.distinct_moves().len() > 1 {
                 for o in hint(pos) {
-                    let mut c = *pos;
-                    c.play_unchecked(o.mv, &mut NoEvents);
-                    let exact = even
-                        .value(&c, pos.turn())
-                        .context("a position of the game")?;
+                    let exact = even.after(pos, o.mv).context("a position of the game")?;
                     let b = &mut bins[((o.win * 10.0) as usize).min(9)];
                     *b = (b.0 + 1, b.1 + o.win as f64, b.2 + exact);
                     points.push(Point {
@@ -211,8 +222,9 @@ fn measure(
     name: &str,
     games: u32,
     seed: u64,
-    why: bool,
+    report: Report,
 ) -> Result<Measured> {
+    let Report { why, worst } = report;
     let mut m = Measured::default();
     for g in 0..games {
         let gseed = mix(seed ^ (g as u64) << 20);
@@ -239,6 +251,11 @@ fn measure(
                 m.lost += l;
                 m.errors += (l > 1e-9) as u64;
                 m.big += (l >= 0.01) as u64;
+                if worst > 0 && l >= 1e-3 && (m.worst.len() < worst || l > m.worst[worst - 1].0) {
+                    m.worst.push((l, explain(solved, pos, mv, l)?));
+                    m.worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    m.worst.truncate(worst);
+                }
                 if why && l >= 1e-3 {
                     let (best, _) = solved.best(pos).context("a position of the game")?;
                     let h = hint(pos);
@@ -253,6 +270,38 @@ fn measure(
         m.wins += (end.ranking().next() == Some(me)) as u64;
     }
     Ok(m)
+}
+
+/// One decision shown for `--worst`: the position and roll, then every option with its exact
+/// value and the hint's estimate, the one played and the best marked.
+fn explain(solved: &Solved<'_>, pos: &Position, played: Move, loss: f64) -> Result<String> {
+    use std::fmt::Write;
+    let roll = match pos.phase() {
+        feixingqi_rules::Phase::Move(d) => d.get(),
+        _ => 0,
+    };
+    let mut out = format!(
+        "  loses {:.2} pp: {pos}; seat {} rolled {roll}\n",
+        100.0 * loss,
+        pos.turn()
+    );
+    let (best, _) = solved.best(pos).context("a position of the game")?;
+    for o in hint(pos) {
+        let exact = solved.after(pos, o.mv).context("a position of the game")?;
+        let _ = writeln!(
+            out,
+            "    {} piece {} {} -> {} ({:?}): exact {:.2}%, hint {:.2}%{}",
+            if o.mv == best { "best" } else { "    " },
+            o.mv.piece,
+            o.from,
+            o.to,
+            o.reason,
+            100.0 * exact,
+            100.0 * o.win,
+            if o.mv == played { "  (played)" } else { "" }
+        );
+    }
+    Ok(out)
 }
 
 /// Plays one 2-player game of `rules` to its end on the dice of `rng`, every decision made by
