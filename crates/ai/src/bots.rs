@@ -568,7 +568,7 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 
 /// A bot by name: `random`, a level (`easy`, `normal`, `hard`, `master`), a style
 /// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
-/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team]]]]]]]]]]` (custom [`Weights`]),
+/// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team[/brittle]]]]]]]]]]]` (custom [`Weights`]),
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
 /// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated]]]]]]` (the Master level's
 /// [`ModelBot`] with other knobs) or `mix:P` (the race-only heuristic, random with probability P).
@@ -635,7 +635,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         return Some(Box::new(RolloutBot::new(r, seed, name)));
     }
     if let Some(spec) = name.strip_prefix("w:") {
-        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team]]]]]]]]]]`: custom weights for tuning.
+        // `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team[/brittle]]]]]]]]]]]`: custom weights for tuning.
         let v = knobs(spec, 7)?;
         let w = Weights {
             hangar: v[0],
@@ -653,6 +653,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
             race: v.get(14).copied().unwrap_or(0.0),
             wear: v.get(15).copied().unwrap_or(0.0),
             team: v.get(16).copied().unwrap_or(Weights::BALANCED.team),
+            brittle: v.get(17).copied().unwrap_or(0.0),
         };
         let depth = v.get(8).map_or(0, |&d| d as u8).min(3);
         let reply = v.get(13).copied().unwrap_or(1.0);

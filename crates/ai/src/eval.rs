@@ -81,6 +81,13 @@ pub struct Weights {
     /// alone, for the first place still open in a race of every seat left: the baseline that
     /// measures what the cooperation is worth.
     pub team: f32,
+    /// Ludo: how much of a two-piece block's shelter is lost when its seat may have to break
+    /// it. Stacked pieces move individually and a move must be made if one can (RULES.md §5),
+    /// so when no other piece of the seat can use the next roll, one of the two walks off and
+    /// the other stands alone: each counts as exposed with `min(1, brittle · f)` of the danger
+    /// it would face alone, `f` the share of the six faces that force the break. 0: a block
+    /// is always a shelter.
+    pub brittle: f32,
 }
 
 impl Weights {
@@ -101,6 +108,7 @@ impl Weights {
         race: 0.0,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -120,15 +128,20 @@ impl Weights {
         race: 0.0,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] re-tuned under the Master's search on the
     /// sum of its win rates against three random and against three Hard players (coordinate
     /// screens of 20,000 games each on seed 5, confirmed on seed 1): a dearer hangar, no extra
     /// cost for the home column and a softer softmax.
+    ///
+    /// Its blocks are only as safe as the seat can keep them ([`Weights::brittle`] 3: a block
+    /// that any face can force apart is as exposed as its pieces would be alone).
     pub const MASTER: Weights = Weights {
         hangar: 14.0,
         lane: 0.0,
         temp: 2.2,
+        brittle: 3.0,
         ..Weights::BALANCED
     };
     /// The Master's 飞行棋 weights in 2-player games: the 4-player tuning below measured weaker
@@ -165,6 +178,7 @@ impl Weights {
         race: 1.6,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -183,6 +197,7 @@ impl Weights {
         race: 0.0,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -201,6 +216,7 @@ impl Weights {
         race: 0.0,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -219,6 +235,7 @@ impl Weights {
         race: 0.0,
         wear: 0.0,
         team: TEAM,
+        brittle: 0.0,
     };
 }
 
@@ -547,13 +564,17 @@ impl Evaluator {
                 } else if w.wear != 0.0 {
                     total += w.wear * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
                 }
-                match exposure(pos, &th, s, i, p, w.later) {
+                match exposure(pos, &th, s, i, p, w.later, w.brittle) {
                     Exposure::Out => {}
                     Exposure::Sheltered => total -= w.shelter,
                     Exposure::Exposed { stacked, risk } => {
                         let mult = if stacked {
                             total -= w.shelter;
-                            w.stack_risk
+                            if ludo {
+                                1.0
+                            } else {
+                                w.stack_risk
+                            }
                         } else {
                             1.0
                         };
@@ -606,9 +627,11 @@ pub(crate) enum Exposure {
     Out,
     /// On a square where it cannot be captured (Ludo safe square or own stack).
     Sheltered,
-    /// Capturable: the chance an enemy hits it before its next turn; `stacked` for a 飞行棋 stack.
+    /// Capturable: the chance an enemy hits it before its next turn; `stacked` for a 飞行棋 stack
+    /// or a Ludo block its seat may have to break ([`Weights::brittle`]).
     Exposed {
-        /// Part of an own 飞行棋 stack (a hit costs the attacker its plane too).
+        /// Part of an own 飞行棋 stack (a hit costs the attacker its plane too), or of a Ludo
+        /// block whose `risk` is already scaled by the chance that it breaks.
         stacked: bool,
         /// Chance of a hit, 0..=1.
         risk: f32,
@@ -633,7 +656,8 @@ fn turns_until(pos: &Position, s: Seat) -> u8 {
 }
 
 /// The exposure of piece `i` of seat `s`, standing at progress `p < 56`. The danger from an
-/// enemy that does not move before `s` moves again is multiplied by `later`.
+/// enemy that does not move before `s` moves again is multiplied by `later`; a Ludo block of
+/// two is sheltered only as far as `brittle` says ([`Weights::brittle`]).
 pub(crate) fn exposure(
     pos: &Position,
     th: &Threats,
@@ -641,6 +665,7 @@ pub(crate) fn exposure(
     i: u8,
     p: u8,
     later: f32,
+    brittle: f32,
 ) -> Exposure {
     let ludo = pos.rules().is_ludo();
     let team = pos.rules().options.team;
@@ -652,10 +677,20 @@ pub(crate) fn exposure(
         return Exposure::Out;
     };
     let mut stacked = false;
+    // The share of the danger the piece faces (below 1 only for a Ludo block that may break).
+    let mut scale = 1.0;
     if sq != CROSSING {
         let own = pos.stack_size(s, sq);
-        if ludo && (ludo_safe(sq) || own >= 2) {
-            return Exposure::Sheltered;
+        if ludo {
+            // Safe squares and blocks of three or more stay shelters; a block of two only as
+            // far as the seat can keep it.
+            let brittle_block = own == 2 && !ludo_safe(sq) && brittle > 0.0;
+            if brittle_block {
+                scale = (brittle * forced_break(pos, s, sq)).min(1.0);
+            }
+            if (ludo_safe(sq) || own >= 2) && (!brittle_block || scale == 0.0) {
+                return Exposure::Sheltered;
+            }
         }
         stacked = own >= 2;
     } else if pos
@@ -685,8 +720,28 @@ pub(crate) fn exposure(
     }
     Exposure::Exposed {
         stacked,
-        risk: 1.0 - survive,
+        risk: scale * (1.0 - survive),
     }
+}
+
+/// Ludo: the share of the six faces with which seat `s` must break its block of two on loop
+/// square `sq`: no other piece of it can move that far (RULES.md §5: "A yard piece is legal if
+/// `d = 6`. A board piece is legal if `p + d ≤ 56`"; nothing blocks movement, and stacked
+/// pieces move individually).
+pub(crate) fn forced_break(pos: &Position, s: Seat, sq: u8) -> f32 {
+    // Bit `d − 1`: another piece can move `d`.
+    let mut can = 0u8;
+    for i in 0..pos.rules().options.pieces {
+        if pos.square(s, i) == Some(sq) {
+            continue;
+        }
+        match pos.piece(s, i) {
+            Some(Progress::Hangar) => can |= 1 << 5,
+            Some(Progress::At(p)) if p < CENTRE => can |= (1u8 << (CENTRE - p).min(6)) - 1,
+            _ => {}
+        }
+    }
+    (6 - can.count_ones()) as f32 / 6.0
 }
 
 /// The chance (0..=1) that an enemy hits piece `piece` of `seat` before its next turn, as the
@@ -696,7 +751,7 @@ pub fn danger(pos: &Position, seat: Seat, piece: u8) -> f32 {
         Some(Progress::At(p)) if p < CENTRE => p,
         _ => return 0.0,
     };
-    match exposure(pos, &Evaluator::threats(pos), seat, piece, p, 1.0) {
+    match exposure(pos, &Evaluator::threats(pos), seat, piece, p, 1.0, 0.0) {
         Exposure::Exposed { risk, .. } => risk,
         _ => 0.0,
     }
@@ -919,5 +974,44 @@ mod tests {
         }
         // In the lane no enemy can reach the plane: no charge.
         assert_eq!(d(0.2, 53), d(0.0, 53));
+    }
+
+    #[test]
+    fn a_ludo_block_is_a_shelter_only_as_far_as_its_seat_can_keep_it() {
+        use feixingqi_rules::notation::parse_setup;
+        // Red's block of two on p3 (not a safe square), green's piece four squares behind it
+        // (green p25 is absolute 51): red's other pieces decide whether the block must break.
+        let pos = |others: &str| {
+            let text = format!("ludo turn=0 0:3,3,{others} 1:H,H,H,H 2:25,H,H,H 3:H,H,H,H");
+            Position::from_setup(&parse_setup(&text).expect("notation")).expect("setup")
+        };
+        let yard = pos("H,H");
+        let free = pos("30,H");
+        let lane = pos("53,H");
+        // Faces that no other red piece can use: 1-5 with the others in the yard; none when one
+        // can walk any roll; 4 and 5 when one needs 1-3 to finish and the yard takes the 6.
+        assert_eq!(forced_break(&yard, Seat::S0, 3), 5.0 / 6.0);
+        assert_eq!(forced_break(&free, Seat::S0, 3), 0.0);
+        assert_eq!(forced_break(&lane, Seat::S0, 3), 2.0 / 6.0);
+        let red = |brittle, pos: &Position| {
+            Evaluator::new(Weights {
+                brittle,
+                ..Weights::MASTER
+            })
+            .distances(pos)[0]
+        };
+        let cost = |brittle, pos: &Position| red(brittle, pos) - red(0.0, pos);
+        // A block that must break costs what its two pieces would risk alone.
+        assert!(cost(3.0, &yard) > 1.0, "{}", cost(3.0, &yard));
+        assert_eq!(cost(3.0, &lane), cost(3.0, &yard));
+        // Half that when brittle × the forcing faces is a half; nothing when it never breaks.
+        assert!((cost(1.5, &lane) - cost(3.0, &yard) / 2.0).abs() < 1e-3);
+        assert_eq!(cost(3.0, &free), 0.0);
+        // A block on a safe square is a shelter whatever happens to it (red p8 is a star).
+        let star = Position::from_setup(
+            &parse_setup("ludo turn=0 0:8,8,H,H 1:H,H,H,H 2:30,H,H,H 3:H,H,H,H").expect("notation"),
+        )
+        .expect("setup");
+        assert_eq!(cost(3.0, &star), 0.0);
     }
 }

@@ -163,7 +163,7 @@ impl Learned {
                 active = true;
                 f(si, 1 + p as usize, 1.0);
                 let stretch = (p as usize / 7).min(7);
-                match exposure(pos, &th, s, i, p, 1.0) {
+                match exposure(pos, &th, s, i, p, 1.0, 0.0) {
                     Exposure::Out => {}
                     Exposure::Sheltered => f(si, SHELTER, 1.0),
                     Exposure::Exposed { stacked, risk } => {

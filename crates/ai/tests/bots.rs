@@ -156,6 +156,27 @@ fn capture_position() -> Position {
 }
 
 #[test]
+fn the_master_does_not_build_a_ludo_block_it_must_break_next_turn() {
+    // Ludo, two pieces each (RULES.md §7), red to move with a 3: red's p3 stands four squares
+    // in front of green's piece (green p25 is absolute 51), red's other piece on its start
+    // square. Joining p3 makes a block that every roll but a 6 forces apart again (§5: stacked
+    // pieces move individually); the exact solution of this game against Hard (`feixingqi
+    // solve --rules ludo --against hard`) values walking on to p6 at 49.4% and the block at
+    // 38.9%. Hard, to whom a block is always a shelter, builds it.
+    let text = "ludo turn=0 0:3,0 2:25,0";
+    let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
+    let mut pos = Position::from_setup(&setup).expect("setup");
+    assert_eq!(
+        pos.roll_unchecked(Die::new(3).expect("3"), &mut NoEvents),
+        Rolled::Move
+    );
+    let ranked = hint(&pos);
+    assert_eq!(ranked[0].mv, Move { piece: 0 }, "{ranked:?}");
+    assert_eq!(ranked[1].reason, Reason::JoinStack);
+    assert_eq!(HARD.best(&pos), Some(Move { piece: 1 }));
+}
+
+#[test]
 fn hint_ranks_every_distinct_option_and_explains_a_capture() {
     let pos = capture_position();
     let ranked = hint(&pos);
