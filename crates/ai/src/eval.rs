@@ -18,7 +18,7 @@ use feixingqi_rules::{
     geometry::{
         fxq_abs, ludo_abs, ludo_safe, CENTRE, ENTRY, FLY_FROM, FLY_TO, LANE_CROSSED, OFF_LOOP,
     },
-    BySeat, Position, Progress, Seat, SeatSet,
+    BySeat, Die, Position, Progress, Seat, SeatSet,
 };
 
 use crate::td::Learned;
@@ -684,12 +684,14 @@ pub(crate) fn exposure(
         if ludo {
             // Safe squares and blocks of three or more stay shelters; a block of two only as
             // far as the seat can keep it.
-            let brittle_block = own == 2 && !ludo_safe(sq) && brittle > 0.0;
-            if brittle_block {
-                scale = (brittle * forced_break(pos, s, sq)).min(1.0);
-            }
-            if (ludo_safe(sq) || own >= 2) && (!brittle_block || scale == 0.0) {
+            if ludo_safe(sq) || own >= 3 || (own == 2 && brittle == 0.0) {
                 return Exposure::Sheltered;
+            }
+            if own == 2 {
+                scale = (brittle * forced_break(pos, s, sq)).min(1.0);
+                if scale == 0.0 {
+                    return Exposure::Sheltered;
+                }
             }
         }
         stacked = own >= 2;
@@ -725,23 +727,20 @@ pub(crate) fn exposure(
 }
 
 /// Ludo: the share of the six faces with which seat `s` must break its block of two on loop
-/// square `sq`: no other piece of it can move that far (RULES.md §5: "A yard piece is legal if
-/// `d = 6`. A board piece is legal if `p + d ≤ 56`"; nothing blocks movement, and stacked
-/// pieces move individually).
+/// square `sq`: no other piece of it can move that far (RULES.md §5: nothing blocks movement,
+/// stacked pieces move individually, and a move must be made when one can).
 pub(crate) fn forced_break(pos: &Position, s: Seat, sq: u8) -> f32 {
-    // Bit `d − 1`: another piece can move `d`.
-    let mut can = 0u8;
+    let mut block = 0u8;
     for i in 0..pos.rules().options.pieces {
         if pos.square(s, i) == Some(sq) {
-            continue;
-        }
-        match pos.piece(s, i) {
-            Some(Progress::Hangar) => can |= 1 << 5,
-            Some(Progress::At(p)) if p < CENTRE => can |= (1u8 << (CENTRE - p).min(6)) - 1,
-            _ => {}
+            block |= 1 << i;
         }
     }
-    (6 - can.count_ones()) as f32 / 6.0
+    let forced = Die::ALL
+        .iter()
+        .filter(|&&d| pos.movable_pieces(s, d) & !block == 0)
+        .count();
+    forced as f32 / 6.0
 }
 
 /// The chance (0..=1) that an enemy hits piece `piece` of `seat` before its next turn, as the

@@ -1112,7 +1112,14 @@ impl Position {
         if self.may_be_parked::<G>() && self.forced != NO_PIECE {
             return 0x80 << (8 * (self.forced & 3));
         }
-        let w = self.seat_word(self.turn);
+        self.movable_bytes::<G>(self.turn, d)
+    }
+
+    /// The pieces of `seat` that could legally move `d` if the roll were its own, in the byte
+    /// layout of [`Position::legal_bytes`] (a parked plane is not considered).
+    #[inline(always)]
+    fn movable_bytes<G: GameKind>(&self, seat: Seat, d: u8) -> u32 {
+        let w = self.seat_word(seat);
         // Board pieces: Ludo needs p + d ≤ 56 (exact finish); 飞行棋 moves anything short of the
         // centre (stacks bounce, the centre bounces). Hangar pieces need a takeoff roll.
         let ludo = self.is_ludo::<G>();
@@ -1136,6 +1143,15 @@ impl Position {
         let mut w = [0u8; 4];
         w.copy_from_slice(&self.prog[b..b + 4]);
         u32::from_le_bytes(w)
+    }
+
+    /// The pieces of `seat` that could legally move `die` if the roll were its own, as a mask by
+    /// piece index (RULES.md §3 and §5: a hangar or yard piece needs a takeoff roll, a Ludo piece
+    /// `p + d ≤ 56`, a 飞行棋 plane anything short of the centre). Unlike
+    /// [`Position::legal_moves`] it ignores a parked plane (`sixStopsOnStack`), which binds only
+    /// the seat to move.
+    pub fn movable_pieces(&self, seat: Seat, die: Die) -> u8 {
+        gather4(self.movable_bytes::<AnyGame>(seat, die.get()))
     }
 
     /// Every piece the mover may legally move with the pending roll (empty unless [`Phase::Move`]).

@@ -320,9 +320,14 @@ fn expected_legal(pos: &Position, d: u8) -> Vec<u8> {
     if let Some(f) = pos.forced() {
         return vec![f];
     }
+    expected_movable(pos, pos.turn(), d)
+}
+
+/// The pieces of `seat` that the rules let move `d` if the roll were its own (no parked plane).
+fn expected_movable(pos: &Position, seat: Seat, d: u8) -> Vec<u8> {
     let rules = pos.rules();
     let takeoff = d == 6 || (d == 5 && rules.options.takeoff_on_five && !rules.is_ludo());
-    pos.pieces(pos.turn())
+    pos.pieces(seat)
         .enumerate()
         .filter(|&(_, p)| match p {
             Progress::Hangar => takeoff,
@@ -336,6 +341,20 @@ fn expected_legal(pos: &Position, d: u8) -> Vec<u8> {
 /// (c) `legal_moves`, `is_legal` and `illegal_reason` agree; illegal moves and untimely rolls
 /// return errors and change nothing.
 fn check_legality(pos: &Position) {
+    // `movable_pieces` answers for every seat and face, whoever is to move.
+    for seat in pos.seats().iter() {
+        for d in Die::ALL {
+            let want = expected_movable(pos, seat, d.get())
+                .iter()
+                .fold(0u8, |m, &i| m | 1 << i);
+            assert_eq!(
+                pos.movable_pieces(seat, d),
+                want,
+                "{pos}: {seat} die {}",
+                d.get()
+            );
+        }
+    }
     let legal: Vec<u8> = pos.legal_moves().iter().map(|m| m.piece).collect();
     if let Phase::Move(d) = pos.phase() {
         assert_eq!(
