@@ -3,8 +3,8 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES,
-    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE, MASTER_PRIOR,
-    MASTER_WEAK, TEAM_CALIBRATION,
+    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE,
+    MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -619,18 +619,35 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
     let model = || {
         ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model").with_imitate(
             MASTER_IMITATE,
+            MASTER_IMITATE_AFTER,
             MASTER_DEEP,
             MASTER_EVAL_IMITATED,
         )
     };
-    // Unseen seats count as skilled: the plain Master search.
+    // Unseen seats count as skilled. In Ludo the prediction of Hard waits for eight decisions:
+    // the plain Master search. In 飞行棋 it does not wait: every unseen enemy is predicted as
+    // Hard, and the search looks two layers ahead from the first move.
     let fresh = model();
     let start = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
+    let ludo = Position::new(Rules::ludo(), SeatSet::ALL).expect("start");
     for s in Seat::ALL {
         assert_eq!(fresh.skill(s), 1.0);
     }
-    assert_eq!(fresh.modelled(&start).answers, [Answer::Skill(1.0); 4]);
-    assert_eq!(fresh.modelled(&start).depth, MASTER.depth);
+    assert_eq!(MASTER_IMITATE_AFTER, [8.0, 0.0, 8.0]);
+    assert_eq!(fresh.modelled(&ludo).answers, [Answer::Skill(1.0); 4]);
+    assert_eq!(fresh.modelled(&ludo).depth, MASTER.depth);
+    let predicted = fresh.modelled(&start);
+    let mut hard = [Answer::Hard; 4];
+    hard[start.turn().index()] = Answer::Skill(1.0);
+    assert_eq!(predicted.answers, hard);
+    assert_eq!(predicted.depth, MASTER_DEEP);
+    assert_eq!(predicted.eval, MASTER_EVAL_IMITATED);
+    // 飞行棋 team play waits as Ludo does.
+    let mut team = Rules::feixingqi();
+    team.options.team = true;
+    let team = Position::new(team, SeatSet::ALL).expect("start");
+    assert_eq!(fresh.modelled(&team).answers, [Answer::Skill(1.0); 4]);
+    assert_eq!(fresh.modelled(&team).depth, MASTER.depth);
     // Seats 1..=3: three random players; Hard on seat 2 beside random players; three Hard
     // players; Normal (the race-only heuristic) on seat 3 beside Hard players.
     let cases: [[&str; 3]; 4] = [
@@ -707,6 +724,62 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         assert_eq!(search.eval.feixingqi_duel.race, duel, "{names:?}");
         assert_eq!(search.eval.ludo, MASTER.eval.ludo);
     }
+}
+
+#[test]
+fn a_feixingqi_enemy_is_predicted_as_hard_until_it_plays_what_hard_would_not() {
+    let mut model = Level::Master.bot(3);
+    let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+    let (_, decisions, _, _) = play(Rules::feixingqi(), SeatSet::ALL, &mut bots, 5);
+    // Seat 1's first decision where Hard's pick is not the only option.
+    let (pos, hards) = decisions
+        .iter()
+        .find(|(p, _)| p.turn() == Seat::ALL[1] && p.distinct_moves().len() >= 2)
+        .expect("a choice for seat 1");
+    let other = *pos
+        .distinct_moves()
+        .iter()
+        .find(|&&m| m != *hards)
+        .expect("another option");
+    // Seen from seat 0, deciding at the start of its next turn.
+    let mut seat0 = None;
+    for (p, _) in &decisions {
+        if p.turn() == Seat::ALL[0] && p.distinct_moves().len() >= 2 {
+            seat0 = Some(*p);
+            break;
+        }
+    }
+    let seat0 = seat0.expect("a choice for seat 0");
+    let answers = |m: &ModelBot| m.modelled(&seat0).answers;
+    let mut m = ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "m").with_imitate(
+        MASTER_IMITATE,
+        MASTER_IMITATE_AFTER,
+        MASTER_DEEP,
+        MASTER_EVAL_IMITATED,
+    );
+    assert_eq!(answers(&m)[1], Answer::Hard, "unseen: predicted");
+    m.observe(pos, *hards);
+    assert_eq!(answers(&m)[1], Answer::Hard, "Hard's pick: still predicted");
+    m.observe(pos, other);
+    assert_eq!(
+        answers(&m)[1],
+        Answer::Skill(m.skill(Seat::ALL[1])),
+        "one miss ends it"
+    );
+    assert_eq!(answers(&m)[2], Answer::Hard, "the others stay predicted");
+    assert_eq!(
+        m.modelled(&seat0).depth,
+        MASTER.depth,
+        "not every enemy known: one layer"
+    );
+    // The level is this model: it chooses what the model chooses.
+    let mut same = ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "m").with_imitate(
+        MASTER_IMITATE,
+        MASTER_IMITATE_AFTER,
+        MASTER_DEEP,
+        MASTER_EVAL_IMITATED,
+    );
+    assert_eq!(model.choose(&seat0), same.choose(&seat0));
 }
 
 #[test]
