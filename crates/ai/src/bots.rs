@@ -310,6 +310,19 @@ impl ModelBot {
         }
     }
 
+    /// The 大师 Master level's player ([`Level::Master`]): [`MASTER`] with the opponent model
+    /// of [`MASTER_DEEP`], [`MASTER_WEAK`] and [`MASTER_PRIOR`], predicting Hard-like enemies
+    /// ([`MASTER_IMITATE`], [`MASTER_IMITATE_AFTER`]) and searching them with
+    /// [`MASTER_EVAL_IMITATED`].
+    pub fn master() -> ModelBot {
+        ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "master").with_imitate(
+            MASTER_IMITATE,
+            MASTER_IMITATE_AFTER,
+            MASTER_DEEP,
+            MASTER_EVAL_IMITATED,
+        )
+    }
+
     /// This player predicting the answers of an enemy whose choices matched Hard's in at least
     /// `share` of at least `after` decisions (`[Ludo, 飞行棋, 飞行棋 team play]`) as Hard's choice
     /// ([`Answer::Hard`]; `share` 0: never), and searching `deep` chance layers while every
@@ -479,15 +492,7 @@ impl Level {
                 "normal",
             )),
             Level::Hard => Box::new(SearchBot::new(HARD, "hard")),
-            Level::Master => Box::new(
-                ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "master")
-                    .with_imitate(
-                        MASTER_IMITATE,
-                        MASTER_IMITATE_AFTER,
-                        MASTER_DEEP,
-                        MASTER_EVAL_IMITATED,
-                    ),
-            ),
+            Level::Master => Box::new(ModelBot::master()),
         }
     }
 }
@@ -552,23 +557,25 @@ pub const MASTER_WEAK: f32 = 0.5;
 pub const MASTER_PRIOR: f32 = 4.0;
 
 /// The share of an enemy's decisions (of at least [`MASTER_IMITATE_AFTER`]) that must have
-/// matched Hard's choice for the Master level to predict its answers as Hard's ([`ModelBot::with_imitate`]); it then
-/// also searches [`MASTER_DEEP`] chance layers while every enemy is predicted so or looks
-/// random. Against three Hard players (20,000 games, seed 1) that measured 29.07 % → 29.95 % in
-/// 飞行棋 and 28.1 % → 28.61 % in Ludo; the prediction with one layer measured no stronger
-/// (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms per decision).
+/// matched Hard's choice for the Master level to predict its answers as Hard's
+/// ([`ModelBot::with_imitate`]); it then also searches [`MASTER_DEEP`] chance layers while every
+/// enemy is predicted so or looks random. Against three Hard players (20,000 games, seed 1) that
+/// measured 29.07 % → 29.95 % in 飞行棋 and 28.1 % → 28.61 % in Ludo; the prediction with one
+/// layer measured no stronger (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms
+/// per decision).
 pub const MASTER_IMITATE: f32 = 0.95;
 
 /// How many of an enemy's decisions the Master level waits for before it predicts that player
-/// as Hard ([`MASTER_IMITATE`]), per rule set (`[Ludo, 飞行棋, 飞行棋 team play]`). In 飞行棋 none: an unseen enemy
-/// is predicted as Hard, and the first choice it makes that Hard would not have made ends the
-/// prediction (one miss in fewer than twenty decisions is below 95 %), so the two-layer search
-/// against Hard's answers starts with the first move instead of the ninth decision of the
-/// slowest enemy. Against three Hard players (20,000 games) that measured 30.53 / 29.80 % →
-/// 31.04 / 30.96 % on seeds 1 / 2 (8,000 games, seed 1: waiting for 8 30.23 %, 4 30.46 %, 0
-/// 30.85 %). In Ludo the same screen measured 29.84 % (8), 29.20 % (4), 29.45 % (0), and 20,000
-/// games 28.97 % against 29.10 %, so Ludo keeps eight; so does 飞行棋 team play, where a Master pair
-/// against a Hard pair measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).
+/// as Hard ([`MASTER_IMITATE`]), per rule set (`[Ludo, 飞行棋, 飞行棋 team play]`). In 飞行棋
+/// none: an unseen enemy is predicted as Hard, and the first choice it makes that Hard would not
+/// have made ends the prediction (one miss in fewer than twenty decisions is below 95 %), so the
+/// two-layer search against Hard's answers starts with the first move instead of the ninth
+/// decision of the slowest enemy. Against three Hard players (20,000 games) that measured
+/// 30.53 / 29.80 % → 31.04 / 30.96 % on seeds 1 / 2 (8,000 games, seed 1: waiting for 8
+/// 30.23 %, 4 30.46 %, 0 30.85 %). In Ludo the same screen measured 29.84 % (8), 29.20 % (4),
+/// 29.45 % (0), and 20,000 games 28.97 % against 29.10 %, so Ludo keeps eight; so does 飞行棋
+/// team play, where a Master pair against a Hard pair measured 54.87 % → 54.31 % without the
+/// wait (20,000 games, seed 1).
 pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 
 /// The Master level's evaluator while it searches [`MASTER_DEEP`] layers against predicted
@@ -636,7 +643,8 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         }
         let deep = (v[0] as u8).min(3);
         let imitate = v.get(6).copied().unwrap_or(0.0);
-        // Knob 11: the decisions the prediction waits for, in both rule sets.
+        // Knob 11: the decisions the prediction waits for, the same in every rule set (Ludo,
+        // 飞行棋 and 飞行棋 team play).
         let after = v.get(11).map_or(MASTER_IMITATE_AFTER, |&a| [a; 3]);
         let deep_imitated = v.get(7).map_or(0, |&d| d as u8).min(3);
         // The races of the deeper search: knob 8 Ludo, 9 飞行棋 (default: knob 8), 10 2-player

@@ -30,10 +30,10 @@
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
 //! | Easy 1v3 random | 36.2 % | 35.2 % |
 //!
-//! 20,000 games each. Goals (issue #3): Master 1v3 random ≥ 82 % (Ludo) / ≥ 80 % (飞行棋), 1v3 Hard
-//! ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 93.67 %): Ludo against random passes (seeds 1 and 2:
-//! 82.91 %, 82.51 %; 100,000 games on seed 3: 82.56 % [82.32, 82.79]), the others are not met; every
-//! level beats the one below. The latest gain is in 飞行棋: the prediction of Hard below starts
+//! 20,000 games each. Goals (issue #3): Master 1v3 random ≥ 82 % (Ludo) / ≥ 80 % (飞行棋), 1v3
+//! Hard ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 93.67 %): Ludo against random passes
+//! (seeds 1 and 2: 82.91 %, 82.51 %; 100,000 games on seed 3: 82.56 % [82.32, 82.79]), the
+//! others are not met; every level beats the one below. The latest gain is in 飞行棋: the prediction of Hard below starts
 //! with the first move ([`MASTER_IMITATE_AFTER`]: an unseen enemy is predicted as Hard until it
 //! makes a choice Hard would not) instead of after eight decisions of each enemy; against three
 //! Hard players 30.53 / 29.80 % → 31.04 / 30.96 % (seeds 1 / 2; Ludo and 飞行棋 team play measured
@@ -41,8 +41,9 @@
 //! ([`Weights::brittle`]): a block of two shelters its pieces only as far as the seat can keep it
 //! (stacked pieces move individually and a move must be made, RULES.md §5), which the exact
 //! 2-piece game showed to be the Master's costliest misjudgement; against three Hard players
-//! 28.61 / 28.90 % → 29.10 / 29.35 % (seeds 1 / 2). The gain before it is the Master's prediction of Hard ([`MASTER_IMITATE`]): an enemy seen to play
-//! Hard's choice in at least 95 % of eight or more decisions (in 飞行棋 now from the first) is expected to go on doing so (its
+//! 28.61 / 28.90 % → 29.10 / 29.35 % (seeds 1 / 2). The gain before it is the Master's
+//! prediction of Hard ([`MASTER_IMITATE`]): an enemy seen to play Hard's choice in at least 95 %
+//! of eight or more decisions (in 飞行棋 now from the first) is expected to go on doing so (its
 //! answers below the root are Hard's pick, valued by the Master's evaluator), and with every
 //! enemy predicted (or random) the search looks two chance layers ahead (in 飞行棋 with a wider
 //! Gaussian race, [`MASTER_EVAL_IMITATED`]). Against three Hard players 29.07 / 29.16 % →

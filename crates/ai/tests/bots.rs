@@ -3,8 +3,8 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES,
-    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE,
-    MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_WEAK, TEAM_CALIBRATION,
+    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE_AFTER,
+    MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -616,14 +616,7 @@ fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
 
 #[test]
 fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_known_ones() {
-    let model = || {
-        ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "model").with_imitate(
-            MASTER_IMITATE,
-            MASTER_IMITATE_AFTER,
-            MASTER_DEEP,
-            MASTER_EVAL_IMITATED,
-        )
-    };
+    let model = ModelBot::master;
     // Unseen seats count as skilled. In Ludo the prediction of Hard waits for eight decisions:
     // the plain Master search. In 飞行棋 it does not wait: every unseen enemy is predicted as
     // Hard, and the search looks two layers ahead from the first move.
@@ -742,21 +735,12 @@ fn a_feixingqi_enemy_is_predicted_as_hard_until_it_plays_what_hard_would_not() {
         .find(|&&m| m != *hards)
         .expect("another option");
     // Seen from seat 0, deciding at the start of its next turn.
-    let mut seat0 = None;
-    for (p, _) in &decisions {
-        if p.turn() == Seat::ALL[0] && p.distinct_moves().len() >= 2 {
-            seat0 = Some(*p);
-            break;
-        }
-    }
-    let seat0 = seat0.expect("a choice for seat 0");
+    let (seat0, _) = *decisions
+        .iter()
+        .find(|(p, _)| p.turn() == Seat::ALL[0] && p.distinct_moves().len() >= 2)
+        .expect("a choice for seat 0");
     let answers = |m: &ModelBot| m.modelled(&seat0).answers;
-    let mut m = ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "m").with_imitate(
-        MASTER_IMITATE,
-        MASTER_IMITATE_AFTER,
-        MASTER_DEEP,
-        MASTER_EVAL_IMITATED,
-    );
+    let mut m = ModelBot::master();
     assert_eq!(answers(&m)[1], Answer::Hard, "unseen: predicted");
     m.observe(pos, *hards);
     assert_eq!(answers(&m)[1], Answer::Hard, "Hard's pick: still predicted");
@@ -773,12 +757,7 @@ fn a_feixingqi_enemy_is_predicted_as_hard_until_it_plays_what_hard_would_not() {
         "not every enemy known: one layer"
     );
     // The level is this model: it chooses what the model chooses.
-    let mut same = ModelBot::new(MASTER, MASTER_DEEP, MASTER_WEAK, MASTER_PRIOR, "m").with_imitate(
-        MASTER_IMITATE,
-        MASTER_IMITATE_AFTER,
-        MASTER_DEEP,
-        MASTER_EVAL_IMITATED,
-    );
+    let mut same = ModelBot::master();
     assert_eq!(model.choose(&seat0), same.choose(&seat0));
 }
 
