@@ -709,7 +709,7 @@ async function hint() {
       current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
       const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${lang === 'zh' ? o.zh : o.en}</li>`;
       panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${lang === 'zh' ? best.zh : best.en}
-      <details ${h.options.length > 1 ? '' : 'hidden'}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol></details>`;
+      <details ${h.options.length > 1 ? '' : 'hidden'}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
       announce(`${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${lang === 'zh' ? best.zh : best.en}`);
     } else {
       panel.innerHTML = itemHtml;

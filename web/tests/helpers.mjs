@@ -5,6 +5,7 @@ import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 
 export const URL_BASE = process.env.FXQ_URL || 'http://127.0.0.1:8080/';
 export const OUT = process.env.FXQ_OUT || path.resolve(import.meta.dirname, '../../test-output');
@@ -132,6 +133,9 @@ export async function playThrough(page, o = {}) {
         if (o.keyboard) await page.keyboard.press('h'); else await page.click('#btn-hint');
         await page.waitForSelector('#hint-panel:not([hidden])', { timeout: 30000 });
         await page.waitForSelector('svg.board g.hint-mark', { timeout: 30000 });
+        // the win % says whom it is the chance against (the players at the table)
+        const note = await page.textContent('#hint-panel .hint-note');
+        assert.ok(/困难|Hard/.test(note ?? ''), `hint note: ${note}`);
         const hinted = await page.locator('svg.board .piece.hinted').first().getAttribute('data-piece');
         k = Number(hinted) - 1;
         if (o.shotHint && !log.hinted) await shot(page, o.shotHint);

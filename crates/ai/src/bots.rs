@@ -455,6 +455,11 @@ impl Level {
     /// Every level, weakest first.
     pub const ALL: [Level; 4] = [Level::Easy, Level::Normal, Level::Hard, Level::Master];
 
+    /// The level named `name` ([`Level::name`]).
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name() == name)
+    }
+
     /// `easy`, `normal`, `hard`, `master`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -611,7 +616,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
         return Some(Box::new(RandomBot::new(seed)));
     }
-    if let Some(l) = Level::ALL.into_iter().find(|l| l.name() == name) {
+    if let Some(l) = Level::from_name(name) {
         return Some(l.bot(seed));
     }
     if let Some(s) = Style::ALL.into_iter().find(|s| s.name() == name) {

@@ -7,10 +7,14 @@
 
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},
-    Die, Move, NoEvents, Phase, Position, Progress, Rules, Seat,
+    BySeat, Die, Move, NoEvents, Phase, Position, Progress, Rules, Seat,
 };
 
-use crate::{bots::MASTER, eval::danger, search::Search};
+use crate::{
+    bots::{Level, MASTER},
+    eval::danger,
+    search::Search,
+};
 
 /// Why an option is good, machine-readable (the seed-004 hint priorities and a few more).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,16 +93,22 @@ pub struct RankedOption {
     pub reasons: Vec<Reason>,
 }
 
-/// The hint engine: a [`Search`] (by default the Master's).
+/// The hint engine: a [`Search`] (by default the Master's) and whom the mover plays against.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Advisor {
     /// The search that values the options.
     pub search: Search,
+    /// The other players' strength, which turns the search's shares into the win % shown (by
+    /// default every seat counts as 困难 Hard).
+    pub opposition: Opposition,
 }
 
 impl Default for Advisor {
     fn default() -> Self {
-        Advisor { search: MASTER }
+        Advisor {
+            search: MASTER,
+            opposition: Opposition::HARD,
+        }
     }
 }
 
@@ -118,15 +128,16 @@ impl Advisor {
                 ..describe(pos, me, die, s.mv)
             })
             .collect();
-        rank(pos, &mut out);
+        rank(pos, &mut out, &self.opposition);
         out
     }
 }
 
 /// Orders options by their [`RankedOption::share`] (best first, ties by piece) and sets what
-/// follows from it: the win % shown ([`win_probability`]) and the gap to the best. The hint
-/// ranks its search's shares with it, the server the item-aware values of 道具模式.
-pub fn rank(pos: &Position, options: &mut [RankedOption]) {
+/// follows from it: the win % shown against `opposition` ([`win_probability`]) and the gap to
+/// the best. The hint ranks its search's shares with it, the server the item-aware values of
+/// 道具模式.
+pub fn rank(pos: &Position, options: &mut [RankedOption], opposition: &Opposition) {
     options.sort_by(|a, b| {
         b.share
             .total_cmp(&a.share)
@@ -134,9 +145,9 @@ pub fn rank(pos: &Position, options: &mut [RankedOption]) {
     });
     let best = options
         .first()
-        .map_or(0.0, |o| win_probability(pos, o.share));
+        .map_or(0.0, |o| win_probability(pos, o.share, opposition));
     for o in options.iter_mut() {
-        o.win = win_probability(pos, o.share);
+        o.win = win_probability(pos, o.share, opposition);
         o.gap = ((best - o.win) * 100.0).max(0.0);
     }
 }
@@ -172,85 +183,76 @@ impl Calibration {
     }
 }
 
-/// The calibrations of the Master's hint, `[pieces − 2][rule set][sides]` (2, 3 or 4 pieces
-/// per player; Ludo, 飞行棋; three or four sides, two sides): the fits that `feixingqi
-/// hint-accuracy` prints (`calibration fit`) for the outcomes of its reference playouts, where
-/// 困难 Hard plays every seat. The shares are far too
-/// sure of themselves in the 4-piece games: in 4-player 飞行棋 a share of 95 % wins 65 % of the
-/// playouts and one of 4 % wins 12 % (1,000 decisions, seeds 1 and 2: slope 0.365 / 0.359,
-/// offset 0.063 / 0.070); Ludo, 4 players: 0.354 / 0.078 (400 decisions, seed 3); 2 players
-/// (400 decisions, seed 3; the offset, 0.006 and −0.021, is 0 by symmetry): 飞行棋 0.261, Ludo
-/// 0.390. With fewer pieces a game is shorter and a share means more: 1,000 decisions × 1,000
-/// playouts each, seed 1 (`hint-accuracy --pieces K --players N --decisions 1000 --rollouts
-/// 1000 --max-rollouts 1000`), offsets fitted too (the mover's options are not symmetric; the
-/// exact values agree). For 2 players with 2 pieces the exact values of `feixingqi
-/// solve --against hard --calibration` confirm the fit (飞行棋 0.392 against the playouts'
-/// 0.385; Ludo 0.592 against 0.590). See the README.
-pub const CALIBRATION: [[[Calibration; 2]; 2]; 3] = [
+/// A calibration's two numbers (for the tables below).
+const fn fit(slope: f32, offset: f32) -> Calibration {
+    Calibration { slope, offset }
+}
+
+/// The calibrations of the Master's hint, `[strength][pieces − 2][rule set][sides]`: the
+/// strength of the other players (入门 Easy, 普通 Normal, 困难 Hard; see [`Opposition`]), 2, 3
+/// or 4 pieces per player, Ludo or 飞行棋, three or four sides or two sides. Each is the fit
+/// that `feixingqi hint-accuracy` prints (`calibration fit`) for the outcomes of its reference
+/// playouts, where 困难 Hard plays the deciding seat and the strength named plays the others
+/// (`--others`).
+///
+/// Against Hard the shares are far too sure of themselves in the 4-piece games: in 4-player
+/// 飞行棋 a share of 95 % wins 65 % of the playouts and one of 4 % wins 12 % (1,000 decisions,
+/// seeds 1 and 2: slope 0.365 / 0.359, offset 0.063 / 0.070); Ludo, 4 players: 0.354 / 0.078
+/// (400 decisions, seed 3); 2 players (400 decisions, seed 3; the offset, 0.006 and −0.021, is 0
+/// by symmetry): 飞行棋 0.261, Ludo 0.390. With fewer pieces a game is shorter and a share means
+/// more: 1,000 decisions × 1,000 playouts each, seed 1 (`hint-accuracy --pieces K --players N
+/// --decisions 1000 --rollouts 1000 --max-rollouts 1000`), offsets fitted too (the mover's
+/// options are not symmetric; the exact values agree). For 2 players with 2 pieces the exact
+/// values of `feixingqi solve --against hard --calibration` confirm the fit (飞行棋 0.392
+/// against the playouts' 0.385; Ludo 0.592 against 0.590).
+///
+/// Against weaker players the same share wins far more often, which the offsets say: 1,000
+/// decisions × 500 playouts each, seed 1 (`hint-accuracy --others easy|normal --pieces K
+/// --players N --decisions 1000 --rollouts 500 --max-rollouts 500`). See the README.
+pub const CALIBRATION: [[[[Calibration; 2]; 2]; 3]; 3] = [
+    // 入门 Easy.
     [
         [
-            Calibration {
-                slope: 0.66,
-                offset: -0.02,
-            },
-            Calibration {
-                slope: 0.59,
-                offset: -0.06,
-            },
+            [fit(0.76, 0.47), fit(0.68, 0.37)],
+            [fit(0.73, 0.49), fit(0.47, 0.52)],
         ],
         [
-            Calibration {
-                slope: 0.67,
-                offset: -0.04,
-            },
-            Calibration {
-                slope: 0.39,
-                offset: 0.0,
-            },
+            [fit(0.58, 1.12), fit(0.59, 0.94)],
+            [fit(0.57, 1.04), fit(0.4, 1.05)],
+        ],
+        [
+            [fit(0.52, 1.65), fit(0.6, 1.45)],
+            [fit(0.52, 1.39), fit(0.38, 1.44)],
         ],
     ],
+    // 普通 Normal.
     [
         [
-            Calibration {
-                slope: 0.48,
-                offset: 0.04,
-            },
-            Calibration {
-                slope: 0.45,
-                offset: -0.02,
-            },
+            [fit(0.69, 0.2), fit(0.61, 0.1)],
+            [fit(0.69, 0.11), fit(0.4, 0.12)],
         ],
         [
-            Calibration {
-                slope: 0.49,
-                offset: 0.04,
-            },
-            Calibration {
-                slope: 0.31,
-                offset: 0.04,
-            },
+            [fit(0.49, 0.56), fit(0.49, 0.35)],
+            [fit(0.5, 0.41), fit(0.32, 0.36)],
+        ],
+        [
+            [fit(0.39, 0.83), fit(0.45, 0.56)],
+            [fit(0.42, 0.61), fit(0.28, 0.51)],
         ],
     ],
+    // 困难 Hard.
     [
         [
-            Calibration {
-                slope: 0.35,
-                offset: 0.08,
-            },
-            Calibration {
-                slope: 0.39,
-                offset: 0.0,
-            },
+            [fit(0.66, -0.02), fit(0.59, -0.06)],
+            [fit(0.67, -0.04), fit(0.39, 0.0)],
         ],
         [
-            Calibration {
-                slope: 0.36,
-                offset: 0.07,
-            },
-            Calibration {
-                slope: 0.26,
-                offset: 0.0,
-            },
+            [fit(0.48, 0.04), fit(0.45, -0.02)],
+            [fit(0.49, 0.04), fit(0.31, 0.04)],
+        ],
+        [
+            [fit(0.35, 0.08), fit(0.39, 0.0)],
+            [fit(0.36, 0.07), fit(0.26, 0.0)],
         ],
     ],
 ];
@@ -274,13 +276,77 @@ pub const TEAM_CALIBRATION: [Calibration; 2] = [
 ];
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
-/// place at stake (see [`CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`]).
-pub fn calibration(rules: &Rules, sides: usize) -> Calibration {
+/// place at stake, against players of `level` (see [`CALIBRATION`] and, in team play, where
+/// the opponents' strength is not told apart, [`TEAM_CALIBRATION`]).
+pub fn calibration(rules: &Rules, sides: usize, level: Level) -> Calibration {
     if rules.options.team {
         return TEAM_CALIBRATION[!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
-    CALIBRATION[pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
+    CALIBRATION[Opposition::strength(level)][pieces][!rules.is_ludo() as usize]
+        [(sides == 2) as usize]
+}
+
+/// Whom the mover plays against, for the win % the hint shows: the level of every seat. The
+/// same option wins far more often against 入门 Easy players than against 困难 Hard ones (in
+/// 4-player 飞行棋 an option Hard's map shows as 25 % wins 54 % of the playouts against three
+/// Easy players, 35 % wins 72 %), so the map is chosen by the strength of the seats still
+/// competing against the mover, and with players of different strengths its slope and offset
+/// are the means of theirs. A person counts as Hard (the hint cannot know better), and so does 大师
+/// Master, whose playouts are too slow to fit a map of its own (it beats Hard only 57–60 % of
+/// 2-player games).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Opposition(pub BySeat<Level>);
+
+impl Default for Opposition {
+    fn default() -> Self {
+        Opposition::HARD
+    }
+}
+
+impl Opposition {
+    /// Every seat plays like 困难 Hard: the reference of the first fits, and what a person is
+    /// taken for.
+    pub const HARD: Opposition = Opposition(BySeat([Level::Hard; 4]));
+
+    /// The first index of [`CALIBRATION`] for players of `level`.
+    const fn strength(level: Level) -> usize {
+        match level {
+            Level::Easy => 0,
+            Level::Normal => 1,
+            Level::Hard | Level::Master => 2,
+        }
+    }
+
+    /// The calibration for the mover of `pos`: the mean of the maps of the seats still
+    /// competing against it (Hard's when there are none).
+    pub fn calibration(&self, pos: &Position) -> Calibration {
+        let rules = pos.rules();
+        let n = sides(pos);
+        let me = pos.turn();
+        let (mut sum, mut count) = (
+            Calibration {
+                slope: 0.0,
+                offset: 0.0,
+            },
+            0.0f32,
+        );
+        for s in pos.seats().minus(pos.finished_seats()).iter() {
+            if pos.enemies(me, s) {
+                let c = calibration(rules, n, self.0[s]);
+                sum.slope += c.slope;
+                sum.offset += c.offset;
+                count += 1.0;
+            }
+        }
+        if count == 0.0 {
+            return calibration(rules, n, Level::Hard);
+        }
+        Calibration {
+            slope: sum.slope / count,
+            offset: sum.offset / count,
+        }
+    }
 }
 
 /// The sides still competing for the place at stake: the seats not yet finished, or the two
@@ -293,16 +359,17 @@ pub fn sides(pos: &Position) -> usize {
     }
 }
 
-/// The win probability shown for the mover's share `share` of `pos` (see [`Calibration`]).
-pub fn win_probability(pos: &Position, share: f32) -> f32 {
+/// The win probability shown for the mover's share `share` of `pos` against `opposition` (see
+/// [`Calibration`], [`Opposition`]).
+pub fn win_probability(pos: &Position, share: f32, opposition: &Opposition) -> f32 {
     let n = sides(pos);
     if n < 2 {
         return share;
     }
-    calibration(pos.rules(), n).apply(share, 1.0 / n as f32)
+    opposition.calibration(pos).apply(share, 1.0 / n as f32)
 }
 
-/// The hint of the Master engine (see [`Advisor::hint`]).
+/// The hint of the Master engine against 困难 Hard-strength players (see [`Advisor::hint`]).
 pub fn hint(pos: &Position) -> Vec<RankedOption> {
     Advisor::default().hint(pos)
 }

@@ -31,7 +31,7 @@ use feixingqi_rules::{
 use crate::{
     bots::{bot_by_name, Bot, Level, Style},
     eval::{danger, Evaluator},
-    hint::win_probability,
+    hint::{win_probability, Opposition},
     search::place_of,
 };
 
@@ -448,7 +448,7 @@ impl ItemBot for RandomItemBot {
 /// item and ignores weather and shields).
 pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>> {
     if let Some((level, k)) = name.split_once('*') {
-        let level = Level::ALL.into_iter().find(|l| l.name() == level)?;
+        let level = Level::from_name(level)?;
         let mut p = ItemPlayer::new(level, seed);
         p.valuer.keep_scale = k.parse().ok()?;
         p.name = name.into();
@@ -465,7 +465,7 @@ pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>
             rng: FastRng(seed ^ 0x5eed_17e3_0000_0001),
         }));
     }
-    let level = Level::ALL.into_iter().find(|l| l.name() == name)?;
+    let level = Level::from_name(name)?;
     Some(Box::new(ItemPlayer::new(level, seed)))
 }
 
@@ -517,14 +517,17 @@ impl ItemHint {
 }
 
 /// The Master's item advice before the roll of `pos` (in [`Phase::Roll`]), or `None` when
-/// keeping every item is best. The move hint after the roll is [`item_move_hint`].
-pub fn item_hint(pos: &Position, items: &ItemState) -> Option<ItemHint> {
+/// keeping every item is best; its gain is in the win % shown against `opposition`. The move
+/// hint after the roll is [`item_move_hint`].
+pub fn item_hint(pos: &Position, items: &ItemState, opposition: &Opposition) -> Option<ItemHint> {
     let valuer = ItemPlayer::new(Level::Master, 0).valuer;
     valuer.best_use(pos, items).map(|(item_use, g)| {
         let base = valuer.roll_value(pos, items, &Die::ALL);
         ItemHint {
             item_use,
-            gain: 100.0 * (win_probability(pos, base + g) - win_probability(pos, base)),
+            gain: 100.0
+                * (win_probability(pos, base + g, opposition)
+                    - win_probability(pos, base, opposition)),
         }
     })
 }
@@ -581,7 +584,7 @@ mod tests {
         let p = pos("feixingqi turn=0 0:H,H,H,H 1:10,H,H,H");
         let mut items = ItemState::default();
         items.give(Seat::S0, Item::SixDie);
-        let hint = item_hint(&p, &items).expect("advice");
+        let hint = item_hint(&p, &items, &Opposition::HARD).expect("advice");
         assert!(
             matches!(hint.item_use, ItemUse::SixDie),
             "{:?}",
@@ -596,7 +599,7 @@ mod tests {
         let p = pos("feixingqi turn=0 0:10,H,H,H 1:H,H,H,H");
         let mut items = ItemState::default();
         items.give(Seat::S0, Item::Shield);
-        assert_eq!(item_hint(&p, &items), None);
+        assert_eq!(item_hint(&p, &items, &Opposition::HARD), None);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
-    Evaluator, Grade, Level, ModelBot, Reason, Search, SearchBot, Style, Weights, BOT_NAMES,
-    CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE_AFTER,
+    Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style, Weights,
+    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE_AFTER,
     MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
@@ -219,7 +219,7 @@ fn hint_is_empty_outside_the_move_phase_and_covers_sampled_positions() {
             .all(|w| w[0].share >= w[1].share && w[0].win >= w[1].win));
         let fair = 1.0 / feixingqi_ai::hint::sides(pos) as f32;
         for o in &ranked {
-            assert_eq!(o.win, win_probability(pos, o.share));
+            assert_eq!(o.win, win_probability(pos, o.share, &Opposition::HARD));
             assert!(
                 (o.win - fair).abs() <= (o.share - fair).abs() + 0.02,
                 "{o:?}"
@@ -250,8 +250,38 @@ fn a_calibration_keeps_the_order_and_pulls_towards_the_fair_share() {
     }
     // 飞行棋, four players: a share of 95 % is shown as about two chances in three, as the
     // reference's playouts measured.
-    let fxq = CALIBRATION[2][1][0];
+    let fxq = CALIBRATION[2][2][1][0];
     assert!((fxq.apply(0.95, 0.25) - 0.65).abs() < 0.05);
+}
+
+#[test]
+fn the_win_shown_is_the_chance_against_the_players_still_competing() {
+    use feixingqi_ai::hint::calibration;
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let pos = Position::new(rules, SeatSet::ALL).expect("a game");
+        let me = pos.turn();
+        let all = |l: Level| Opposition(BySeat([l; 4]));
+        let shown = |o: Opposition| win_probability(&pos, 0.25, &o);
+        // A fair share against weaker players is a better chance than against Hard ones.
+        assert!(shown(all(Level::Easy)) > shown(all(Level::Normal)));
+        assert!(shown(all(Level::Normal)) > shown(all(Level::Hard)) + 0.05);
+        // Master has no map of its own: it counts as Hard, as a person does.
+        assert_eq!(shown(all(Level::Master)), shown(Opposition::HARD));
+        // The mover's own level does not matter; the others' maps are averaged.
+        let mut mixed = all(Level::Hard);
+        mixed.0[me] = Level::Easy;
+        assert_eq!(shown(mixed), shown(Opposition::HARD));
+        let next = me.next();
+        mixed.0[next] = Level::Easy;
+        let (easy, hard) = (
+            calibration(&rules, 4, Level::Easy),
+            calibration(&rules, 4, Level::Hard),
+        );
+        let mean = mixed.calibration(&pos);
+        assert!((mean.slope - (easy.slope + 2.0 * hard.slope) / 3.0).abs() < 1e-6);
+        assert!((mean.offset - (easy.offset + 2.0 * hard.offset) / 3.0).abs() < 1e-6);
+        assert!(shown(mixed) > shown(Opposition::HARD) && shown(mixed) < shown(all(Level::Easy)));
+    }
 }
 
 #[test]
@@ -259,15 +289,15 @@ fn team_games_are_shown_the_team_calibration() {
     // A team's share is surer of itself than a seat's in a 2-player game: in team-play Ludo the
     // 2-player map showed 93% for options that won 78% of the reference's playouts.
     for rules in [Rules::ludo(), Rules::feixingqi()] {
-        let duel = feixingqi_ai::hint::calibration(&rules, 2);
+        let duel = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
         let mut team = rules;
         team.options.team = true;
         let c = TEAM_CALIBRATION[!rules.is_ludo() as usize];
-        assert_eq!(feixingqi_ai::hint::calibration(&team, 2), c);
+        assert_eq!(feixingqi_ai::hint::calibration(&team, 2, Level::Hard), c);
         assert!(c.apply(0.95, 0.5) < duel.apply(0.95, 0.5) - 0.03);
         let pos = Position::new(team, SeatSet::ALL).expect("a team game");
         assert_eq!(
-            feixingqi_ai::win_probability(&pos, 0.95),
+            feixingqi_ai::win_probability(&pos, 0.95, &Opposition::HARD),
             c.apply(0.95, 0.5)
         );
     }
@@ -278,13 +308,13 @@ fn games_with_fewer_pieces_are_shown_their_own_calibration() {
     // With two pieces a 2-player game is short and a share means more than with four: the
     // exact values of `feixingqi solve --calibration` and the reference playouts both say so.
     let mut rules = Rules::feixingqi();
-    let four = feixingqi_ai::hint::calibration(&rules, 2);
+    let four = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
     rules.options.pieces = 2;
-    let two = feixingqi_ai::hint::calibration(&rules, 2);
+    let two = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
     assert!(two.apply(0.9, 0.5) > four.apply(0.9, 0.5) + 0.03);
     let pos = Position::new(rules, SeatSet::for_players(2).expect("2")).expect("a game");
     assert_eq!(
-        feixingqi_ai::win_probability(&pos, 0.9),
+        feixingqi_ai::win_probability(&pos, 0.9, &Opposition::HARD),
         two.apply(0.9, 0.5)
     );
 }

@@ -13,12 +13,14 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, hint, hint::sides, Bot, Calibration, Level, RankedOption, BOT_NAMES,
+    bot_by_name,
+    hint::{calibration as calibration_of, sides},
+    Advisor, Bot, Calibration, Level, Opposition, RankedOption, BOT_NAMES,
 };
 use feixingqi_rules::{
     notation::{parse_setup, write_setup},
     playout::FastRng,
-    Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
+    BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
 use crate::arena::{flag, mix, num, rules_from, sample_positions};
@@ -156,14 +158,14 @@ impl Measured {
 }
 
 /// Who plays the reference's playouts: `mine` for the deciding seat, `others` for the rest
-/// (any arena bot name).
+/// (any arena bot name, or one per seat in seat order, separated by commas).
 #[derive(Copy, Clone, Debug)]
 struct Policy<'a> {
     mine: &'a str,
     others: &'a str,
 }
 
-impl Policy<'_> {
+impl<'a> Policy<'a> {
     /// `policy=BOT`, and ` others=BOT` when the others play another bot.
     fn label(&self) -> String {
         if self.mine == self.others {
@@ -171,6 +173,23 @@ impl Policy<'_> {
         } else {
             format!("policy={} others={}", self.mine, self.others)
         }
+    }
+
+    /// The bot of seat `seat` when another seat decides.
+    fn other(&self, seat: usize) -> &'a str {
+        if self.others.contains(',') {
+            self.others.split(',').nth(seat).unwrap_or(self.mine)
+        } else {
+            self.others
+        }
+    }
+
+    /// Whom the hint's win % is shown against: the level each seat's bot plays at (a bot that
+    /// is no level counts as 困难 Hard, as a person does).
+    fn opposition(&self) -> Opposition {
+        Opposition(BySeat::new_with(|s| {
+            Level::from_name(self.other(s.index())).unwrap_or(Level::Hard)
+        }))
     }
 }
 
@@ -180,7 +199,7 @@ impl Policy<'_> {
 fn rollout(
     start: &Position,
     mine: &mut dyn Bot,
-    others: &mut dyn Bot,
+    others: &mut dyn FnMut(&Position) -> Move,
     dice: &mut FastRng,
     me: usize,
 ) -> bool {
@@ -193,7 +212,7 @@ fn rollout(
             let mv = if p.turn().index() == me {
                 mine.choose(&p)
             } else {
-                others.choose(&p)
+                others(&p)
             };
             p.play_unchecked(mv, &mut NoEvents);
         }
@@ -228,9 +247,21 @@ fn measure(
             // Playout `r` of every option: the same dice, and bots seeded alike (a random
             // player makes the same draws), so the options differ only by the move.
             let r = mix(seed ^ mix(r));
-            let (mut mine, mut others) =
-                (bot(policy.mine, mix(r ^ 1)), bot(policy.others, mix(r ^ 2)));
-            rollout(&start, mine.as_mut(), others.as_mut(), &mut FastRng(r), me)
+            // One bot per name the others play (one for all of them when they play alike).
+            let mut mine = bot(policy.mine, mix(r ^ 1));
+            let names: Vec<&str> = (0..4).map(|s| policy.other(s)).collect();
+            let mut others: Vec<_> = names.iter().map(|n| bot(n, mix(r ^ 2))).collect();
+            let which: Vec<usize> = names
+                .iter()
+                .map(|n| names.iter().position(|m| m == n).unwrap_or(0))
+                .collect();
+            rollout(
+                &start,
+                mine.as_mut(),
+                &mut |p| others[which[p.turn().index()]].choose(p),
+                &mut FastRng(r),
+                me,
+            )
         }));
     };
     for (o, &mv) in outcomes.iter_mut().zip(opts.iter()) {
@@ -395,13 +426,20 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         mine,
         others: flag(args, "--others").unwrap_or(mine),
     };
-    for (flag, bot) in [("--policy", policy.mine), ("--others", policy.others)] {
+    let others: Vec<&str> = policy.others.split(',').collect();
+    for (flag, bot) in
+        std::iter::once(("--policy", policy.mine)).chain(others.iter().map(|&b| ("--others", b)))
+    {
         ensure!(
             bot_by_name(bot, 0).is_some(),
             "unknown {flag} {bot:?}; known: {} and the tuning families",
             BOT_NAMES.join(", ")
         );
     }
+    ensure!(
+        matches!(others.len(), 1 | 4),
+        "--others names one bot, or four: one per seat in seat order"
+    );
     let players: u8 = num(args, "--players", 4)?;
     let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
     if decisions == 0 || rollouts < 2 {
@@ -456,7 +494,22 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         ),
     };
     // The hint of every decision, once: the report, the calibration and the worst list read it.
-    let hints: Vec<Vec<RankedOption>> = positions.iter().map(hint).collect();
+    // Shown against the players of the reference (of the file's header when it was loaded).
+    let opposition = match flag(args, "--load") {
+        Some(_) => Policy {
+            mine: header_field(&header, "policy").unwrap_or("hard"),
+            others: header_field(&header, "others")
+                .or(header_field(&header, "policy"))
+                .unwrap_or("hard"),
+        }
+        .opposition(),
+        None => policy.opposition(),
+    };
+    let advisor = Advisor {
+        opposition,
+        ..Advisor::default()
+    };
+    let hints: Vec<Vec<RankedOption>> = positions.iter().map(|p| advisor.hint(p)).collect();
     report(
         &results,
         &positions,
@@ -465,7 +518,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         seed,
         &format!("hint-accuracy: {source}"),
     );
-    print_calibration(&results, &positions, &hints);
+    print_calibration(&results, &positions, &hints, &opposition);
     if worst > 0 {
         print_worst(&results, &positions, &hints, worst);
     }
@@ -571,9 +624,18 @@ fn calibration(slope: f64, offset: f64) -> Calibration {
 /// Mean cross-entropy (per playout) of the reference's outcomes under the calibration
 /// `slope`, `offset` of [`feixingqi_ai::Calibration`].
 pub(crate) fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
+    mean_log_loss(
+        points
+            .iter()
+            .map(|p| (p, p.shown(calibration(slope, offset)))),
+    )
+}
+
+/// The log loss per playout of the probabilities `q` given to the points (kept off 0 and 1).
+fn mean_log_loss<'a>(points: impl Iterator<Item = (&'a Point, f64)>) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
-    for p in points {
-        let q = p.shown(calibration(slope, offset));
+    for (p, q) in points {
+        let q = q.clamp(1e-9, 1.0 - 1e-9);
         sum -= p.n * (p.y * q.ln() + (1.0 - p.y) * (1.0 - q).ln());
         n += p.n;
     }
@@ -621,8 +683,14 @@ pub(crate) fn fit_calibration(points: &[Point]) -> (f64, f64) {
 /// decision, binned by the estimate, with the reference's mean win % per bin; the search's
 /// shares and the calibrated win % shown), and the calibration fitted to the reference, for
 /// three or four sides and for two.
-fn print_calibration(results: &[Measured], positions: &[Position], hints: &[Vec<RankedOption>]) {
+fn print_calibration(
+    results: &[Measured],
+    positions: &[Position],
+    hints: &[Vec<RankedOption>],
+    opposition: &Opposition,
+) {
     let mut points: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
+    let mut shown: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let mut bins = [[(0u32, 0f64, 0f64); 10]; 2];
     for ((m, pos), ranked) in results.iter().zip(positions).zip(hints) {
         let win = m.win();
@@ -644,6 +712,7 @@ fn print_calibration(results: &[Measured], positions: &[Position], hints: &[Vec<
                 y: win[k],
                 n: m.outcomes[k].len() as f64,
             });
+            shown[(n == 2) as usize].push(o.win as f64);
         }
     }
     for (name, bin) in ["shares", "win % shown"].iter().zip(&bins) {
@@ -666,15 +735,20 @@ fn print_calibration(results: &[Measured], positions: &[Position], hints: &[Vec<
         let Some(first) = positions.first() else {
             continue;
         };
-        let shipped = feixingqi_ai::hint::calibration(first.rules(), if two == 1 { 2 } else { 4 });
+        // The map shown: one per strength, or the mean of the movers' opponents' maps.
+        let levels = opposition.0 .0;
+        let map = if levels.iter().all(|&l| l == levels[0]) {
+            let c = calibration_of(first.rules(), if two == 1 { 2 } else { 4 }, levels[0]);
+            format!("slope {} offset {}", c.slope, c.offset)
+        } else {
+            "the means of the opponents' maps".to_string()
+        };
         println!(
-            "calibration fit ({} sides, {} options): slope {a:.3} offset {b:.3}; log loss per playout: shares {:.4}, shown (slope {} offset {}) {:.4}, fitted {:.4}",
+            "calibration fit ({} sides, {} options): slope {a:.3} offset {b:.3}; log loss per playout: shares {:.4}, shown ({map}) {:.4}, fitted {:.4}",
             if two == 1 { "two" } else { "three or four" },
             pts.len(),
             log_loss(pts, 1.0, 0.0),
-            shipped.slope,
-            shipped.offset,
-            log_loss(pts, shipped.slope as f64, shipped.offset as f64),
+            mean_log_loss(pts.iter().zip(shown[two].iter().copied())),
             log_loss(pts, a, b),
         );
     }
@@ -883,7 +957,13 @@ mod tests {
                 .map(|me| {
                     let mut a = Level::Hard.bot(1);
                     let mut b = Level::Hard.bot(2);
-                    rollout(&start, a.as_mut(), b.as_mut(), &mut FastRng(r), me)
+                    rollout(
+                        &start,
+                        a.as_mut(),
+                        &mut |p| b.choose(p),
+                        &mut FastRng(r),
+                        me,
+                    )
                 })
                 .collect();
             assert_eq!(won[0], won[2], "playout {r}");
@@ -893,6 +973,37 @@ mod tests {
             blue += won[1] as u32;
         }
         assert!(red > 0 && blue > 0);
+    }
+
+    /// `--others` names one bot for every other seat or one per seat; the hint's win % is then
+    /// shown against their levels (a bot that is no level counts as Hard).
+    #[test]
+    fn the_others_can_be_one_bot_per_seat() {
+        let per_seat = Policy {
+            mine: "hard",
+            others: "hard,easy,random,normal",
+        };
+        assert_eq!(
+            (0..4).map(|s| per_seat.other(s)).collect::<Vec<_>>(),
+            ["hard", "easy", "random", "normal"]
+        );
+        assert_eq!(
+            per_seat.opposition(),
+            Opposition(BySeat([
+                Level::Hard,
+                Level::Easy,
+                Level::Hard,
+                Level::Normal
+            ]))
+        );
+        assert_eq!(HARD.opposition(), Opposition::HARD);
+        let pos = sample_positions(Rules::feixingqi(), SeatSet::ALL, &[Level::Normal], 1, 3)
+            .into_iter()
+            .next()
+            .expect("a decision");
+        let a = measure(&pos, per_seat, 30, 30, 1);
+        assert_eq!(a.outcomes, measure(&pos, per_seat, 30, 30, 1).outcomes);
+        assert_ne!(a.outcomes, measure(&pos, HARD, 30, 30, 1).outcomes);
     }
 
     #[test]
@@ -933,7 +1044,7 @@ mod tests {
             assert_eq!(a.loss(argmax(&win)), 0.0);
             // The hint's option is the Master's.
             let master = Level::Master.bot(0).choose(pos);
-            let first = hint_pick(pos, &hint(pos));
+            let first = hint_pick(pos, &feixingqi_ai::hint(pos));
             assert_eq!(first, Some(option_of(pos, master)));
             // A reference file line reads back as the same playouts.
             let line = a.to_line();

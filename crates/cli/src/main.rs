@@ -76,11 +76,13 @@ USAGE:
         Master/Normal games; every distinct option played out R times to the first finisher (in
         team play to the end of the game: the mover's team wins or not) by
         the --policy bot (default 困难 Hard, the tuned 1-ply heuristic) in the deciding seat and
-        the --others bot (default: the same) in the others, on common dice; options within two
-        paired standard errors of the best get R more playouts, up to --max-rollouts. Prints the mean / p95 loss in points of win probability (on all
-        playouts, and split: best chosen on half the playouts, loss measured on the other half)
-        for the hint and, for comparison, Hard, Normal, Easy, the --compare bots (any arena bot,
-        e.g. w:… weights) and random choices, and the reference's noise floor. --save writes
+        the --others bot (default: the same; or four, one per seat in seat order) in the others,
+        on common dice; options within two paired standard errors of the best get R more
+        playouts, up to --max-rollouts. Prints the mean / p95 loss in points of win probability
+        (on all playouts, and split: best chosen on half the playouts, loss measured on the other
+        half) for the hint and, for comparison, Hard, Normal, Easy, the --compare bots (any arena
+        bot, e.g. w:… weights) and random choices, the reference's noise floor, and the hint's
+        win % (shown against the levels the others play) beside the reference's. --save writes
         the decisions (positions with their roll) and their playouts to FILE; --load reads them
         back instead of sampling and playing (the file's game, seed and policies apply), so
         bots are scored on the same decisions in seconds.

@@ -3,7 +3,7 @@
 //!
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
-use feixingqi_ai::{analyse, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level};
+use feixingqi_ai::{analyse, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level, Opposition};
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
     json::{rules_from_json, rules_to_json, seats_to_json},
@@ -49,10 +49,6 @@ pub struct GameConfig {
     pub seats: SeatSet,
     /// Controller per seat (ignored for seats not in play).
     pub control: BySeat<SeatControl>,
-}
-
-fn level_from_name(s: &str) -> Option<Level> {
-    Level::ALL.into_iter().find(|l| l.name() == s)
 }
 
 impl GameConfig {
@@ -174,7 +170,7 @@ fn seat_control(x: &Value) -> Result<SeatControl, String> {
             None | Some(Value::Null) => Ok(SeatControl::Computer(Level::Normal)),
             Some(l) => l
                 .as_str()
-                .and_then(level_from_name)
+                .and_then(Level::from_name)
                 .map(SeatControl::Computer)
                 .ok_or_else(|| "level: easy, normal, hard or master".to_string()),
         },
@@ -433,7 +429,7 @@ impl Session {
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
-                    .map(|l| l.as_str().and_then(level_from_name))
+                    .map(|l| l.as_str().and_then(Level::from_name))
                     .collect()
             })
             .unwrap_or_default();
@@ -556,6 +552,19 @@ impl Session {
 
     fn is_human(&self, s: Seat) -> bool {
         self.config.control[s] == SeatControl::Human
+    }
+
+    /// The hint engine for this game: the win % it shows is the chance against these players,
+    /// each computer seat at its level and a person counted as 困难 Hard
+    /// ([`feixingqi_ai::Opposition`]).
+    fn advisor(&self) -> Advisor {
+        Advisor {
+            opposition: Opposition(self.config.control.map(|c| match c {
+                SeatControl::Computer(level) => level,
+                SeatControl::Human => Level::Hard,
+            })),
+            ..Advisor::default()
+        }
     }
 
     /// Whether every human seat has finished (or there is none) and the game goes on.
@@ -877,7 +886,7 @@ impl Session {
         let items = self.game.items();
         if self.items_on() && pos.phase() == Phase::Roll && !items.used_this_roll() {
             // 道具模式: before the roll, the advice is which item to use, if any.
-            let item = item_hint(pos, items).map_or(Value::Null, |h| {
+            let item = item_hint(pos, items, &self.advisor().opposition).map_or(Value::Null, |h| {
                 json!({
                     "use": item_use_to_json(h.item_use),
                     "gainPct": round(f64::from(h.gain), 2),
@@ -894,7 +903,8 @@ impl Session {
             return Err(Error::NotAllowed("no choice is pending: roll first".into()));
         };
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
-        let mut ranked = feixingqi_ai::hint(pos);
+        let advisor = self.advisor();
+        let mut ranked = advisor.hint(pos);
         if self.items_on() {
             // Weather and shields change what a move does: rank by the item-aware values.
             let values = feixingqi_ai::items::item_move_hint(pos, items);
@@ -903,7 +913,7 @@ impl Session {
                     o.share = *v;
                 }
             }
-            feixingqi_ai::hint::rank(pos, &mut ranked);
+            feixingqi_ai::hint::rank(pos, &mut ranked, &advisor.opposition);
         }
         let options: Vec<Value> = ranked
             .iter()
@@ -1120,7 +1130,7 @@ impl Session {
         let analysis = if humans.is_empty() || self.items_on() {
             feixingqi_ai::Analysis::default()
         } else {
-            analyse(&Advisor::default(), self.game.start(), &self.plies())
+            analyse(&self.advisor(), self.game.start(), &self.plies())
         };
         let seat_summaries: Vec<Value> = humans
             .iter()
@@ -1725,6 +1735,49 @@ mod tests {
     /// `die` is the most recent roll (docs/PROTOCOL.md §5): after a 6数骰 or 遥控骰子 whose
     /// roll moved by itself or was skipped (the state is back in phase `roll`), the item's die,
     /// not an older die of the stream (an item's fixed die is not a roll ply).
+    /// The hint's win % is the chance against the players at the table: three 入门 Easy
+    /// computers leave the same option a far better chance than three 困难 Hard ones would.
+    #[test]
+    fn the_hint_is_calibrated_for_the_computers_at_the_table() {
+        let me = Seat::new(0).unwrap();
+        let mut control = BySeat([SeatControl::Computer(Level::Easy); 4]);
+        control[me] = SeatControl::Human;
+        let cfg = GameConfig {
+            rules: Rules::feixingqi(),
+            seats: SeatSet::ALL,
+            control,
+        };
+        let mut s = Session::new("t".into(), cfg, Seed::from_u64(3)).unwrap();
+        let mut checked = 0;
+        while !s.is_over() && checked < 5 {
+            let v = s.version();
+            let pos = *s.game().position();
+            let action = match pos.phase() {
+                _ if pos.turn() != me => Action::Step,
+                Phase::Roll => Action::Roll,
+                _ => {
+                    let piece = pos.distinct_moves()[0].piece as u64;
+                    if pos.distinct_moves().len() >= 2 {
+                        let shown = s.hint(v).unwrap();
+                        let against_easy = Advisor {
+                            opposition: Opposition(BySeat([Level::Easy; 4])),
+                            ..Advisor::default()
+                        }
+                        .hint(&pos);
+                        let against_hard = feixingqi_ai::hint(&pos);
+                        let win = shown["options"][0]["win"].as_f64().unwrap();
+                        assert_eq!(win, round(f64::from(against_easy[0].win), 4));
+                        assert!(against_easy[0].win > against_hard[0].win, "{win}");
+                        checked += 1;
+                    }
+                    Action::Move { piece, seat: None }
+                }
+            };
+            s.act(action, v).unwrap();
+        }
+        assert_eq!(checked, 5);
+    }
+
     #[test]
     fn the_die_shown_is_the_last_roll_even_an_items_fixed_die() {
         let mut fixed_then_roll_phase = 0;
