@@ -257,34 +257,31 @@ pub const CALIBRATION: [[[[Calibration; 2]; 2]; 3]; 3] = [
     ],
 ];
 
-/// The calibrations of the hint in team play (RULES.md §9), `[rule set]` (Ludo, 飞行棋): two
-/// sides, the teams, each valued by its slower partner, and a team's share is surer of itself
-/// than a seat's in a 2-player game (飞行棋: a share of 98% won 71% of the playouts). Fitted by
-/// `hint-accuracy --team --decisions 1000 --rollouts 500 --max-rollouts 500 --seed 1` with 4
-/// pieces (飞行棋 slope 0.180, offset 0.042; Ludo 0.176, −0.022; held out, seed 3 on 400
-/// decisions: 0.174, 0.053 and 0.189, 0.007) and used for every number of pieces. See the
-/// README.
-pub const TEAM_CALIBRATION: [Calibration; 2] = [
-    Calibration {
-        slope: 0.18,
-        offset: -0.02,
-    },
-    Calibration {
-        slope: 0.18,
-        offset: 0.04,
-    },
+/// The calibrations of the hint in team play (RULES.md §9), `[strength][rule set]` (the
+/// strength of the enemies as in [`CALIBRATION`]; Ludo, 飞行棋): two sides, the teams, each
+/// valued by its slower partner, and a team's share is surer of itself than a seat's in a
+/// 2-player game (飞行棋: a share of 98% won 71% of the playouts). Fitted by `hint-accuracy
+/// --team --decisions 1000 --rollouts 500 --max-rollouts 500 --seed 1` with 4 pieces, Hard in
+/// every seat (飞行棋 slope 0.180, offset 0.042; Ludo 0.176, −0.022; held out, seed 3 on 400
+/// decisions: 0.174, 0.053 and 0.189, 0.007) or, with `--others easy|normal`, the partner and
+/// the enemies at that level (飞行棋 0.270, 0.696 and 0.191, 0.351; Ludo 0.282, 0.826 and 0.201,
+/// 0.439), and used for every number of pieces. See the README.
+pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
+    [fit(0.28, 0.83), fit(0.27, 0.7)],
+    [fit(0.2, 0.44), fit(0.19, 0.35)],
+    [fit(0.18, -0.02), fit(0.18, 0.04)],
 ];
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
-/// place at stake, against players of `level` (see [`CALIBRATION`] and, in team play, where
-/// the opponents' strength is not told apart, [`TEAM_CALIBRATION`]).
+/// place at stake, against players of `level` (see [`CALIBRATION`] and, in team play,
+/// [`TEAM_CALIBRATION`]).
 pub fn calibration(rules: &Rules, sides: usize, level: Level) -> Calibration {
+    let strength = Opposition::strength(level);
     if rules.options.team {
-        return TEAM_CALIBRATION[!rules.is_ludo() as usize];
+        return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
-    CALIBRATION[Opposition::strength(level)][pieces][!rules.is_ludo() as usize]
-        [(sides == 2) as usize]
+    CALIBRATION[strength][pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
 }
 
 /// Whom the mover plays against, for the win % the hint shows: the level of every seat. The
@@ -319,7 +316,8 @@ impl Opposition {
     }
 
     /// The calibration for the mover of `pos`: the mean of the maps of the seats still
-    /// competing against it (Hard's when there are none).
+    /// competing against it (Hard's when there are none). In team play these are the enemies:
+    /// the team maps were fitted with the partner at the enemies' level.
     pub fn calibration(&self, pos: &Position) -> Calibration {
         let rules = pos.rules();
         let n = sides(pos);

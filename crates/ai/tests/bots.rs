@@ -292,7 +292,7 @@ fn team_games_are_shown_the_team_calibration() {
         let duel = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
         let mut team = rules;
         team.options.team = true;
-        let c = TEAM_CALIBRATION[!rules.is_ludo() as usize];
+        let c = TEAM_CALIBRATION[2][!rules.is_ludo() as usize];
         assert_eq!(feixingqi_ai::hint::calibration(&team, 2, Level::Hard), c);
         assert!(c.apply(0.95, 0.5) < duel.apply(0.95, 0.5) - 0.03);
         let pos = Position::new(team, SeatSet::ALL).expect("a team game");
@@ -300,6 +300,14 @@ fn team_games_are_shown_the_team_calibration() {
             feixingqi_ai::win_probability(&pos, 0.95, &Opposition::HARD),
             c.apply(0.95, 0.5)
         );
+        // Against Easy enemies their own team map (fitted with the partner at their level);
+        // the partner's level does not choose the map.
+        let mut easy = Opposition(BySeat([Level::Easy; 4]));
+        let easy_map = TEAM_CALIBRATION[0][!rules.is_ludo() as usize];
+        assert_eq!(easy.calibration(&pos), easy_map);
+        easy.0[pos.turn().opposite()] = Level::Hard;
+        assert_eq!(easy.calibration(&pos), easy_map);
+        assert!(easy_map.apply(0.5, 0.5) > c.apply(0.5, 0.5) + 0.1);
     }
 }
 
