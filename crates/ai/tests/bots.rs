@@ -274,12 +274,11 @@ fn the_win_shown_is_the_chance_against_the_players_still_competing() {
         let next = me.next();
         mixed.0[next] = Level::Easy;
         let (easy, hard) = (
-            calibration(&rules, 4, Level::Easy),
-            calibration(&rules, 4, Level::Hard),
+            calibration(&rules, 4, Level::Easy).apply(0.25, 0.25),
+            calibration(&rules, 4, Level::Hard).apply(0.25, 0.25),
         );
-        let mean = mixed.calibration(&pos);
-        assert!((mean.slope - (easy.slope + 2.0 * hard.slope) / 3.0).abs() < 1e-6);
-        assert!((mean.offset - (easy.offset + 2.0 * hard.offset) / 3.0).abs() < 1e-6);
+        // Each map the chance of beating that many players of its strength: the geometric mean.
+        assert!((shown(mixed) - (easy * hard * hard).powf(1.0 / 3.0)).abs() < 1e-6);
         assert!(shown(mixed) > shown(Opposition::HARD) && shown(mixed) < shown(all(Level::Easy)));
     }
 }
@@ -304,9 +303,10 @@ fn team_games_are_shown_the_team_calibration() {
         // the partner's level does not choose the map.
         let mut easy = Opposition(BySeat([Level::Easy; 4]));
         let easy_map = TEAM_CALIBRATION[0][!rules.is_ludo() as usize];
-        assert_eq!(easy.calibration(&pos), easy_map);
+        let shown = |o: &Opposition| feixingqi_ai::win_probability(&pos, 0.6, o);
+        assert_eq!(shown(&easy), easy_map.apply(0.6, 0.5));
         easy.0[pos.turn().opposite()] = Level::Hard;
-        assert_eq!(easy.calibration(&pos), easy_map);
+        assert_eq!(shown(&easy), easy_map.apply(0.6, 0.5));
         assert!(easy_map.apply(0.5, 0.5) > c.apply(0.5, 0.5) + 0.1);
     }
 }

@@ -735,13 +735,13 @@ fn print_calibration(
         let Some(first) = positions.first() else {
             continue;
         };
-        // The map shown: one per strength, or the mean of the movers' opponents' maps.
+        // The map shown: one per strength, or the movers' opponents' maps combined.
         let levels = opposition.0 .0;
         let map = if levels.iter().all(|&l| l == levels[0]) {
             let c = calibration_of(first.rules(), if two == 1 { 2 } else { 4 }, levels[0]);
             format!("slope {} offset {}", c.slope, c.offset)
         } else {
-            "the means of the opponents' maps".to_string()
+            "the opponents' maps combined".to_string()
         };
         println!(
             "calibration fit ({} sides, {} options): slope {a:.3} offset {b:.3}; log loss per playout: shares {:.4}, shown ({map}) {:.4}, fitted {:.4}",
