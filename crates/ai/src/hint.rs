@@ -295,12 +295,6 @@ pub fn calibration(rules: &Rules, sides: usize, level: Level) -> Calibration {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Opposition(pub BySeat<Level>);
 
-impl Default for Opposition {
-    fn default() -> Self {
-        Opposition::HARD
-    }
-}
-
 impl Opposition {
     /// Every seat plays like 困难 Hard: the reference of the first fits, and what a person is
     /// taken for.

@@ -33,9 +33,10 @@
 //! 20,000 games each. Goals (issue #3): Master 1v3 random ≥ 82 % (Ludo) / ≥ 80 % (飞行棋), 1v3
 //! Hard ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 93.67 %): Ludo against random passes
 //! (seeds 1 and 2: 82.91 %, 82.51 %; 100,000 games on seed 3: 82.56 % [82.32, 82.79]), the
-//! others are not met; every level beats the one below. The latest gain is in 飞行棋: the prediction of Hard below starts
-//! with the first move ([`MASTER_IMITATE_AFTER`]: an unseen enemy is predicted as Hard until it
-//! makes a choice Hard would not) instead of after eight decisions of each enemy; against three
+//! others are not met; every level beats the one below. The latest gain is in 飞行棋: the
+//! prediction of Hard below starts with the first move ([`MASTER_IMITATE_AFTER`]: an unseen
+//! enemy is predicted as Hard until it makes a choice Hard would not) instead of after eight
+//! decisions of each enemy; against three
 //! Hard players 30.53 / 29.80 % → 31.04 / 30.96 % (seeds 1 / 2; Ludo and 飞行棋 team play measured
 //! no gain and keep the wait). The gain before it is the Ludo Master's brittle blocks
 //! ([`Weights::brittle`]): a block of two shelters its pieces only as far as the seat can keep it

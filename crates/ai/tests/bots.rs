@@ -267,7 +267,7 @@ fn the_win_shown_is_the_chance_against_the_players_still_competing() {
         assert!(shown(all(Level::Normal)) > shown(all(Level::Hard)) + 0.05);
         // Master has no map of its own: it counts as Hard, as a person does.
         assert_eq!(shown(all(Level::Master)), shown(Opposition::HARD));
-        // The mover's own level does not matter; the others' maps are averaged.
+        // The mover's own level does not matter; the others' maps are combined.
         let mut mixed = all(Level::Hard);
         mixed.0[me] = Level::Easy;
         assert_eq!(shown(mixed), shown(Opposition::HARD));

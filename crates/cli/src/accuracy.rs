@@ -249,12 +249,17 @@ fn measure(
             let r = mix(seed ^ mix(r));
             // One bot per name the others play (one for all of them when they play alike).
             let mut mine = bot(policy.mine, mix(r ^ 1));
-            let names: Vec<&str> = (0..4).map(|s| policy.other(s)).collect();
-            let mut others: Vec<_> = names.iter().map(|n| bot(n, mix(r ^ 2))).collect();
-            let which: Vec<usize> = names
-                .iter()
-                .map(|n| names.iter().position(|m| m == n).unwrap_or(0))
+            let mut names: Vec<&str> = Vec::new();
+            let which: Vec<usize> = (0..4)
+                .map(|s| {
+                    let n = policy.other(s);
+                    names.iter().position(|&m| m == n).unwrap_or_else(|| {
+                        names.push(n);
+                        names.len() - 1
+                    })
+                })
                 .collect();
+            let mut others: Vec<_> = names.iter().map(|n| bot(n, mix(r ^ 2))).collect();
             rollout(
                 &start,
                 mine.as_mut(),
@@ -494,17 +499,14 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         ),
     };
     // The hint of every decision, once: the report, the calibration and the worst list read it.
-    // Shown against the players of the reference (of the file's header when it was loaded).
-    let opposition = match flag(args, "--load") {
-        Some(_) => Policy {
-            mine: header_field(&header, "policy").unwrap_or("hard"),
-            others: header_field(&header, "others")
-                .or(header_field(&header, "policy"))
-                .unwrap_or("hard"),
-        }
-        .opposition(),
-        None => policy.opposition(),
-    };
+    // Shown against the players of the reference, as its header names them (the file's when
+    // it was loaded).
+    let mine = header_field(&header, "policy").unwrap_or("hard");
+    let opposition = Policy {
+        mine,
+        others: header_field(&header, "others").unwrap_or(mine),
+    }
+    .opposition();
     let advisor = Advisor {
         opposition,
         ..Advisor::default()

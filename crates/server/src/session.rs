@@ -1732,9 +1732,6 @@ mod tests {
         assert_eq!(shown, 3 * moves);
     }
 
-    /// `die` is the most recent roll (docs/PROTOCOL.md §5): after a 6数骰 or 遥控骰子 whose
-    /// roll moved by itself or was skipped (the state is back in phase `roll`), the item's die,
-    /// not an older die of the stream (an item's fixed die is not a roll ply).
     /// The hint's win % is the chance against the players at the table: three 入门 Easy
     /// computers leave the same option a far better chance than three 困难 Hard ones would.
     #[test]
@@ -1778,6 +1775,9 @@ mod tests {
         assert_eq!(checked, 5);
     }
 
+    /// `die` is the most recent roll (docs/PROTOCOL.md §5): after a 6数骰 or 遥控骰子 whose
+    /// roll moved by itself or was skipped (the state is back in phase `roll`), the item's die,
+    /// not an older die of the stream (an item's fixed die is not a roll ply).
     #[test]
     fn the_die_shown_is_the_last_roll_even_an_items_fixed_die() {
         let mut fixed_then_roll_phase = 0;
