@@ -584,14 +584,17 @@ pub const MASTER_IMITATE: f32 = 0.95;
 pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 
 /// The Master level's evaluator while it searches [`MASTER_DEEP`] layers against predicted
-/// players: [`Evaluator::MASTER`] with a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
+/// players: [`Evaluator::MASTER`] with the Ludo weights [`Weights::MASTER_PREDICTED`] (an
+/// immediate danger counts in full) and a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
 /// 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) `race` 2.4 measured 30.53 /
 /// 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %, 1.0 28.93 % on seed
 /// 1); 2-player 飞行棋 against Hard (a softmax otherwise): 55.95 / 56.39 % → 56.86 / 56.99 % with
 /// 2.4 (1.6: 56.82 % on seed 1). Ludo's softmax stays (1.6: 28.79 % against 28.90 % on seed 2;
 /// 2.4: 28.73 % against 28.61 % on seed 1). The hint's search is not affected.
-pub const MASTER_EVAL_IMITATED: Evaluator =
-    Evaluator::MASTER.with_race(Weights::MASTER.race, 2.4, 2.4);
+pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
+    ludo: Weights::MASTER_PREDICTED,
+    ..Evaluator::MASTER.with_race(Weights::MASTER.race, 2.4, 2.4)
+};
 
 /// The Master's rollout refinement of [`MASTER`]: when the best two options are within one point
 /// of win share, 64 common-dice rollouts of 24 rolls each with the Master's 1-ply policy decide

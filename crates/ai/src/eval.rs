@@ -144,6 +144,30 @@ impl Weights {
         brittle: 3.0,
         ..Weights::BALANCED
     };
+    /// The Master's Ludo weights while it searches two chance layers against enemies predicted
+    /// to play Hard's choice ([`crate::MASTER_EVAL_IMITATED`]): a capture that can come before
+    /// the piece's seat moves again counts at `risk` 1.5, one its seat can walk away from first
+    /// at `risk · later` ≈ 0.4, as every danger did before.
+    ///
+    /// The search plays the enemies' captures out in full within its layers, while the leaves
+    /// counted an immediate danger at 0.4 of its cost, so it preferred
+    /// options that pushed a danger just past its horizon. The exact 2-piece game against Hard
+    /// (`feixingqi solve --rules ludo --against hard --worst N`) showed it: with red's piece on
+    /// its start square right behind them, yellow's two pieces at p26 (red's start, safe) and
+    /// p27 and a 1 to play, the Master joined them into a block at p27 (exact 50.9 %) instead of
+    /// walking p27 on (64.1 %) — the enemy cannot hit a block, so the search saw no capture,
+    /// but yellow must break it next turn (RULES.md §5) and then both pieces stand in front of
+    /// red's. Against three Hard players (20,000 games each) 29.10 / 29.35 / 29.31 % → 29.90 /
+    /// 29.93 / 30.09 % on seeds 1 / 2 / 3 (screens with these weights in both of the Master's
+    /// evaluators, 8,000 games on seed 1, `risk` / `later`:
+    /// 0.4 / 1 29.84 %, 0.8 / 0.5 30.03 %, 1.0 / 0.4 30.43 %, 1.2 / 0.33 30.71 %, 1.5 / 0.27
+    /// 30.89 %, 2.0 / 0.2 30.36 %, 1.2 / 0.5 29.88 %, 1.5 / 0.4 29.51 %). In 飞行棋 a higher
+    /// immediate `risk` measured weaker (1.5 / 0.67 29.43 %, 2.0 / 0.5 29.06 % against 30.85 %).
+    pub const MASTER_PREDICTED: Weights = Weights {
+        risk: 1.5,
+        later: 0.27,
+        ..Weights::MASTER
+    };
     /// The Master's 飞行棋 weights in 2-player games: the 4-player tuning below measured weaker
     /// there (Master vs Hard 53.5 % instead of 55.1 %), so 2-player games keep the weights
     /// tuned before it.
@@ -978,8 +1002,8 @@ mod tests {
     #[test]
     fn a_ludo_block_is_a_shelter_only_as_far_as_its_seat_can_keep_it() {
         use feixingqi_rules::notation::parse_setup;
-        // Red's block of two on p3 (not a safe square), green's piece four squares behind it
-        // (green p25 is absolute 51): red's other pieces decide whether the block must break.
+        // Red's block of two on p3 (not a safe square), yellow's piece four squares behind it
+        // (yellow p25 is absolute 51): red's other pieces decide whether the block must break.
         let pos = |others: &str| {
             let text = format!("ludo turn=0 0:3,3,{others} 1:H,H,H,H 2:25,H,H,H 3:H,H,H,H");
             Position::from_setup(&parse_setup(&text).expect("notation")).expect("setup")

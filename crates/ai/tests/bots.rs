@@ -128,8 +128,8 @@ fn bot_names_cover_levels_and_styles() {
 }
 
 fn capture_position() -> Position {
-    // Ludo, red (seat 0) at p10 and p20; yellow (seat 1) alone at p1 = square 14. Red rolls 4:
-    // p10 → p14 captures yellow; p20 → p24 does not.
+    // Ludo, red (seat 0) at p10 and p20; green (seat 1) alone at p1 = square 14. Red rolls 4:
+    // p10 → p14 captures green; p20 → p24 does not.
     let mut setup = Setup::start(Rules::ludo(), SeatSet::ALL);
     setup.pieces = BySeat([
         vec![
@@ -155,21 +155,24 @@ fn capture_position() -> Position {
     pos
 }
 
+/// The position of `text` (the notation) after its seat to move rolled `die`, to move.
+fn rolled(text: &str, die: u8) -> Position {
+    let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
+    let mut pos = Position::from_setup(&setup).expect("setup");
+    let die = Die::new(die).expect("a die face");
+    assert_eq!(pos.roll_unchecked(die, &mut NoEvents), Rolled::Move);
+    pos
+}
+
 #[test]
 fn the_master_does_not_build_a_ludo_block_it_must_break_next_turn() {
     // Ludo, two pieces each (RULES.md §7), red to move with a 3: red's p3 stands four squares
-    // in front of green's piece (green p25 is absolute 51), red's other piece on its start
+    // in front of yellow's piece (yellow p25 is absolute 51), red's other piece on its start
     // square. Joining p3 makes a block that every roll but a 6 forces apart again (§5: stacked
     // pieces move individually); the exact solution of this game against Hard (`feixingqi
     // solve --rules ludo --against hard`) values walking on to p6 at 49.4% and the block at
     // 38.9%. Hard, to whom a block is always a shelter, builds it.
-    let text = "ludo turn=0 0:3,0 2:25,0";
-    let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
-    let mut pos = Position::from_setup(&setup).expect("setup");
-    assert_eq!(
-        pos.roll_unchecked(Die::new(3).expect("3"), &mut NoEvents),
-        Rolled::Move
-    );
+    let pos = rolled("ludo turn=0 0:3,0 2:25,0", 3);
     let ranked = hint(&pos);
     assert_eq!(ranked[0].mv, Move { piece: 0 }, "{ranked:?}");
     assert_eq!(ranked[1].reason, Reason::JoinStack);
@@ -561,9 +564,9 @@ fn feixingqi_lane_squares_are_alike_and_only_the_last_plane_pays_the_whole_exact
     );
 }
 
-/// Ludo: red (seat 0) at p10 = square 10, which green (seat 3) at p20 = square 7 hits with a 3;
+/// Ludo: red (seat 0) at p10 = square 10, which blue (seat 3) at p20 = square 7 hits with a 3;
 /// the other seats wait in the yard. `turn` is the seat to roll.
-fn red_before_green(turn: Seat) -> Position {
+fn red_before_blue(turn: Seat) -> Position {
     let mut setup = Setup::start(Rules::ludo(), SeatSet::ALL);
     let one = |p| {
         vec![
@@ -592,21 +595,21 @@ fn later_discounts_only_the_danger_from_enemies_that_move_after_the_piece() {
             ..Weights::BALANCED
         })
     };
-    // Red to roll: green moves only after red, so `later` = 0 removes red's danger entirely.
-    let pos = red_before_green(Seat::S0);
+    // Red to roll: blue moves only after red, so `later` = 0 removes red's danger entirely.
+    let pos = red_before_blue(Seat::S0);
     let red = |later, risk| w(later, risk).distances(&pos)[0];
     assert!(red(1.0, 0.4) > red(0.0, 0.0) + 1.0);
     assert_eq!(red(0.0, 0.4), red(0.0, 0.0));
     assert!(red(0.5, 0.4) > red(0.0, 0.4) && red(0.5, 0.4) < red(1.0, 0.4));
-    // Green to roll: green moves before red does, so `later` changes nothing for red.
-    let pos = red_before_green(Seat::S3);
+    // Blue to roll: blue moves before red does, so `later` changes nothing for red.
+    let pos = red_before_blue(Seat::S3);
     let red = |later| w(later, 0.4).distances(&pos)[0];
     assert_eq!(red(0.0), red(1.0));
 }
 
 #[test]
 fn order_spreads_the_tempo_bonus_along_the_turn_order() {
-    let pos = red_before_green(Seat::S1);
+    let pos = red_before_blue(Seat::S1);
     let d = |order| {
         Evaluator::new(Weights {
             order,
@@ -616,7 +619,7 @@ fn order_spreads_the_tempo_bonus_along_the_turn_order() {
     };
     let (plain, spread) = (d(0.0), d(0.5));
     let tempo = Weights::BALANCED.tempo;
-    // Yellow (seat 1) is to move, then blue, green, red: bonus tempo · 0.5^k for the k-th after.
+    // Green (seat 1) is to move, then yellow, blue, red: bonus tempo · 0.5^k for the k-th after.
     for (seat, k) in [(1, 0), (2, 1), (3, 2), (0, 3)] {
         let bonus = if k == 0 { 0.0 } else { tempo * 0.5f32.powi(k) };
         assert!(
@@ -753,8 +756,38 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         };
         assert_eq!(search.eval.feixingqi.race, race, "{names:?}");
         assert_eq!(search.eval.feixingqi_duel.race, duel, "{names:?}");
-        assert_eq!(search.eval.ludo, MASTER.eval.ludo);
+        let ludo = if predicted {
+            MASTER_EVAL_IMITATED.ludo
+        } else {
+            MASTER.eval.ludo
+        };
+        assert_eq!(search.eval.ludo, ludo, "{names:?}");
     }
+}
+
+#[test]
+fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full() {
+    // Ludo, two pieces each, yellow (seat 2) to move with a 1: its pieces at p26 (red's start
+    // square, safe) and p27, red's at p25 and p0 (its start, right behind yellow's p27).
+    // Joining p26 onto p27 builds a block red cannot hit, but yellow must break it next turn
+    // (RULES.md §5) and then both pieces stand in front of red's; walking p27 on
+    // leaves one piece exposed for one roll. The exact game against Hard (`feixingqi solve
+    // --rules ludo --against hard --worst 25`): the block 50.9 %, the walk 64.1 %. The Master's
+    // search against players predicted as Hard built the block while its leaves counted an
+    // immediate danger at 0.4 of its cost ([`Weights::MASTER_PREDICTED`]).
+    let pos = rolled("ludo turn=2 0:25,0 2:27,26", 1);
+    let mut predicted = MASTER.with_answers([Answer::Hard; 4]);
+    predicted.depth = MASTER_DEEP;
+    predicted.eval = MASTER_EVAL_IMITATED;
+    let walk = Move { piece: 0 };
+    assert_eq!(predicted.best(&pos), Some(walk));
+    // With the Master's plain Ludo weights the same search builds the block.
+    predicted.eval.ludo = Weights::MASTER;
+    assert_eq!(predicted.best(&pos), Some(Move { piece: 1 }));
+    // An immediate danger is dearer, one the seat can walk away from first is as it was.
+    let w = Weights::MASTER_PREDICTED;
+    assert!(w.risk > Weights::MASTER.risk);
+    assert!((w.risk * w.later - Weights::MASTER.risk).abs() < 0.01);
 }
 
 #[test]
