@@ -593,7 +593,15 @@ pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 /// 2.4: 28.73 % against 28.61 % on seed 1). The hint's search is not affected.
 pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     ludo: Weights::MASTER_PREDICTED,
-    ..Evaluator::MASTER.with_race(Weights::MASTER.race, 2.4, 2.4)
+    feixingqi: Weights {
+        race: 2.4,
+        ..Weights::MASTER_FXQ
+    },
+    feixingqi_duel: Weights {
+        race: 2.4,
+        ..Weights::MASTER_FXQ_DUEL
+    },
+    ..Evaluator::MASTER
 };
 
 /// The Master's rollout refinement of [`MASTER`]: when the best two options are within one point

@@ -542,6 +542,15 @@ impl Evaluator {
         let ludo = rules.is_ludo();
         let n = rules.options.pieces;
         let th = Evaluator::threats(pos);
+        // The turn order, once per position, only when a weight reads it.
+        let later = Later {
+            weight: w.later,
+            turns: if w.later != 1.0 || w.order != 0.0 {
+                turn_order(pos)
+            } else {
+                [0; 4]
+            },
+        };
         let mut d = [0f32; 4];
         for s in pos.seats().iter() {
             let si = s.index();
@@ -588,7 +597,7 @@ impl Evaluator {
                 } else if w.wear != 0.0 {
                     total += w.wear * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
                 }
-                match exposure(pos, &th, s, i, p, w.later, w.brittle) {
+                match exposure(pos, &th, s, i, p, &later, w.brittle) {
                     Exposure::Out => {}
                     Exposure::Sheltered => total -= w.shelter,
                     Exposure::Exposed { stacked, risk } => {
@@ -614,7 +623,7 @@ impl Evaluator {
             } else if s == pos.turn() {
                 1.0
             } else if w.order != 0.0 {
-                w.order.powi(turns_until(pos, s) as i32)
+                w.order.powi(later.turns[si] as i32)
             } else {
                 0.0
             };
@@ -679,6 +688,28 @@ fn turns_until(pos: &Position, s: Seat) -> u8 {
     k
 }
 
+/// [`turns_until`] of every seat, by seat index: what [`Weights::later`] and [`Weights::order`]
+/// read, computed once per position instead of once per piece and enemy.
+fn turn_order(pos: &Position) -> [u8; 4] {
+    core::array::from_fn(|i| turns_until(pos, Seat::ALL[i]))
+}
+
+/// [`Weights::later`] with the turn order it reads ([`turns_until`] of every seat).
+pub(crate) struct Later {
+    /// The multiplier of the danger from an enemy that moves only after the piece's seat.
+    weight: f32,
+    /// [`turns_until`] of every seat by index; read only when `weight` is not 1.
+    turns: [u8; 4],
+}
+
+impl Later {
+    /// Every enemy's danger counts alike (`later` 1).
+    pub(crate) const NONE: Later = Later {
+        weight: 1.0,
+        turns: [0; 4],
+    };
+}
+
 /// The exposure of piece `i` of seat `s`, standing at progress `p < 56`. The danger from an
 /// enemy that does not move before `s` moves again is multiplied by `later`; a Ludo block of
 /// two is sheltered only as far as `brittle` says ([`Weights::brittle`]).
@@ -688,7 +719,7 @@ pub(crate) fn exposure(
     s: Seat,
     i: u8,
     p: u8,
-    later: f32,
+    later: &Later,
     brittle: f32,
 ) -> Exposure {
     let ludo = pos.rules().is_ludo();
@@ -729,7 +760,7 @@ pub(crate) fn exposure(
         return Exposure::Out;
     }
     let mut survive = 1.0f32;
-    let mine = if later == 1.0 { 0 } else { turns_until(pos, s) };
+    let mine = later.turns[s.index()];
     for e in pos.seats().minus(pos.finished_seats()).iter() {
         if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
             continue;
@@ -737,10 +768,10 @@ pub(crate) fn exposure(
         let one = th.one[e.index()][sq as usize].count_ones() as f32;
         let two = th.two[e.index()][sq as usize].count_ones() as f32;
         let hit = (one / 6.0 + two / 36.0).min(1.0);
-        let hit = if later == 1.0 || turns_until(pos, e) < mine {
+        let hit = if later.weight == 1.0 || later.turns[e.index()] < mine {
             hit
         } else {
-            hit * later
+            hit * later.weight
         };
         survive *= 1.0 - hit;
     }
@@ -774,7 +805,15 @@ pub fn danger(pos: &Position, seat: Seat, piece: u8) -> f32 {
         Some(Progress::At(p)) if p < CENTRE => p,
         _ => return 0.0,
     };
-    match exposure(pos, &Evaluator::threats(pos), seat, piece, p, 1.0, 0.0) {
+    match exposure(
+        pos,
+        &Evaluator::threats(pos),
+        seat,
+        piece,
+        p,
+        &Later::NONE,
+        0.0,
+    ) {
         Exposure::Exposed { risk, .. } => risk,
         _ => 0.0,
     }

@@ -51,7 +51,9 @@ use feixingqi_rules::{
     NoEvents, Position, Progress, Rolled, Rules, SeatSet,
 };
 
-use crate::eval::{exposure, shares_of, Evaluator, Exposure, Shares, Weights, FXQ_REMAINING, TEAM};
+use crate::eval::{
+    exposure, shares_of, Evaluator, Exposure, Later, Shares, Weights, FXQ_REMAINING, TEAM,
+};
 
 /// Number of weights of a [`Learned`] table.
 pub const FEATURES: usize = 77;
@@ -163,7 +165,7 @@ impl Learned {
                 active = true;
                 f(si, 1 + p as usize, 1.0);
                 let stretch = (p as usize / 7).min(7);
-                match exposure(pos, &th, s, i, p, 1.0, 0.0) {
+                match exposure(pos, &th, s, i, p, &Later::NONE, 0.0) {
                     Exposure::Out => {}
                     Exposure::Sheltered => f(si, SHELTER, 1.0),
                     Exposure::Exposed { stacked, risk } => {

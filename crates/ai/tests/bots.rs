@@ -3,8 +3,8 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style, Weights,
-    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE_AFTER,
-    MASTER_WEAK, TEAM_CALIBRATION,
+    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE,
+    MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -776,14 +776,25 @@ fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full(
     // search against players predicted as Hard built the block while its leaves counted an
     // immediate danger at 0.4 of its cost ([`Weights::MASTER_PREDICTED`]).
     let pos = rolled("ludo turn=2 0:25,0 2:27,26", 1);
-    let mut predicted = MASTER.with_answers([Answer::Hard; 4]);
-    predicted.depth = MASTER_DEEP;
-    predicted.eval = MASTER_EVAL_IMITATED;
+    // The Master as it plays once red has been seen to play Hard's choice (here without the
+    // wait of eight decisions), with its deeper search's evaluator `eval`.
+    let predicted = |eval| {
+        let master = ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP, eval);
+        master.modelled(&pos)
+    };
+    let shipped = predicted(MASTER_EVAL_IMITATED);
+    assert_eq!(
+        (shipped.depth, shipped.eval),
+        (MASTER_DEEP, MASTER_EVAL_IMITATED)
+    );
     let walk = Move { piece: 0 };
-    assert_eq!(predicted.best(&pos), Some(walk));
+    assert_eq!(shipped.best(&pos), Some(walk));
     // With the Master's plain Ludo weights the same search builds the block.
-    predicted.eval.ludo = Weights::MASTER;
-    assert_eq!(predicted.best(&pos), Some(Move { piece: 1 }));
+    let plain = Evaluator {
+        ludo: Weights::MASTER,
+        ..MASTER_EVAL_IMITATED
+    };
+    assert_eq!(predicted(plain).best(&pos), Some(Move { piece: 1 }));
     // An immediate danger is dearer, one the seat can walk away from first is as it was.
     let w = Weights::MASTER_PREDICTED;
     assert!(w.risk > Weights::MASTER.risk);
