@@ -5,7 +5,9 @@
 //! (its progress plus the hangar cost, times the chance that an enemy hits it next turn), minus a
 //! small tempo bonus for the seat to move. The shares are a softmax of `−D / T` over the seats still
 //! competing, with a temperature that shrinks as the race gets shorter (`T = temp·√(mean D + 4)`), so a
-//! lead of ten squares matters more near the end than at the start. In team play (RULES.md §9)
+//! lead of ten squares matters more near the end than at the start. With [`Weights::solo`] the
+//! walk still ahead is read from the one-sided race table instead ([`SoloRace`]: the seat's
+//! pieces together, each roll given to the piece it fits). In team play (RULES.md §9)
 //! partners share one value: the team's distance is the larger of the two (the team finishes when
 //! its slower partner does) plus a quarter of the smaller.
 //!
@@ -21,7 +23,10 @@ use feixingqi_rules::{
     BySeat, Die, Position, Progress, Seat, SeatSet,
 };
 
-use crate::td::Learned;
+use crate::{
+    solo::{fxq_lone_landing, SoloRace},
+    td::Learned,
+};
 
 /// Weight of the leading partner's distance in a team's distance ([`Weights::team`]).
 pub(crate) const TEAM: f32 = 0.25;
@@ -88,6 +93,11 @@ pub struct Weights {
     /// it would face alone, `f` the share of the six faces that force the break. 0: a block
     /// is always a shelter.
     pub brittle: f32,
+    /// How much of the race is the one-sided race table ([`SoloRace`]) instead of the sum of the
+    /// pieces' own distances (hangar / yard pieces: the route, [`Weights::hangar`] stays on
+    /// top): 0 none, 1 all. The table gives each roll to the piece it fits best, so it knows
+    /// that a roll that overshoots one piece moves another and what a 6 is worth to each.
+    pub solo: f32,
 }
 
 impl Weights {
@@ -109,6 +119,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
     /// The tuned all-round weights for 飞行棋 (tuned by arena against random: stacks are no
     /// shelter here — one landing sends a whole stack home).
@@ -129,6 +140,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
     /// The Master's Ludo weights: [`Weights::BALANCED`] re-tuned under the Master's search on the
     /// sum of its win rates against three random and against three Hard players (coordinate
@@ -203,6 +215,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
     /// Captures at any cost: little fear of danger, enemy pieces in play count double.
     pub const AGGRESSIVE: Weights = Weights {
@@ -222,6 +235,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
     /// Safety first: danger weighs double, safe squares and stacks are sought.
     pub const DEFENSIVE: Weights = Weights {
@@ -241,6 +255,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
     /// The race only: progress and getting pieces out, no danger (the Normal level).
     pub const FAST: Weights = Weights {
@@ -260,6 +275,7 @@ impl Weights {
         wear: 0.0,
         team: TEAM,
         brittle: 0.0,
+        solo: 0.0,
     };
 }
 
@@ -347,28 +363,7 @@ pub(crate) static FXQ_PIPS: std::sync::LazyLock<[f32; 57]> =
 /// Expected rolls of a lone plane from each progress to the centre, scaled so that the takeoff
 /// point is 56; `exact`: an overshoot bounces back from the centre (§3.8), otherwise it finishes.
 fn fxq_rolls_to_centre(exact: bool) -> [f32; 57] {
-    let next = |p: u8, d: u8| -> usize {
-        let f = p + d;
-        let f = if f <= CENTRE {
-            f
-        } else if exact {
-            2 * CENTRE - f
-        } else {
-            CENTRE
-        };
-        let f = if f <= ENTRY && f % 4 == 2 && f != ENTRY {
-            if f == FLY_FROM {
-                FLY_TO + 4
-            } else if f + 4 == FLY_FROM {
-                FLY_TO
-            } else {
-                f + 4
-            }
-        } else {
-            f
-        };
-        f as usize
-    };
+    let next = |p: u8, d: u8| fxq_lone_landing(p, d, exact) as usize;
     let mut t = [0f32; 57];
     for _ in 0..400 {
         let mut u = [0f32; 57];
@@ -396,8 +391,10 @@ fn mark(dst: &mut [u8; 53], row: &[Reach; 6]) {
 /// rule set, because the games reward danger differently.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Evaluator {
-    /// Weights for Ludo.
+    /// Weights for Ludo (3 and 4 players).
     pub ludo: Weights,
+    /// Weights for Ludo with two players in the game.
+    pub ludo_duel: Weights,
     /// Weights for 飞行棋.
     pub feixingqi: Weights,
     /// Weights for 飞行棋 with two players in the game.
@@ -433,6 +430,7 @@ impl Evaluator {
     pub const fn new(weights: Weights) -> Evaluator {
         Evaluator {
             ludo: weights,
+            ludo_duel: weights,
             feixingqi: weights,
             feixingqi_duel: weights,
             learned: [None, None],
@@ -443,6 +441,7 @@ impl Evaluator {
     pub const fn per_rules(ludo: Weights, feixingqi: Weights) -> Evaluator {
         Evaluator {
             ludo,
+            ludo_duel: ludo,
             feixingqi,
             feixingqi_duel: feixingqi,
             learned: [None, None],
@@ -457,11 +456,17 @@ impl Evaluator {
         }
     }
 
-    /// This evaluator with the Gaussian race ([`Weights::race`]) of its Ludo, 飞行棋 and 2-player
-    /// 飞行棋 weights set to these.
+    /// This evaluator with other Ludo weights for 2-player games.
+    pub const fn with_ludo_duel(self, ludo_duel: Weights) -> Evaluator {
+        Evaluator { ludo_duel, ..self }
+    }
+
+    /// This evaluator with the Gaussian race ([`Weights::race`]) of its Ludo weights (both), its
+    /// 飞行棋 and its 2-player 飞行棋 weights set to these.
     pub const fn with_race(self, ludo: f32, feixingqi: f32, duel: f32) -> Evaluator {
         let mut e = self;
         e.ludo.race = ludo;
+        e.ludo_duel.race = ludo;
         e.feixingqi.race = feixingqi;
         e.feixingqi_duel.race = duel;
         e
@@ -488,9 +493,14 @@ impl Evaluator {
     /// The weights used for this position's rule set.
     #[inline]
     pub fn weights(&self, pos: &Position) -> &Weights {
+        let duel = pos.seats().len() == 2;
         if pos.rules().is_ludo() {
-            &self.ludo
-        } else if pos.seats().len() == 2 {
+            if duel {
+                &self.ludo_duel
+            } else {
+                &self.ludo
+            }
+        } else if duel {
             &self.feixingqi_duel
         } else {
             &self.feixingqi
@@ -551,10 +561,13 @@ impl Evaluator {
                 [0; 4]
             },
         };
+        let solo = (w.solo != 0.0).then(|| SoloRace::of(rules));
         let mut d = [0f32; 4];
         for s in pos.seats().iter() {
             let si = s.index();
             let mut total = 0f32;
+            // With `solo`: the pieces' own distances, kept apart to be blended with the table.
+            let mut race = 0f32;
             let mut active = false;
             let mut waiting = false;
             let last = pos
@@ -566,7 +579,12 @@ impl Evaluator {
             for i in 0..n {
                 let p = match pos.piece(s, i) {
                     Some(Progress::Hangar) => {
-                        total += CENTRE as f32 + w.hangar;
+                        if solo.is_some() {
+                            race += CENTRE as f32;
+                            total += w.hangar;
+                        } else {
+                            total += CENTRE as f32 + w.hangar;
+                        }
                         waiting = true;
                         continue;
                     }
@@ -577,13 +595,18 @@ impl Evaluator {
                     continue;
                 }
                 active = true;
-                total += if ludo {
+                let own = if ludo {
                     (CENTRE - p) as f32
                 } else {
                     // In the lane the squares are alike: each needs one exact roll (§3.8).
                     let pips = FXQ_PIPS[p.min(ENTRY + 1) as usize];
                     pips + exact * (FXQ_REMAINING[p as usize] - pips)
                 };
+                if solo.is_some() {
+                    race += own;
+                } else {
+                    total += own;
+                }
                 // What a capture would cost: the progress made (in equivalent squares with
                 // `equiv`), plus the wait in the hangar.
                 let made = if ludo {
@@ -617,6 +640,9 @@ impl Evaluator {
             }
             if waiting && !active {
                 total += w.idle;
+            }
+            if let Some(t) = solo {
+                total += race + w.solo * (t.squares(pos, s) - race);
             }
             let bonus = if pos.is_over() {
                 0.0

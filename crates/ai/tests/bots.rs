@@ -156,6 +156,13 @@ fn capture_position() -> Position {
 }
 
 /// The position of `text` (the notation) after its seat to move rolled `die`, to move.
+/// The search the Master runs once its enemies have been seen to play Hard's choice (here
+/// without the wait of eight decisions), with `eval` as its deeper search's evaluator.
+fn predicted(pos: &Position, eval: Evaluator) -> Search {
+    let master = ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP, eval);
+    master.modelled(pos)
+}
+
 fn rolled(text: &str, die: u8) -> Position {
     let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
     let mut pos = Position::from_setup(&setup).expect("setup");
@@ -776,29 +783,80 @@ fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full(
     // search against players predicted as Hard built the block while its leaves counted an
     // immediate danger at 0.4 of its cost ([`Weights::MASTER_PREDICTED`]).
     let pos = rolled("ludo turn=2 0:25,0 2:27,26", 1);
-    // The Master as it plays once red has been seen to play Hard's choice (here without the
-    // wait of eight decisions), with its deeper search's evaluator `eval`.
-    let predicted = |eval| {
-        let master = ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP, eval);
-        master.modelled(&pos)
-    };
-    let shipped = predicted(MASTER_EVAL_IMITATED);
+    let shipped = predicted(&pos, MASTER_EVAL_IMITATED);
     assert_eq!(
         (shipped.depth, shipped.eval),
         (MASTER_DEEP, MASTER_EVAL_IMITATED)
     );
     let walk = Move { piece: 0 };
     assert_eq!(shipped.best(&pos), Some(walk));
-    // With the Master's plain Ludo weights the same search builds the block.
+    // With the Master's plain Ludo weights the same search builds the block (this is a
+    // 2-player game: the weights are `ludo_duel`, without the one-sided race table too).
     let plain = Evaluator {
         ludo: Weights::MASTER,
+        ludo_duel: Weights::MASTER,
         ..MASTER_EVAL_IMITATED
     };
-    assert_eq!(predicted(plain).best(&pos), Some(Move { piece: 1 }));
+    assert_eq!(predicted(&pos, plain).best(&pos), Some(Move { piece: 1 }));
     // An immediate danger is dearer, one the seat can walk away from first is as it was.
     let w = Weights::MASTER_PREDICTED;
     assert!(w.risk > Weights::MASTER.risk);
     assert!((w.risk * w.later - Weights::MASTER.risk).abs() < 0.01);
+}
+
+#[test]
+fn in_two_player_ludo_the_predicted_search_reads_the_race_of_the_whole_seat() {
+    // Ludo, two players with two pieces each, red (seat 0) to play a 5: red's pieces at p21 and
+    // p31, yellow's at p47 and p42, far ahead. Walking p21 onto p26 (a safe star) keeps red's
+    // pieces five squares apart; walking p31 on to p36 spreads them to fifteen. The exact game
+    // against Hard (`feixingqi solve --rules ludo --against hard --worst 60`): the walk of the
+    // front piece 23.6 %, the star 15.4 %. Added up piece by piece both walks gain five
+    // squares and the star's shelter decides; the one-sided race table (`SoloRace`, `Weights::solo`) knows that pieces which
+    // reach the home column together waste the rolls that do not fit them exactly (RULES.md
+    // §5), while a piece still on the way uses them.
+    let pos = rolled("ludo turn=0 0:21,31 2:47,42", 5);
+    let front = Move { piece: 1 };
+    assert_eq!(
+        predicted(&pos, MASTER_EVAL_IMITATED).best(&pos),
+        Some(front)
+    );
+    // Without the table the same search takes the star.
+    let pieces = Evaluator {
+        ludo_duel: Weights::MASTER_PREDICTED,
+        ..MASTER_EVAL_IMITATED
+    };
+    assert_eq!(predicted(&pos, pieces).best(&pos), Some(Move { piece: 0 }));
+    // The table is read only in 2-player games: three or four players keep the pieces' sum.
+    let e = MASTER_EVAL_IMITATED;
+    assert_eq!((e.ludo.solo, e.feixingqi.solo), (0.0, 0.0));
+    assert_eq!((e.ludo_duel.solo, e.feixingqi_duel.solo), (1.0, 1.0));
+    let without = |w: Weights| Weights { solo: 0.0, ..w };
+    assert_eq!(without(e.ludo_duel), e.ludo);
+}
+
+#[test]
+fn in_two_player_feixingqi_the_predicted_search_keeps_a_lane_plane_for_its_exact_roll() {
+    // 飞行棋, two players with two planes each, red (seat 0) to play a 4: red's planes at p52
+    // (L2, four short of the centre) and p14, yellow's at p54 and p14. The 4 finishes the lane
+    // plane or takes p14 onto its colour at p18, which flies to p30 and jumps to p34 (RULES.md
+    // §3.6, §3.7). The exact game against Hard (`feixingqi solve --rules feixingqi --against
+    // hard --worst 25`): the finish 53.5 %, the fly 64.6 %. The plane on L2 can take any later
+    // 4 while the other plane uses every other roll, but once it is gone the last plane will
+    // wait alone for its own exact roll (§3.8). The pieces' sum charges the lane plane's wait
+    // as if it were alone; the one-sided race table (`SoloRace`) does not.
+    let pos = rolled("feixingqi turn=0 0:52,14 2:54,14", 4);
+    assert_eq!(
+        predicted(&pos, MASTER_EVAL_IMITATED).best(&pos),
+        Some(Move { piece: 1 })
+    );
+    let pieces = Evaluator {
+        feixingqi_duel: Weights {
+            solo: 0.0,
+            ..MASTER_EVAL_IMITATED.feixingqi_duel
+        },
+        ..MASTER_EVAL_IMITATED
+    };
+    assert_eq!(predicted(&pos, pieces).best(&pos), Some(Move { piece: 0 }));
 }
 
 #[test]

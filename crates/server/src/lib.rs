@@ -451,6 +451,8 @@ pub async fn shutdown_signal() {
 /// [`Error::Internal`] when the address cannot be bound or serving fails; [`Error::Db`] for the
 /// database.
 pub async fn serve(addr: SocketAddr, config: Config) -> Result<(), Error> {
+    // The computer players' tables, solved before the first game needs them.
+    std::thread::spawn(feixingqi_ai::warm_up);
     let state = AppState::open(config).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
