@@ -596,12 +596,17 @@ pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 /// In 2-player games the race is the one-sided race table ([`Weights::solo`] 1,
 /// [`crate::SoloRace`]) instead of the sum of the pieces' distances: which piece a roll should
 /// go to, the exact-finish wait a piece only pays when no other can use the roll. Against Hard
-/// (20,000 games): Ludo 60.63 / 60.40 % → 61.93 / 62.11 % on seeds 1 / 2, 飞行棋 57.08 % →
-/// 57.85 % on seed 1. With three or four players it measured weaker (8,000 games against three
-/// Hard players, seed 1, in both of the Master's evaluators: Ludo 30.26 % against 30.78 %,
-/// 飞行棋 29.73 % against 30.85 %), so those keep the sum.
+/// (20,000 games): Ludo 60.63 / 60.40 % → 61.93 / 62.11 % on seeds 1 / 2, 飞行棋 57.08 / 57.29 %
+/// → 57.85 / 57.58 %. With three or four players Ludo blends it half and half with the sum
+/// (`solo` 0.5): against three Hard players 29.90 / 29.93 % → 30.89 / 30.68 % (20,000 games,
+/// seeds 1 / 2; 8,000 games on seed 1: 31.16 % with 0.5, 30.60 % with 1, 30.78 % without);
+/// 飞行棋 keeps the sum there (8,000 games on seed 1: 29.73 % with 1, 31.04 % with 0.5 against
+/// 30.85 %; 20,000 games with 0.5: 31.34 % against 31.04 %, within noise, one seed only).
 pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
-    ludo: Weights::MASTER_PREDICTED,
+    ludo: Weights {
+        solo: 0.5,
+        ..Weights::MASTER_PREDICTED
+    },
     ludo_duel: Weights {
         solo: 1.0,
         ..Weights::MASTER_PREDICTED
