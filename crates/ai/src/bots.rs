@@ -638,7 +638,9 @@ pub fn warm_up() {
                 continue;
             }
             for pieces in 2..=4 {
-                for five in [false, !ludo] {
+                // The takeoff set `{5, 6}` is a 飞行棋 option (RULES.md §3.2).
+                let fives: &[bool] = if ludo { &[false] } else { &[false, true] };
+                for &five in fives {
                     let mut rules = if ludo {
                         Rules::ludo()
                     } else {

@@ -260,14 +260,14 @@ impl SoloRace {
 
     /// Expected turns for `seat` to finish alone from this placement of its pieces.
     pub fn turns(&self, pos: &Position, seat: Seat) -> f32 {
-        let mut codes = [DONE; 4];
-        for (c, p) in codes.iter_mut().zip(pos.pieces(seat)) {
-            *c = match p {
-                Progress::Hangar => 0,
-                Progress::At(p) => p.min(CENTRE) + 1,
+        let mut pieces = [Some(CENTRE); 4];
+        for (q, p) in pieces.iter_mut().zip(pos.pieces(seat)) {
+            *q = match p {
+                Progress::Hangar => None,
+                Progress::At(p) => Some(p),
             };
         }
-        self.turns[index(&codes[..self.pieces])]
+        self.turns_of(&pieces)
     }
 
     /// [`SoloRace::turns`] in the evaluator's squares (a lone piece's route from its takeoff
