@@ -597,11 +597,11 @@ pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 /// [`crate::SoloRace`]) instead of the sum of the pieces' distances: which piece a roll should
 /// go to, the exact-finish wait a piece only pays when no other can use the roll. Against Hard
 /// (20,000 games): Ludo 60.63 / 60.40 % → 61.93 / 62.11 % on seeds 1 / 2, 飞行棋 57.08 / 57.29 %
-/// → 57.85 / 57.58 %. With three or four players Ludo blends it half and half with the sum
-/// (`solo` 0.5): against three Hard players 29.90 / 29.93 % → 30.89 / 30.68 % (20,000 games,
-/// seeds 1 / 2; 8,000 games on seed 1: 31.16 % with 0.5, 30.60 % with 1, 30.78 % without);
-/// 飞行棋 keeps the sum there (8,000 games on seed 1: 29.73 % with 1, 31.04 % with 0.5 against
-/// 30.85 %; 20,000 games with 0.5: 31.34 % against 31.04 %, within noise, one seed only).
+/// → 57.85 / 57.58 %. With three or four players both games blend it half and half with the sum
+/// (`solo` 0.5). Against three Hard players (20,000 games): Ludo 29.90 / 29.93 % → 30.89 /
+/// 30.68 % on seeds 1 / 2 (8,000 games on seed 1: 31.16 % with 0.5, 30.60 % with 1, 30.78 %
+/// without), 飞行棋 31.04 / 30.96 / 30.84 % → 31.34 / 31.38 / 31.70 % on seeds 1 / 2 / 3 (8,000
+/// games on seed 1: 31.04 % with 0.5, 29.73 % with 1, 30.85 % without).
 pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     ludo: Weights {
         solo: 0.5,
@@ -613,6 +613,7 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     },
     feixingqi: Weights {
         race: 2.4,
+        solo: 0.5,
         ..Weights::MASTER_FXQ
     },
     feixingqi_duel: Weights {

@@ -826,11 +826,11 @@ fn in_two_player_ludo_the_predicted_search_reads_the_race_of_the_whole_seat() {
         ..MASTER_EVAL_IMITATED
     };
     assert_eq!(predicted(&pos, pieces).best(&pos), Some(Move { piece: 0 }));
-    // The whole race is the table in 2-player games; with three or four players Ludo blends
-    // it half and half with the pieces' sum and 飞行棋 keeps the sum.
+    // The whole race is the table in 2-player games; with three or four players both games
+    // blend it half and half with the pieces' sum.
     let e = MASTER_EVAL_IMITATED;
     assert_eq!((e.ludo_duel.solo, e.feixingqi_duel.solo), (1.0, 1.0));
-    assert_eq!((e.ludo.solo, e.feixingqi.solo), (0.5, 0.0));
+    assert_eq!((e.ludo.solo, e.feixingqi.solo), (0.5, 0.5));
     let without = |w: Weights| Weights { solo: 0.0, ..w };
     assert_eq!(without(e.ludo_duel), without(e.ludo));
 }
@@ -971,12 +971,26 @@ fn an_imitated_enemy_answers_with_hards_choice() {
 #[test]
 fn a_master_made_afresh_plays_the_master_search() {
     // A Master that has seen nothing (a fresh bot, before the server shows it the game) plays
-    // `MASTER` (the hint's search).
-    for rules in [Rules::ludo(), Rules::feixingqi()] {
+    // `MASTER` (the hint's search) in Ludo and in 飞行棋 team play, which wait for eight
+    // decisions of an enemy before predicting it; in 飞行棋 it predicts every unseen enemy as
+    // Hard from the first move (`MASTER_IMITATE_AFTER`), so it plays the deeper search.
+    let mut team = Rules::feixingqi();
+    team.options.team = true;
+    for rules in [Rules::ludo(), Rules::feixingqi(), team] {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
         let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 9);
         for (pos, _) in decisions.iter().step_by(5) {
-            assert_eq!(Some(Level::Master.bot(3).choose(pos)), MASTER.best(pos));
+            let want = if rules.is_ludo() || rules.options.team {
+                MASTER
+            } else {
+                let mut hard = [Answer::Hard; 4];
+                hard[pos.turn().index()] = Answer::Skill(1.0);
+                let mut deep = MASTER.with_answers(hard);
+                deep.depth = MASTER_DEEP;
+                deep.eval = MASTER_EVAL_IMITATED;
+                deep
+            };
+            assert_eq!(Some(Level::Master.bot(3).choose(pos)), want.best(pos));
         }
     }
 }
