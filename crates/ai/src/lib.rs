@@ -25,7 +25,7 @@
 //! |---|---|---|
 //! | Master 1v3 random | 82.91 % | 77.93 % |
 //! | Master 1v3 Hard | 30.89 % | 31.34 % |
-//! | Master vs Hard, 2 players | 61.93 % | 57.85 % |
+//! | Master vs Hard, 2 players | 61.81 % | 57.85 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
 //! | Easy 1v3 random | 36.2 % | 35.2 % |
@@ -41,8 +41,10 @@
 //! distances. Against Hard, 2 players: Ludo 60.63 / 60.40 % → 61.93 / 62.11 % (seeds 1 / 2),
 //! 飞行棋 57.08 / 57.29 % → 57.85 / 57.58 %; with three or four players both games blend the
 //! table half and half with the sum, against three Hard players Ludo 29.90 / 29.93 % → 30.89 /
-//! 30.68 %, 飞行棋 31.04 / 30.96 / 30.84 % → 31.34 / 31.38 / 31.70 % (seeds 1 / 2 / 3). The gain
-//! before it is in Ludo: while the
+//! 30.68 %, 飞行棋 31.04 / 30.96 / 30.84 % → 31.34 / 31.38 / 31.70 % (seeds 1 / 2 / 3). The
+//! hint reads the table in 2-player Ludo ([`Evaluator::MASTER`]): against random players
+//! 95.09 / 94.64 % → 95.39 / 95.24 % (seeds 1 / 2), and in the exact 2-piece game the Master's
+//! loss per decision 0.127 → 0.106 points. The gain before it is in Ludo: while the
 //! Master searches two layers against players predicted as Hard, an immediate danger (a capture
 //! that can come before the piece's seat moves again) counts in full and one its seat can walk
 //! away from first as before ([`Weights::MASTER_PREDICTED`]), so the search no longer prefers

@@ -805,6 +805,46 @@ fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full(
 }
 
 #[test]
+fn in_two_player_ludo_the_hint_reads_the_race_of_the_whole_seat() {
+    // Ludo, two players with two pieces each, red to play its second 6 of the turn. The exact
+    // game against random players (`feixingqi solve --rules ludo --against random --worst 40`)
+    // values the takeoff of red's second piece at 60.72 % against 50.11 % for walking the piece
+    // on p3 (first position), and walking the piece on p34 to p40 at 33.74 % against 25.11 % for
+    // the one on p13 (second). The hint's search (`MASTER`, which is also the Master's against
+    // random players) with the one-sided race table makes both choices; added up piece by piece
+    // it made neither: the table knows that a seat's pieces share its rolls.
+    let sum = Search {
+        eval: Evaluator {
+            ludo_duel: Weights::MASTER,
+            ..MASTER.eval
+        },
+        ..MASTER
+    };
+    for (text, best, sum_pick) in [
+        ("ludo turn=0 sixes=1 0:3,H 2:36,14", 1, 0),
+        ("ludo turn=0 sixes=1 0:34,13 2:55,30", 0, 1),
+    ] {
+        let pos = rolled(text, 6);
+        assert_eq!(MASTER.best(&pos), Some(Move { piece: best }), "{text}");
+        assert_eq!(sum.best(&pos), Some(Move { piece: sum_pick }), "{text}");
+    }
+    // The hint's other slots keep the sum: in 2-player 飞行棋 the table measured nothing there,
+    // and with three or four players it measured weaker.
+    let m = MASTER.eval;
+    assert_eq!(
+        m.ludo_duel,
+        Weights {
+            solo: 1.0,
+            ..m.ludo
+        }
+    );
+    assert_eq!(
+        (m.ludo.solo, m.feixingqi.solo, m.feixingqi_duel.solo),
+        (0.0, 0.0, 0.0)
+    );
+}
+
+#[test]
 fn in_two_player_ludo_the_predicted_search_reads_the_race_of_the_whole_seat() {
     // Ludo, two players with two pieces each, red (seat 0) to play a 5: red's pieces at p21 and
     // p31, yellow's at p47 and p42, far ahead. Walking p21 onto p26 (a safe star) keeps red's
