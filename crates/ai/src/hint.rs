@@ -202,10 +202,10 @@ const fn fit(slope: f32, offset: f32) -> Calibration {
 /// symmetry): 飞行棋 0.261. 2-player Ludo, whose hint reads the one-sided race table
 /// ([`crate::SoloRace`]), is fitted on 1,000 decisions × 1,000 playouts, seed 1 (against Hard)
 /// or × 500 (against Easy and Normal) for every number of pieces, offsets too: the table rates
-/// the mover's own options a little differently from the enemy's. With fewer pieces a game is shorter and a share means
-/// more: 1,000 decisions × 1,000 playouts each, seed 1 (`hint-accuracy --pieces K --players N
-/// --decisions 1000 --rollouts 1000 --max-rollouts 1000`), offsets fitted too (the mover's
-/// options are not symmetric; the exact values agree). For 2 players with 2 pieces the exact
+/// the mover's own options a little differently from the enemy's. With fewer pieces a game is
+/// shorter and a share means more: 1,000 decisions × 1,000 playouts each, seed 1
+/// (`hint-accuracy --pieces K --players N --decisions 1000 --rollouts 1000 --max-rollouts
+/// 1000`), offsets fitted too (the mover's options are not symmetric; the exact values agree). For 2 players with 2 pieces the exact
 /// values of `feixingqi solve --against hard --calibration` confirm the fit (飞行棋 0.392
 /// against the playouts' 0.385; Ludo, with the table in the hint, 0.651 / −0.182 against
 /// 0.617 / −0.189, before it 0.592 against 0.590).
