@@ -3,8 +3,8 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style, Weights,
-    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_IMITATE,
-    MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
+    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_EVAL_WEAK,
+    MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -763,12 +763,26 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         };
         assert_eq!(search.eval.feixingqi.race, race, "{names:?}");
         assert_eq!(search.eval.feixingqi_duel.race, duel, "{names:?}");
+        // Against enemies that all look random it reads the one-sided race table in Ludo.
         let ludo = if predicted {
             MASTER_EVAL_IMITATED.ludo
+        } else if names.iter().all(|&n| n == "random") {
+            MASTER_EVAL_WEAK.ludo
         } else {
             MASTER.eval.ludo
         };
         assert_eq!(search.eval.ludo, ludo, "{names:?}");
+        assert_eq!(
+            (MASTER_EVAL_WEAK.ludo.solo, MASTER.eval.ludo.solo),
+            (1.0, 0.0)
+        );
+        assert_eq!(
+            Evaluator {
+                ludo: MASTER.eval.ludo,
+                ..MASTER_EVAL_WEAK
+            },
+            MASTER.eval
+        );
     }
 }
 
