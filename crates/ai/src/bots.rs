@@ -643,9 +643,9 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
 /// in 4-player Ludo too ([`Weights::solo`] 1; in 2-player Ludo the hint's evaluator already reads
 /// it). A seat racing players who choose at random loses mostly to the dice, and the table
 /// spends its rolls better. Against three random players (20,000 games) 82.91 / 82.51 / 82.28 %
-/// → 83.18 / 83.16 / 82.79 % on seeds 1 / 2 / 3 (`solo` 0.5: 83.00 % on seed 1). The hint keeps
-/// the pieces' sum with three or four players: on its reference playouts the table changed too
-/// few of its choices to tell (`hint-accuracy --rules ludo --decisions 400 --seed 3`: 14 of
+/// → 83.18 / 83.16 / 82.79 % on seeds 1 / 2 / 3 (`solo` 0.5: 83.00 % on seed 1); 100,000 games
+/// on seed 3: 82.56 % → 82.97 %. The hint keeps the pieces' sum with three or four players: on
+/// its reference playouts the table changed too few of its choices to tell (`hint-accuracy --rules ludo --decisions 400 --seed 3`: 14 of
 /// 400, −0.004 ± 0.059 points), and changing it would mean fitting its calibrations again. In
 /// 飞行棋 the table measured nothing against random players (three of them: 77.96 % against
 /// 77.93 %; the exact 2-piece game: 0.0777 against 0.0792 points per decision).

@@ -32,7 +32,7 @@
 //!
 //! 20,000 games each. Goals (issue #3): Master 1v3 random ≥ 82 % (Ludo) / ≥ 80 % (飞行棋), 1v3
 //! Hard ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 93.71 %): Ludo against random passes
-//! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 %; 100,000 games on seed 3 before it: 82.56 % [82.32, 82.79]), the
+//! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 %; 100,000 games on seed 3: 82.97 % [82.73, 83.20]), the
 //! others are not met; every level beats the one below. The latest gain is in 2-player games:
 //! there the Master's search against players predicted as Hard reads the race from the
 //! one-sided race table ([`SoloRace`], [`Weights::solo`]): the turns a seat alone needs to
