@@ -396,16 +396,19 @@ impl ModelBot {
             };
         }
         let mut search = self.search.with_answers(answers);
-        search.depth = if weakest_only {
-            search.eval = self.eval_weak;
-            self.deep
+        (search.eval, search.depth) = if weakest_only {
+            (self.eval_weak, self.deep)
         } else if known_only && self.deep_imitated > 0 {
-            search.eval = self.eval_imitated;
-            self.deep_imitated
+            (self.eval_imitated, self.deep_imitated)
         } else {
-            self.search.depth
+            (self.search.eval, self.search.depth)
         };
         search
+    }
+
+    /// Every evaluator this player can search with (see [`ModelBot::modelled`]).
+    fn evaluators(&self) -> [Evaluator; 3] {
+        [self.search.eval, self.eval_imitated, self.eval_weak]
     }
 }
 
@@ -639,29 +642,28 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
 };
 
 /// The Master level's evaluator while every enemy looks random ([`MASTER_WEAK`], searching
-/// [`MASTER_DEEP`] layers): [`Evaluator::MASTER`] with the one-sided race table as the whole race
-/// in 4-player Ludo too ([`Weights::solo`] 1; in 2-player Ludo the hint's evaluator already reads
-/// it). A seat racing players who choose at random loses mostly to the dice, and the table
-/// spends its rolls better. Against three random players (20,000 games) 82.91 / 82.51 / 82.28 %
-/// → 83.18 / 83.16 / 82.79 % on seeds 1 / 2 / 3 (`solo` 0.5: 83.00 % on seed 1); 100,000 games
-/// on seed 3: 82.56 % → 82.97 %. The hint keeps the pieces' sum with three or four players: on
-/// its reference playouts the table changed too few of its choices to tell (`hint-accuracy --rules ludo --decisions 400 --seed 3`: 14 of
-/// 400, −0.004 ± 0.059 points), and changing it would mean fitting its calibrations again. In
+/// [`MASTER_DEEP`] layers): [`Evaluator::MASTER`] with its 2-player Ludo weights in 4-player
+/// Ludo too, so the race is the one-sided race table there as well ([`Weights::solo`] 1). A
+/// seat racing players who choose at random loses mostly to the dice, and the table spends its
+/// rolls better. Against three random players (20,000 games) 82.91 / 82.51 / 82.28 % → 83.18 /
+/// 83.16 / 82.79 % on seeds 1 / 2 / 3 (`solo` 0.5: 83.00 % on seed 1); 100,000 games on seed 3:
+/// 82.56 % → 82.97 %. The hint keeps the pieces' sum with three or four players: on its
+/// reference playouts the table changed too few of its choices to tell (`hint-accuracy --rules
+/// ludo --decisions 400 --seed 3`: 14 of 400, −0.004 ± 0.059 points), and changing it would
+/// mean fitting its calibrations again. In
 /// 飞行棋 the table measured nothing against random players (three of them: 77.96 % against
 /// 77.93 %; the exact 2-piece game: 0.0777 against 0.0792 points per decision).
 pub const MASTER_EVAL_WEAK: Evaluator = Evaluator {
-    ludo: Weights {
-        solo: 1.0,
-        ..Weights::MASTER
-    },
+    ludo: Evaluator::MASTER.ludo_duel,
     ..Evaluator::MASTER
 };
 
-/// Solves ahead of time the tables that the levels' evaluators would otherwise solve on first
-/// use (the one-sided race, [`Weights::solo`]: one to three seconds each for four pieces), so that
-/// no game waits for them. A server calls it on a worker thread at start-up.
+/// Solves ahead of time the tables that the Master level's evaluators (the only level that
+/// reads them) would otherwise solve on first use (the one-sided race, [`Weights::solo`]: one to
+/// three seconds each for four pieces), so that no game waits for them. A server calls it on a
+/// worker thread at start-up.
 pub fn warm_up() {
-    for eval in [MASTER.eval, MASTER_EVAL_IMITATED, MASTER_EVAL_WEAK] {
+    for eval in ModelBot::master().evaluators() {
         for ludo in [true, false] {
             let slots = if ludo {
                 [eval.ludo, eval.ludo_duel]
