@@ -354,7 +354,7 @@ impl ModelBot {
     /// `share` of at least `after` decisions (`[Ludo, 飞行棋, 飞行棋 team play]`) as Hard's choice
     /// ([`Answer::Hard`]; `share` 0: never), and searching `deep` chance layers while every
     /// enemy is predicted so or looks random, and not every one random (0: its own depth), with
-    /// the evaluator `eval`.
+    /// the evaluator `eval` (in team play too, unless [`ModelBot::with_team_eval`] comes after).
     pub fn with_imitate(self, share: f32, after: [f32; 3], deep: u8, eval: Evaluator) -> ModelBot {
         ModelBot {
             imitate: share,

@@ -164,9 +164,15 @@ fn predicted(pos: &Position, eval: Evaluator) -> Search {
     master.modelled(pos)
 }
 
-fn rolled(text: &str, die: u8) -> Position {
+/// The position written in the notation `text` (`feixingqi_rules::notation`).
+fn position(text: &str) -> Position {
     let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
-    let mut pos = Position::from_setup(&setup).expect("setup");
+    Position::from_setup(&setup).expect("setup")
+}
+
+/// [`position`] with `die` rolled for the seat to move, which must then have a move to make.
+fn rolled(text: &str, die: u8) -> Position {
+    let mut pos = position(text);
     let die = Die::new(die).expect("a die face");
     assert_eq!(pos.roll_unchecked(die, &mut NoEvents), Rolled::Move);
     pos
@@ -902,10 +908,7 @@ fn the_predicted_feixingqi_search_does_not_count_the_wait_for_a_six_twice() {
     for (before, after) in [("H,H,H,H", "0,H,H,H"), ("30,H,H,F", "30,0,H,F")] {
         let worth = |eval: Evaluator| {
             let d = |red: &str| {
-                let text = format!("feixingqi turn=1 0:{red} {others}");
-                let setup = feixingqi_rules::notation::parse_setup(&text).expect("notation");
-                let pos = Position::from_setup(&setup).expect("setup");
-                eval.distances(&pos)[0]
+                eval.distances(&position(&format!("feixingqi turn=1 0:{red} {others}")))[0]
             };
             d(before) - d(after)
         };
