@@ -212,7 +212,7 @@ const fn fit(slope: f32, offset: f32) -> Calibration {
 ///
 /// Against weaker players the same share wins far more often, which the offsets say: 1,000
 /// decisions × 500 playouts each, seed 1 (`hint-accuracy --others easy|normal --pieces K
-/// --players N --decisions 1000 --rollouts 500 --max-rollouts 500`). See the README.
+/// --players N --decisions 1000 --rollouts 500 --max-rollouts 500`). See docs/AI.md.
 pub const CALIBRATION: [[[[Calibration; 2]; 2]; 3]; 3] = [
     // 入门 Easy.
     [
@@ -269,7 +269,7 @@ pub const CALIBRATION: [[[[Calibration; 2]; 2]; 3]; 3] = [
 /// every seat (飞行棋 slope 0.180, offset 0.042; Ludo 0.176, −0.022; held out, seed 3 on 400
 /// decisions: 0.174, 0.053 and 0.189, 0.007) or, with `--others easy|normal`, the partner and
 /// the enemies at that level (飞行棋 0.270, 0.696 and 0.191, 0.351; Ludo 0.282, 0.826 and 0.201,
-/// 0.439), and used for every number of pieces. See the README.
+/// 0.439), and used for every number of pieces. See docs/AI.md.
 pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
     [fit(0.28, 0.83), fit(0.27, 0.7)],
     [fit(0.2, 0.44), fit(0.19, 0.35)],
@@ -343,7 +343,7 @@ pub fn sides(pos: &Position) -> usize {
 /// independent: the chance shown is the geometric mean of the maps' chances (the one map when
 /// they are alike). On 1,000 decisions of mixed tables per game this fits the playouts better
 /// than the mean of the maps' slopes and offsets, which was too hopeful above the fair share,
-/// and as well as a map fitted to those decisions (see the README).
+/// and as well as a map fitted to those decisions (see docs/AI.md).
 pub fn win_probability(pos: &Position, share: f32, opposition: &Opposition) -> f32 {
     let n = sides(pos);
     if n < 2 {

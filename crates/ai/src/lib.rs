@@ -117,7 +117,7 @@
 //! each exactly (against random or Hard), and `feixingqi solve` measures every decision of a
 //! bot against it. There the 飞行棋 Master gives away 1.15 points of win probability per game
 //! against random players (perfect play wins 73.61 %) and 1.73 against Hard (perfect play
-//! 53.29 %); Ludo 2.39 and 3.34 (perfect play 74.01 % and 57.27 %). See the README.
+//! 53.29 %); Ludo 2.39 and 3.34 (perfect play 74.01 % and 57.27 %). See docs/AI.md.
 //!
 //! A distance table trained by TD(λ) self-play ([`td`], `feixingqi train`) measured no stronger
 //! than the hand-tuned evaluator under the Master's search (see [`td`]), so Master does not use
@@ -126,7 +126,7 @@
 //! best). On 1,000 decisions per rule set the hint's mean loss is 0.112 ± 0.077 points of win
 //! probability in Ludo and 0.093 ± 0.065 in 飞行棋 with the reference's best chosen on half the
 //! playouts and the loss measured on the other half (0.365 / 0.309 on all playouts, which lean
-//! high: their noise floor is about 0.31 / 0.30); see the README.
+//! high: their noise floor is about 0.31 / 0.30); see docs/AI.md.
 //!
 //! The win % the hint shows ([`RankedOption::win`]) is the search's share
 //! ([`RankedOption::share`]) through a fitted [`Calibration`] ([`CALIBRATION`],
