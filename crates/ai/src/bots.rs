@@ -341,6 +341,16 @@ impl ModelBot {
         }
     }
 
+    /// This player waiting for `after` decisions of an enemy (`[Ludo, 飞行棋, 飞行棋 team play]`)
+    /// before it predicts that player as Hard (see [`ModelBot::with_imitate`]); 0 predicts an
+    /// unseen enemy as Hard from the first move.
+    pub fn with_imitate_after(self, after: [f32; 3]) -> ModelBot {
+        ModelBot {
+            imitate_after: after,
+            ..self
+        }
+    }
+
     /// This player searching with the evaluator `eval` while every enemy's estimated skill is
     /// at most its `weak` (the enemies look random; see [`ModelBot::new`]).
     pub fn with_weak_eval(self, eval: Evaluator) -> ModelBot {

@@ -12,8 +12,8 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, Search,
-    SearchBot, Training, BOT_NAMES,
+    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, ModelBot,
+    Search, SearchBot, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -488,8 +488,24 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         times.push(t0.elapsed().as_secs_f64() * 1e3);
         options += ranked.len();
     }
-    times.sort_by(f64::total_cmp);
-    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+    let q = |times: &mut Vec<f64>, f: f64| {
+        times.sort_by(f64::total_cmp);
+        times[((times.len() - 1) as f64 * f).round() as usize]
+    };
+    let master = args.iter().any(|a| a == "--master").then(|| {
+        // The 大师 level's own decision on each position, as deep as it searches: every enemy
+        // predicted as Hard from the first move (the sample games are Hard's). Its race table
+        // is solved first, as a server does at start-up.
+        SoloRace::warm(&rules);
+        let mut times: Vec<f64> = Vec::with_capacity(positions.len());
+        for pos in &positions {
+            let mut bot = ModelBot::master().with_imitate_after([0.0; 3]);
+            let t0 = Instant::now();
+            bot.choose(pos);
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        [0.5, 0.95, 0.99, 1.0].map(|f| q(&mut times, f))
+    });
     if let Some(pos) = positions.first() {
         let Phase::Move(die) = pos.phase() else {
             bail!("sample position not awaiting a move");
@@ -516,11 +532,16 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         times.len(),
         rules.rule_set.name(),
         options as f64 / times.len() as f64,
-        q(0.5),
-        q(0.95),
-        q(0.99),
-        q(1.0)
+        q(&mut times, 0.5),
+        q(&mut times, 0.95),
+        q(&mut times, 0.99),
+        q(&mut times, 1.0)
     );
+    if let Some([p50, p95, p99, max]) = master {
+        println!(
+            "大师 Master decision latency over the same positions (enemies predicted as Hard, one thread): p50 {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

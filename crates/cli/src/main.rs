@@ -66,8 +66,9 @@ USAGE:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
-    feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D]
-        The master hint on sampled mid-game positions: an example, and p50/p95 latency.
+    feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D] [--master]
+        The master hint on sampled mid-game positions: an example, and p50/p95 latency;
+        --master also times the 大师 Master's own decision on the same positions.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]

@@ -115,6 +115,34 @@ fn bench_prints_its_figures() {
 }
 
 #[test]
+fn hint_prints_its_latency_and_the_masters_with_master() {
+    let out = bin()
+        .args([
+            "hint",
+            "--rules",
+            "feixingqi",
+            "--pieces",
+            "2",
+            "--positions",
+            "20",
+            "--master",
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("hint latency over 20 positions"), "{text}");
+    assert!(
+        text.contains("Master decision latency over the same positions"),
+        "{text}"
+    );
+}
+
+#[test]
 fn unknown_commands_are_errors_and_help_works() {
     assert_eq!(
         bin()
