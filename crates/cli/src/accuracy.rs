@@ -23,7 +23,7 @@ use feixingqi_rules::{
     BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
-use crate::arena::{flag, mix, num, rules_from, sample_positions};
+use crate::arena::{flag, mix, num, quantile, rules_from, sample_positions};
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -885,7 +885,7 @@ fn report(
         let (split_mean, split_se) = mean_se(&split);
         let agree = loss.iter().filter(|&&l| l == 0.0).count();
         loss.sort_by(f64::total_cmp);
-        let q = |f: f64| loss[((n - 1) as f64 * f).round() as usize];
+        let q = |f: f64| quantile(&loss, f);
         println!(
             "{name:<16} mean loss all {mean:.3} pp (p50 {:.2}, p95 {:.2}, max {:.2}), split {split_mean:.3} ± {:.3} pp; same choice as the reference {:.1}%",
             q(0.5),

@@ -417,6 +417,12 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
 /// stays within 0–100% and keeps its coverage for small samples and rates near 0 or 1 (a bot
 /// that won 0 of 20 games is not "[0.00%, 0.00%]"). Games are counted as independent; with
 /// duplicate dice the rotations of a deal are not, so read it as approximate.
+/// The value at fraction `f` (0..=1) of `sorted`, an ascending non-empty list: the nearest rank,
+/// so `f` 1 is the largest.
+pub(crate) fn quantile(sorted: &[f64], f: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * f).round() as usize]
+}
+
 fn wilson(wins: f64, n: f64) -> (f64, f64) {
     if n <= 0.0 {
         return (0.0, 1.0);
@@ -488,23 +494,22 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         times.push(t0.elapsed().as_secs_f64() * 1e3);
         options += ranked.len();
     }
-    let q = |times: &mut Vec<f64>, f: f64| {
-        times.sort_by(f64::total_cmp);
-        times[((times.len() - 1) as f64 * f).round() as usize]
-    };
+    times.sort_by(f64::total_cmp);
     let master = args.iter().any(|a| a == "--master").then(|| {
         // The 大师 level's own decision on each position, as deep as it searches: every enemy
         // predicted as Hard from the first move (the sample games are Hard's). Its race table
         // is solved first, as a server does at start-up.
+        // Choosing changes nothing in the bot (only `observe` does), so one serves every position.
         SoloRace::warm(&rules);
+        let mut bot = ModelBot::master().with_imitate_after([0.0; 3]);
         let mut times: Vec<f64> = Vec::with_capacity(positions.len());
         for pos in &positions {
-            let mut bot = ModelBot::master().with_imitate_after([0.0; 3]);
             let t0 = Instant::now();
             bot.choose(pos);
             times.push(t0.elapsed().as_secs_f64() * 1e3);
         }
-        [0.5, 0.95, 0.99, 1.0].map(|f| q(&mut times, f))
+        times.sort_by(f64::total_cmp);
+        [0.5, 0.95, 0.99, 1.0].map(|f| quantile(&times, f))
     });
     if let Some(pos) = positions.first() {
         let Phase::Move(die) = pos.phase() else {
@@ -532,10 +537,10 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         times.len(),
         rules.rule_set.name(),
         options as f64 / times.len() as f64,
-        q(&mut times, 0.5),
-        q(&mut times, 0.95),
-        q(&mut times, 0.99),
-        q(&mut times, 1.0)
+        quantile(&times, 0.5),
+        quantile(&times, 0.95),
+        quantile(&times, 0.99),
+        quantile(&times, 1.0)
     );
     if let Some([p50, p95, p99, max]) = master {
         println!(
