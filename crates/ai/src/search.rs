@@ -146,9 +146,27 @@ impl Search {
     /// its best).
     fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
         let seat = pos.turn();
-        let skill = match self.answers[seat.index()] {
-            Answer::Skill(k) => k,
-            Answer::Hard if pos.enemies(root, seat) => {
+        // The root's own side picks its best.
+        let expect = pos
+            .enemies(root, seat)
+            .then_some(self.answers[seat.index()]);
+        self.answer_as(pos, depth, place, root, expect)
+    }
+
+    /// The value of the mover's answer when it answers as `expect` says, or with its best when
+    /// `expect` is `None` (see [`Search::answer`]).
+    fn answer_as(
+        &self,
+        pos: &Position,
+        depth: u8,
+        place: usize,
+        root: Seat,
+        expect: Option<Answer>,
+    ) -> Shares {
+        let reply = match expect {
+            None => 1.0,
+            Some(Answer::Skill(k)) => self.reply[!pos.rules().is_ludo() as usize] * k,
+            Some(Answer::Hard) => {
                 if let Some(mv) = HARD.best(pos) {
                     let mut child = *pos;
                     child.play_unchecked(mv, &mut NoEvents);
@@ -156,17 +174,48 @@ impl Search {
                 }
                 1.0
             }
-            // The root's own side picks its best.
-            Answer::Hard => 1.0,
         };
-        let reply = self.reply[!pos.rules().is_ludo() as usize] * skill;
         match self.decide(pos, depth, place, root) {
             None => self.eval.shares(pos, place),
-            Some(d) if reply >= 1.0 || !pos.enemies(root, pos.turn()) => d.best,
+            Some(d) if reply >= 1.0 => d.best,
             Some(d) => BySeat(core::array::from_fn(|i| {
                 reply * d.best.0[i] + (1.0 - reply) * d.sum[i] / d.n
             })),
         }
+    }
+
+    /// The value of each face of the next roll of `pos` (a position waiting for its roll), by
+    /// `die − 1`, as an onlooker expects it: the mover answers each face as
+    /// [`Search::answers`] says of its seat (with every answer [`Answer::Skill`] 1, its best, as
+    /// in this search's chance node), then the search's remaining chance layers, if any, follow
+    /// from the mover's point of view. A face's value minus the mean of the six is the luck of
+    /// rolling it (what the arena's luck-adjusted win rates subtract).
+    pub fn faces(&self, pos: &Position) -> [Shares; 6] {
+        self.faces_below(pos, self.depth.max(1), place_of(pos), pos.turn(), true)
+    }
+
+    /// The faces of a chance node at `depth ≥ 1` layers for the `root` seat: the mover answers
+    /// as [`Search::answer`] expects it to, or, for an `onlooker`, as [`Search::answers`] says
+    /// of its seat.
+    fn faces_below(
+        &self,
+        pos: &Position,
+        depth: u8,
+        place: usize,
+        root: Seat,
+        onlooker: bool,
+    ) -> [Shares; 6] {
+        Die::ALL.map(|die| {
+            let mut p = *pos;
+            match p.roll_unchecked(die, &mut NoEvents) {
+                Rolled::Move if onlooker => {
+                    let expect = Some(self.answers[p.turn().index()]);
+                    self.answer_as(&p, depth - 1, place, root, expect)
+                }
+                Rolled::Move => self.answer(&p, depth - 1, place, root),
+                _ => self.chance(&p, depth - 1, place, root),
+            }
+        })
     }
 
     /// Chance node (or leaf at depth 0 / game over): the average over the six faces.
@@ -176,12 +225,7 @@ impl Search {
             return self.eval.shares(pos, place);
         }
         let mut acc = [0f32; 4];
-        for die in Die::ALL {
-            let mut p = *pos;
-            let v = match p.roll_unchecked(die, &mut NoEvents) {
-                Rolled::Move => self.answer(&p, depth - 1, place, root),
-                _ => self.chance(&p, depth - 1, place, root),
-            };
+        for v in self.faces_below(pos, depth, place, root, false) {
             for (a, x) in acc.iter_mut().zip(v.0) {
                 *a += x;
             }

@@ -1143,3 +1143,70 @@ fn only_the_master_looks_at_the_others_moves() {
         assert_eq!(level.bot(1).observes(), level == Level::Master, "{level}");
     }
 }
+
+/// The faces of a roll average to the search's value of the position, and each face is
+/// answered as the search expects the mover to answer: its best, the mean of its options (a
+/// player seen to pick at random), or Hard's choice.
+#[test]
+fn the_faces_of_a_roll_average_to_the_searchs_value_and_follow_the_expected_answer() {
+    let search = Search::new(Evaluator::MASTER, 1);
+    let close =
+        |a: BySeat<f32>, b: BySeat<f32>| a.0.iter().zip(b.0).all(|(x, y)| (x - y).abs() < 1e-5);
+    let mut checked = 0;
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 5);
+        for (pos, _) in decisions.iter().step_by(9) {
+            for scored in search.score_options(pos) {
+                let mut child = *pos;
+                child.play_unchecked(scored.mv, &mut NoEvents);
+                if child.phase() != Phase::Roll || child.ranking().next().is_some() {
+                    continue;
+                }
+                let faces = search.faces(&child);
+                let mean = BySeat(core::array::from_fn(|i| {
+                    faces.iter().map(|v| v.0[i]).sum::<f32>() / 6.0
+                }));
+                assert!(close(mean, scored.shares), "{mean:?} {:?}", scored.shares);
+                let mover = child.turn().index();
+                let mut random = [Answer::Skill(1.0); 4];
+                random[mover] = Answer::Skill(0.0);
+                let mut hard = [Answer::Skill(1.0); 4];
+                hard[mover] = Answer::Hard;
+                let as_random = search.with_answers(random).faces(&child);
+                let as_hard = search.with_answers(hard).faces(&child);
+                for (k, die) in Die::ALL.into_iter().enumerate() {
+                    let mut rolled = child;
+                    if rolled.roll_unchecked(die, &mut NoEvents) != Rolled::Move {
+                        continue;
+                    }
+                    let leaf = |mv: Move| {
+                        let mut p = rolled;
+                        p.play_unchecked(mv, &mut NoEvents);
+                        Evaluator::MASTER.shares(&p, 0)
+                    };
+                    let opts = rolled.distinct_moves();
+                    let leaves: Vec<BySeat<f32>> = opts.iter().map(|&mv| leaf(mv)).collect();
+                    let n = leaves.len() as f32;
+                    let avg = BySeat(core::array::from_fn(|i| {
+                        leaves.iter().map(|v| v.0[i]).sum::<f32>() / n
+                    }));
+                    assert!(close(as_random[k], avg), "{:?} {avg:?}", as_random[k]);
+                    let best = leaves
+                        .iter()
+                        .copied()
+                        .fold(None, |b: Option<BySeat<f32>>, v| match b {
+                            Some(b) if b[child.turn()] >= v[child.turn()] => Some(b),
+                            _ => Some(v),
+                        })
+                        .expect("an option");
+                    assert!(close(faces[k], best), "{:?} {best:?}", faces[k]);
+                    let pick = HARD.best(&rolled).expect("Hard picks");
+                    assert!(close(as_hard[k], leaf(pick)));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "{checked}");
+}

@@ -12,8 +12,8 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, item_bot_by_name, train, Advisor, Bot, Evaluator, Learned, Level, ModelBot,
-    Search, SearchBot, SoloRace, Training, BOT_NAMES,
+    bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, Evaluator, Learned, Level,
+    ModelBot, Search, SearchBot, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -101,6 +101,25 @@ struct GameResult {
     /// Per entry: decisions with a choice, and time spent on them.
     decisions: Vec<u64>,
     time: Vec<Duration>,
+    /// Per entry: the luck of its seat's side summed over the game's rolls ([`luck_reference`]), when the
+    /// arena measures it (`--luck`).
+    luck: Vec<f64>,
+}
+
+/// The reference that prices the luck of a roll (`--luck`): the Master's evaluator one chance
+/// layer deep. Rolling face `d` in a position is worth `V(d) − mean V` to each seat, `V(d)` the
+/// seat's share after the face and the mover's answer ([`Search::faces`]): the mean of its
+/// options for a `random` seat, Hard's choice for a `hard` one, else its best 1-ply option.
+/// Whatever the reference, the luck of each roll has mean zero over the six faces, so a win
+/// minus the luck of its game has the same expectation as the win; the better the reference
+/// follows the game, the less of the dice is left in the difference.
+fn luck_reference(names: &[String], entry_at: &[usize; 4]) -> Search {
+    let answers = entry_at.map(|e| match names.get(e).map(String::as_str) {
+        Some("random") => Answer::Skill(0.0),
+        Some("hard") => Answer::Hard,
+        _ => Answer::Skill(1.0),
+    });
+    Search::new(Evaluator::MASTER, 1).with_answers(answers)
 }
 
 impl GameResult {
@@ -110,6 +129,7 @@ impl GameResult {
             won: vec![false; n],
             decisions: vec![0; n],
             time: vec![Duration::ZERO; n],
+            luck: vec![0.0; n],
             ..GameResult::default()
         }
     }
@@ -151,8 +171,16 @@ fn seat_bots<B>(
     (in_play, entry_at, bots)
 }
 
-/// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where).
-fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+/// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where); with `luck`, adds
+/// up each entry's luck ([`luck_reference`]; not in 道具模式, where items can fix a die).
+fn play_game(
+    rules: Rules,
+    seats: SeatSet,
+    names: &[String],
+    seed: u64,
+    g: u64,
+    luck: bool,
+) -> GameResult {
     if rules.options.items {
         return play_item_game(rules, seats, names, seed, g);
     }
@@ -167,10 +195,20 @@ fn play_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) 
     let Ok(mut pos) = Position::new(rules, seats) else {
         return res;
     };
+    let reference = luck_reference(names, &entry_at);
     let team = rules.options.team;
     while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
         res.rolls += 1;
-        if let Rolled::Move = pos.roll_unchecked(dice.die(), &mut NoEvents) {
+        let die = dice.die();
+        if luck {
+            let faces = reference.faces(&pos);
+            let rolled = faces[die.get() as usize - 1];
+            for s in pos.seats().iter() {
+                let mean = faces.iter().map(|v| f64::from(v[s])).sum::<f64>() / 6.0;
+                res.luck[entry_at[s.index()]] += f64::from(rolled[s]) - mean;
+            }
+        }
+        if let Rolled::Move = pos.roll_unchecked(die, &mut NoEvents) {
             let opts = pos.distinct_moves();
             let mv = if opts.len() == 1 {
                 opts[0]
@@ -290,6 +328,11 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
     let games: u64 = num(args, "--games", 1000)?;
     let seed: u64 = num(args, "--seed", 1)?;
+    let luck = args.iter().any(|a| a == "--luck");
+    ensure!(
+        !(luck && rules.options.items),
+        "--luck is not measured in item mode (an item can fix a die)"
+    );
     let rotations = names.len() as u64;
     if games % rotations != 0 {
         eprintln!(
@@ -311,7 +354,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                 if g as u64 >= games {
                     break;
                 }
-                let r = play_game(rules, seats, &names, seed, g as u64);
+                let r = play_game(rules, seats, &names, seed, g as u64, luck);
                 if let Ok(mut v) = results.lock() {
                     v[g] = Some(r);
                 }
@@ -410,19 +453,156 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
          two or more distinct options per game",
         rolls as f64 / games as f64
     );
+    if luck {
+        print_luck(&names, &results);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The 95% Wilson score interval of a win rate of `wins` in `n` games: unlike `p ± 1.96·se` it
-/// stays within 0–100% and keeps its coverage for small samples and rates near 0 or 1 (a bot
-/// that won 0 of 20 games is not "[0.00%, 0.00%]"). Games are counted as independent; with
-/// duplicate dice the rotations of a deal are not, so read it as approximate.
+/// One bot's win rate estimated two ways over the deals of an arena run (`--luck`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LuckAdjusted {
+    /// The plain win rate, and its standard error from the spread of the deals.
+    raw: f64,
+    raw_se: f64,
+    /// Wins minus `beta` times the luck of their games: the same expectation, less of the dice.
+    adjusted: f64,
+    adjusted_se: f64,
+    /// How much of a game's luck the wins follow (the regression slope of wins on luck, the mean
+    /// of the two halves' slopes); below 1 where the reference's shares swing more than the
+    /// chances of winning do.
+    beta: f64,
+}
+
+/// The slope of the wins on the luck of the entries `idx` over the deals `deals`.
+fn luck_slope<'a>(deals: impl Iterator<Item = &'a [GameResult]>, idx: &[usize]) -> f64 {
+    let (mut n, mut sw, mut sl, mut sll, mut swl) = (0f64, 0.0, 0.0, 0.0, 0.0);
+    for r in deals.flatten() {
+        for &i in idx {
+            let (w, l) = (f64::from(u8::from(r.won[i])), r.luck[i]);
+            n += 1.0;
+            sw += w;
+            sl += l;
+            sll += l * l;
+            swl += w * l;
+        }
+    }
+    let var = sll - sl * sl / n.max(1.0);
+    if var > 0.0 {
+        (swl - sw * sl / n) / var
+    } else {
+        0.0
+    }
+}
+
+/// The win rate of the entries `idx` over `results` (game `g` is deal `g / rotations`), plain and
+/// with the luck subtracted, each with a standard error from the spread of the per-deal means:
+/// the rotations of a deal share its dice, so the deals, not the games, are independent.
+///
+/// The luck is subtracted in the proportion the wins follow it (a control variate): the slope
+/// fitted on the odd deals adjusts the even ones and the other way round, so no deal's own
+/// outcome sets the slope that adjusts it, and since the luck has mean zero the adjusted rate
+/// keeps the plain rate's expectation.
+fn luck_adjusted(results: &[GameResult], idx: &[usize], rotations: usize) -> LuckAdjusted {
+    let rotations = rotations.max(1);
+    let half = |parity: usize| {
+        luck_slope(
+            results
+                .chunks(rotations)
+                .enumerate()
+                .filter(move |(d, _)| d % 2 == parity)
+                .map(|(_, deal)| deal),
+            idx,
+        )
+    };
+    let slopes = [half(1), half(0)];
+    let deals: Vec<(f64, f64)> = results
+        .chunks(rotations)
+        .enumerate()
+        .map(|(d, deal)| {
+            let beta = slopes[d % 2];
+            let n = (deal.len() * idx.len()) as f64;
+            let (mut raw, mut adj) = (0.0, 0.0);
+            for r in deal {
+                for &i in idx {
+                    let w = f64::from(u8::from(r.won[i]));
+                    raw += w;
+                    adj += w - beta * r.luck[i];
+                }
+            }
+            (raw / n, adj / n)
+        })
+        .collect();
+    let mean_se = |xs: &mut dyn Iterator<Item = f64>| {
+        let v: Vec<f64> = xs.collect();
+        let n = v.len() as f64;
+        let m = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
+        (m, (var / n).sqrt())
+    };
+    let (raw, raw_se) = mean_se(&mut deals.iter().map(|d| d.0));
+    let (adjusted, adjusted_se) = mean_se(&mut deals.iter().map(|d| d.1));
+    LuckAdjusted {
+        raw,
+        raw_se,
+        adjusted,
+        adjusted_se,
+        beta: (slopes[0] + slopes[1]) / 2.0,
+    }
+}
+
+/// The `--luck` table: each bot's win rate with the dice's luck subtracted ([`luck_reference`]).
+fn print_luck(names: &[String], results: &[GameResult]) {
+    println!(
+        "luck-adjusted (each roll's luck under the Master's evaluator one layer deep, times beta, \
+         subtracted; the same expectation; 95% intervals over the deals):"
+    );
+    println!(
+        "{:<14} {:>8}  {:<17} {:>8}  {:<17} {:>6} {:>8}",
+        "bot", "win%", "95% CI", "adj%", "95% CI", "beta", "games×"
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for nm in names {
+        if seen.contains(&nm.as_str()) {
+            continue;
+        }
+        seen.push(nm);
+        let idx: Vec<usize> = (0..names.len()).filter(|&i| &names[i] == nm).collect();
+        let l = luck_adjusted(results, &idx, names.len());
+        let ci = |m: f64, se: f64| {
+            format!(
+                "[{:>6.2}%, {:>6.2}%]",
+                100.0 * (m - 1.96 * se),
+                100.0 * (m + 1.96 * se)
+            )
+        };
+        println!(
+            "{:<14} {:>7.2}%  {} {:>7.2}%  {} {:>6.3} {:>8.2}",
+            nm,
+            100.0 * l.raw,
+            ci(l.raw, l.raw_se),
+            100.0 * l.adjusted,
+            ci(l.adjusted, l.adjusted_se),
+            l.beta,
+            (l.raw_se / l.adjusted_se).powi(2)
+        );
+    }
+    println!(
+        "games×: how many times the games the plain rate would need for the adjusted rate's \
+         interval"
+    );
+}
+
 /// The value at fraction `f` (0..=1) of `sorted`, an ascending non-empty list: the nearest rank,
 /// so `f` 1 is the largest.
 pub(crate) fn quantile(sorted: &[f64], f: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * f).round() as usize]
 }
 
+/// The 95% Wilson score interval of a win rate of `wins` in `n` games: unlike `p ± 1.96·se` it
+/// stays within 0–100% and keeps its coverage for small samples and rates near 0 or 1 (a bot
+/// that won 0 of 20 games is not "[0.00%, 0.00%]"). Games are counted as independent; with
+/// duplicate dice the rotations of a deal are not, so read it as approximate.
 fn wilson(wins: f64, n: f64) -> (f64, f64) {
     if n <= 0.0 {
         return (0.0, 1.0);
@@ -631,8 +811,8 @@ mod tests {
             .to_vec();
         for rules in [Rules::ludo(), Rules::feixingqi()] {
             for g in 0..8 {
-                let a = play_game(rules, SeatSet::ALL, &names, 3, g);
-                let b = play_game(rules, SeatSet::ALL, &names, 3, g);
+                let a = play_game(rules, SeatSet::ALL, &names, 3, g, false);
+                let b = play_game(rules, SeatSet::ALL, &names, 3, g, false);
                 assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
                 assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
             }
@@ -640,13 +820,74 @@ mod tests {
         // Duplicate dice: every rotation of a deal replays the same dice, so a table of identical
         // deterministic bots plays the same game and only the winning entry rotates.
         let same: Vec<String> = ["normal"; 4].map(String::from).to_vec();
-        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0);
+        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0, false);
         for r in 1..4 {
-            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r);
+            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r, false);
             assert_eq!(g.rolls, g0.rolls);
             let w0 = g0.won.iter().position(|&w| w).expect("a winner");
             assert!(g.won[(w0 + r as usize) % 4]);
         }
+    }
+
+    #[test]
+    fn the_luck_of_a_game_is_shared_out_between_its_seats_and_changes_no_game() {
+        let names: Vec<String> = ["hard", "random", "normal", "random"]
+            .map(String::from)
+            .to_vec();
+        for rules in [Rules::ludo(), Rules::feixingqi()] {
+            for g in 0..4 {
+                let plain = play_game(rules, SeatSet::ALL, &names, 7, g, false);
+                let luck = play_game(rules, SeatSet::ALL, &names, 7, g, true);
+                assert_eq!((plain.won, plain.rolls), (luck.won.clone(), luck.rolls));
+                assert!(plain.luck.iter().all(|&l| l == 0.0));
+                // The shares of a position add up to one, so what one seat's roll gains the
+                // others lose.
+                let sum: f64 = luck.luck.iter().sum();
+                assert!(sum.abs() < 1e-3, "{:?}", luck.luck);
+                assert!(luck.luck.iter().any(|&l| l.abs() > 0.01), "{:?}", luck.luck);
+            }
+        }
+    }
+
+    /// Results of one entry per game, one game per deal: won, and the luck of the game.
+    fn results(games: &[(bool, f64)]) -> Vec<GameResult> {
+        games
+            .iter()
+            .map(|&(won, luck)| GameResult {
+                won: vec![won],
+                luck: vec![luck],
+                ..GameResult::new(1)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn luck_that_decides_every_game_leaves_no_spread() {
+        // Every win had +0.5 of luck and every loss −0.5: the skill is a coin's 50%.
+        let games: Vec<(bool, f64)> = (0..200)
+            .map(|i| {
+                if i % 3 == 0 {
+                    (true, 0.5)
+                } else {
+                    (false, -0.5)
+                }
+            })
+            .collect();
+        let l = luck_adjusted(&results(&games), &[0], 1);
+        assert!((l.raw - 67.0 / 200.0).abs() < 1e-9, "{l:?}");
+        assert!(l.raw_se > 0.02, "{l:?}");
+        assert!((l.beta - 1.0).abs() < 1e-9, "{l:?}");
+        assert!((l.adjusted - 0.5).abs() < 1e-9, "{l:?}");
+        assert!(l.adjusted_se < 1e-9, "{l:?}");
+        // Luck that says nothing about the outcome changes nothing.
+        let games: Vec<(bool, f64)> = (0..200)
+            .map(|i| ((i / 2) % 2 == 0, if (i / 4) % 2 == 0 { 0.3 } else { -0.3 }))
+            .collect();
+        let l = luck_adjusted(&results(&games), &[0], 1);
+        assert!(
+            l.beta.abs() < 1e-9 && (l.adjusted - l.raw).abs() < 1e-9,
+            "{l:?}"
+        );
     }
 
     #[test]
@@ -657,8 +898,8 @@ mod tests {
             .map(String::from)
             .to_vec();
         for g in 0..4 {
-            let a = play_game(rules, SeatSet::ALL, &names, 3, g);
-            let b = play_game(rules, SeatSet::ALL, &names, 3, g);
+            let a = play_game(rules, SeatSet::ALL, &names, 3, g, false);
+            let b = play_game(rules, SeatSet::ALL, &names, 3, g, false);
             assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
             assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
         }

@@ -58,10 +58,15 @@ USAGE:
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
+                    [--luck]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish; in team play, --team, the first team with both partners finished)
         with 95% CI, mean game length, ms per decision and decisions with a choice per game per
-        bot. The rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
+        bot. --luck also prints each bot's luck-adjusted win rate: every roll's luck (the value
+        of the face rolled minus the mean of the six, under the Master's evaluator one chance
+        layer deep) subtracted from the wins in the proportion the wins follow it. It has the
+        same expectation and a narrower interval (against three Hard players about as narrow as
+        2.4 times the games); not in item mode. The rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
         --triple-six-penalty and --items are 飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
