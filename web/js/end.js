@@ -1,5 +1,5 @@
-// The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index and χ²
-// p-value, the post-game move grades of the human seats, and a link to verify the dice.
+// The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, χ²
+// p-value and dice luck in win-% points, the post-game move grades of the human seats, and a link to verify the dice.
 
 import { t, seatName } from './i18n.js';
 import { COLOURS } from './board.js';
@@ -55,6 +55,7 @@ export function renderEnd(host, st, h) {
       ${histogramSvg(l.counts, COLOURS[rules][l.seat])}
       <div class="luck">${z === null ? '' : t('luckZ', { z: (z >= 0 ? '+' : '') + z.toFixed(2) }) + ' · ' + word}<br>
       ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}
+      ${typeof l.winLuck === 'number' ? `<br><span class="win-luck">${esc(t('winLuck', { x: (l.winLuck > 0 ? '+' : '') + l.winLuck.toFixed(1) }))}</span>` : ''}
       ${typeof l.p === 'number' ? `<br><span class="p">${esc(t('luckP', { x: Number(l.chi2).toFixed(2), p: formatP(l.p) }))}</span>` : ''}</div></figure>`;
   }).join('');
   const an = over.analysis;

@@ -45,6 +45,9 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         assert.equal(st.phase, 'over');
         assert.equal(await page.locator('#end .hist figure').count(), 4, 'a histogram per seat');
         assert.equal(await page.locator('#end .hist .luck .p').count(), 4, 'a χ² p-value per seat');
+        const winLuck = await page.locator('#end .hist .luck .win-luck').allTextContents();
+        assert.equal(winLuck.length, 4, 'dice luck in win-% points per seat');
+        assert.ok(winLuck.every((x) => /[-+]?\d+\.\d/.test(x)), winLuck.join(' | '));
         assert.match(await page.locator('#end-verify').getAttribute('href') || '', /^verify\.html#game=/);
         await shot(page, `end-${rules}.png`);
         if (await page.locator('#end-watch').count()) ffSeen = await watchFastForward(page, rules);

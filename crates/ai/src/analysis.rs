@@ -1,9 +1,14 @@
 //! Post-game analysis: every decision graded by the win probability it lost against the hint's
-//! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points).
+//! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points), and
+//! the luck of every seat's rolls in the same points.
 
 use feixingqi_rules::{BySeat, Move, NoEvents, Ply, Position, Seat};
 
-use crate::hint::Advisor;
+use crate::{
+    eval::Shares,
+    hint::{win_probability_of, Advisor},
+    search::Search,
+};
 
 /// The grade of one decision.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,6 +88,41 @@ pub struct Analysis {
     pub decisions: Vec<Decision>,
     /// Per-seat summaries.
     pub seats: BySeat<SeatSummary>,
+    /// Per seat: the percentage points of win probability its rolls gave it (below 0, took from
+    /// it) over the race for first place ([`roll_luck`]). The seats' luck adds up to 0: what
+    /// one roll gives its seat, the others lose.
+    pub luck: BySeat<f32>,
+}
+
+/// The luck of rolling `die` in `pos` (a position waiting for its roll) for every seat, in
+/// percentage points of win probability: the seat's win % after the face rolled and the
+/// mover's best 1-ply answer to it, minus the mean of that over the six faces
+/// ([`Search::faces`], the hint's evaluator one chance layer deep). The win % is the one the
+/// hint's player ([`Advisor`]) shows, scaled so that the seats' chances add up to 100 %, so
+/// what one roll gives a seat the others lose. gnubg's luck rating, for dice that no player
+/// chooses: a 6 that takes a plane off is lucky when it was needed and worth little when the
+/// hangar is empty, and the luck of a whole game has mean zero whoever plays.
+pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -> BySeat<f32> {
+    let chances = |v: &Shares| {
+        let p: [f32; 4] = core::array::from_fn(|i| {
+            let seat = Seat::ALL[i];
+            if pos.seats().contains(seat) {
+                win_probability_of(pos, seat, v[seat], &advisor.opposition)
+            } else {
+                0.0
+            }
+        });
+        let sum: f32 = p.iter().sum();
+        p.map(|x| if sum > 0.0 { x / sum } else { 0.0 })
+    };
+    let faces = Search::new(advisor.search.eval, 1)
+        .faces(pos)
+        .map(|v| chances(&v));
+    let rolled = faces[die.get() as usize - 1];
+    BySeat(core::array::from_fn(|i| {
+        let mean = faces.iter().map(|f| f[i]).sum::<f32>() / 6.0;
+        100.0 * (rolled[i] - mean)
+    }))
 }
 
 /// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves.
@@ -112,6 +152,15 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply]) -> Analysis {
     for (i, ply) in plies.iter().enumerate() {
         match *ply {
             Ply::Roll(d) => {
+                // The luck of the race for first place (in team play, of the whole game).
+                if pos.phase() == feixingqi_rules::Phase::Roll
+                    && (pos.rules().options.team || pos.ranking().next().is_none())
+                {
+                    let luck = roll_luck(advisor, &pos, d);
+                    for (a, x) in out.luck.0.iter_mut().zip(luck.0) {
+                        *a += x;
+                    }
+                }
                 if pos.roll(d, &mut NoEvents).is_err() {
                     break;
                 }

@@ -313,11 +313,14 @@ impl Opposition {
         }
     }
 
-    /// The maps of the seats still competing against the mover of `pos` (none when no seat
-    /// is). In team play these are the enemies: the team maps were fitted with the partner at
-    /// the enemies' level.
-    pub fn maps<'a>(&'a self, pos: &'a Position) -> impl Iterator<Item = Calibration> + 'a {
-        let me = pos.turn();
+    /// The maps of the seats still competing against `me` in `pos` (none when no seat is). In
+    /// team play these are the enemies: the team maps were fitted with the partner at the
+    /// enemies' level.
+    pub fn maps<'a>(
+        &'a self,
+        pos: &'a Position,
+        me: Seat,
+    ) -> impl Iterator<Item = Calibration> + 'a {
         let n = sides(pos);
         pos.seats()
             .minus(pos.finished_seats())
@@ -345,12 +348,17 @@ pub fn sides(pos: &Position) -> usize {
 /// than the mean of the maps' slopes and offsets, which was too hopeful above the fair share,
 /// and as well as a map fitted to those decisions (see docs/AI.md).
 pub fn win_probability(pos: &Position, share: f32, opposition: &Opposition) -> f32 {
+    win_probability_of(pos, pos.turn(), share, opposition)
+}
+
+/// [`win_probability`] for the share `share` of any seat `me` of `pos`, not only the mover's.
+pub fn win_probability_of(pos: &Position, me: Seat, share: f32, opposition: &Opposition) -> f32 {
     let n = sides(pos);
     if n < 2 {
         return share;
     }
     let fair = 1.0 / n as f32;
-    let mut chances = opposition.maps(pos).map(|c| c.apply(share, fair));
+    let mut chances = opposition.maps(pos, me).map(|c| c.apply(share, fair));
     let Some(first) = chances.next() else {
         return calibration(pos.rules(), n, Level::Hard).apply(share, fair);
     };

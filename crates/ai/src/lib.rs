@@ -164,7 +164,7 @@ pub mod solo;
 pub mod solve;
 pub mod td;
 
-pub use analysis::{analyse, grade, Analysis, Decision, Grade, SeatSummary};
+pub use analysis::{analyse, grade, roll_luck, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
     bot_by_name, warm_up, Bot, Level, Mixed, ModelBot, RandomBot, RolloutBot, SearchBot, Style,
     BOT_NAMES, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM,

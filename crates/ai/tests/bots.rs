@@ -1210,3 +1210,46 @@ fn the_faces_of_a_roll_average_to_the_searchs_value_and_follow_the_expected_answ
     }
     assert!(checked > 50, "{checked}");
 }
+
+/// The luck of a game's rolls: a 6 is worth most to a seat whose planes all wait in the hangar,
+/// the six faces' luck averages to zero, the seats' luck adds up to zero, and the winner is
+/// mostly the luckiest.
+#[test]
+fn the_analysis_prices_each_roll_by_the_win_probability_it_gives() {
+    let advisor = Advisor::default();
+    let start = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
+    let six = Die::new(6).expect("a six");
+    let luck = feixingqi_ai::roll_luck(&advisor, &start, six);
+    let mover = start.turn();
+    assert!(
+        luck[mover] > 1.0,
+        "a six at the start takes a plane off: {luck:?}"
+    );
+    assert!(
+        Seat::ALL.iter().all(|&s| s == mover || luck[s] < 0.0),
+        "{luck:?}"
+    );
+    let faces: f32 = Die::ALL
+        .iter()
+        .map(|&d| feixingqi_ai::roll_luck(&advisor, &start, d)[mover])
+        .sum();
+    assert!(
+        faces.abs() < 1e-3,
+        "the six faces' luck averages to zero: {faces}"
+    );
+    // Whole games: the seats' luck adds up to zero in each, and the winner's luck is above the
+    // others' more often than not.
+    let mut winner_luckiest = 0;
+    for g in 0..6u64 {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Normal.bot(i + g)).collect();
+        let (winner, _, start, plies) = play(Rules::ludo(), SeatSet::ALL, &mut bots, 40 + g);
+        let a = feixingqi_ai::analyse(&advisor, &start, &plies);
+        let total: f32 = a.luck.0.iter().sum();
+        assert!(total.abs() < 0.01, "{:?}", a.luck);
+        let w = winner.expect("a winner");
+        if Seat::ALL.iter().all(|&s| s == w || a.luck[s] < a.luck[w]) {
+            winner_luckiest += 1;
+        }
+    }
+    assert!(winner_luckiest >= 3, "{winner_luckiest} of 6");
+}

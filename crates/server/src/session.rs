@@ -1114,24 +1114,34 @@ impl Session {
     fn compute_over(&self) -> Value {
         let pos = self.game.position();
         let stats = self.game.dice_stats();
-        let luck: Vec<Value> = self
-            .config
-            .seats
-            .iter()
-            .map(|s| luck_json(s, &stats[s]))
-            .collect();
         let humans: Vec<Seat> = self
             .config
             .seats
             .iter()
             .filter(|&s| self.is_human(s))
             .collect();
-        // The post-game grading replays plain plies; item-mode games are not graded (yet).
-        let analysis = if humans.is_empty() || self.items_on() {
-            feixingqi_ai::Analysis::default()
-        } else {
+        // The post-game grading and the rolls' luck replay plain plies; item-mode games, where
+        // an item can fix a die, are not analysed (yet).
+        let analysed = !self.items_on();
+        let analysis = if analysed {
             analyse(&self.advisor(), self.game.start(), &self.plies())
+        } else {
+            feixingqi_ai::Analysis::default()
         };
+        let luck: Vec<Value> = self
+            .config
+            .seats
+            .iter()
+            .map(|s| {
+                let mut l = luck_json(s, &stats[s]);
+                l["winLuck"] = if analysed {
+                    json!(round(f64::from(analysis.luck[s]), 1))
+                } else {
+                    Value::Null
+                };
+                l
+            })
+            .collect();
         let seat_summaries: Vec<Value> = humans
             .iter()
             .map(|&s| {

@@ -140,6 +140,19 @@ async fn whole_game_against_computers_with_hint_and_undo() {
         .map(|l| l["rolls"].as_u64().unwrap())
         .sum();
     assert!(rolls > 0);
+    // The dice luck of the two seats in win-% points: what one gains the other loses.
+    let win_luck: Vec<f64> = over["luck"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["winLuck"].as_f64().expect("winLuck"))
+        .collect();
+    assert!(win_luck.iter().any(|x| x.abs() > 0.5), "{win_luck:?}");
+    let (a, b) = (win_luck[0], win_luck[1]);
+    assert!(
+        (a + b).abs() <= 0.25 * (a.abs() + b.abs()) + 1.0,
+        "{win_luck:?}"
+    );
     assert_eq!(over["analysis"]["seats"][0]["seat"], 0);
     assert!(over["analysis"]["seats"][0]["decisions"].as_u64().unwrap() > 0);
     assert_eq!(st["canUndo"], false);
