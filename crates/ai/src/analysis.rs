@@ -2,12 +2,12 @@
 //! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points), and
 //! the luck of every seat's rolls in the same points.
 
-use feixingqi_rules::{BySeat, Move, NoEvents, Ply, Position, Seat};
+use feixingqi_rules::{BySeat, Move, NoEvents, Ply, Position, Seat, SeatSet};
 
 use crate::{
     eval::Shares,
     hint::{win_probability_of, Advisor},
-    search::Search,
+    search::{luck, Search},
 };
 
 /// The grade of one decision.
@@ -103,7 +103,7 @@ pub struct Analysis {
 /// chooses: a 6 that takes a plane off is lucky when it was needed and worth little when the
 /// hangar is empty, and the luck of a whole game has mean zero whoever plays.
 pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -> BySeat<f32> {
-    let chances = |v: &Shares| {
+    let chances = |v: Shares| {
         let p: [f32; 4] = core::array::from_fn(|i| {
             let seat = Seat::ALL[i];
             if pos.seats().contains(seat) {
@@ -113,16 +113,10 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
             }
         });
         let sum: f32 = p.iter().sum();
-        p.map(|x| if sum > 0.0 { x / sum } else { 0.0 })
+        BySeat(p.map(|x| if sum > 0.0 { 100.0 * x / sum } else { 0.0 }))
     };
-    let faces = Search::new(advisor.search.eval, 1)
-        .faces(pos)
-        .map(|v| chances(&v));
-    let rolled = faces[die.get() as usize - 1];
-    BySeat(core::array::from_fn(|i| {
-        let mean = faces.iter().map(|f| f[i]).sum::<f32>() / 6.0;
-        100.0 * (rolled[i] - mean)
-    }))
+    let faces = Search::new(advisor.search.eval, 1).faces(pos).map(chances);
+    luck(&faces, die)
 }
 
 /// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves.
@@ -145,8 +139,9 @@ pub fn grade(advisor: &Advisor, pos: &Position, played: Move) -> Option<(Move, f
     Some((best.mv, mine.gap))
 }
 
-/// Replays `plies` from `start` and grades every decision with a choice.
-pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply]) -> Analysis {
+/// Replays `plies` from `start`, grades every decision with a choice of the seats in `graded`
+/// (the server grades its human players only) and adds up every seat's [`roll_luck`].
+pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatSet) -> Analysis {
     let mut pos = *start;
     let mut out = Analysis::default();
     for (i, ply) in plies.iter().enumerate() {
@@ -166,7 +161,8 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply]) -> Analysis {
                 }
             }
             Ply::Move(mv) => {
-                if let Some((best, loss)) = grade(advisor, &pos, mv) {
+                let graded = graded.contains(pos.turn());
+                if let Some((best, loss)) = graded.then(|| grade(advisor, &pos, mv)).flatten() {
                     let seat = pos.turn();
                     let g = Grade::of_loss(loss);
                     let s = &mut out.seats[seat];

@@ -178,6 +178,6 @@ pub use hint::{
 };
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;
-pub use search::{Answer, Scored, Search, HARD};
+pub use search::{luck, Answer, Scored, Search, HARD};
 pub use solo::SoloRace;
 pub use td::{train, Learned, Training};

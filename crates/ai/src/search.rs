@@ -234,6 +234,16 @@ impl Search {
     }
 }
 
+/// The luck of rolling `die` to each seat, given the value of every face by `die − 1` (as
+/// [`Search::faces`] gives them): the rolled face's value minus the mean of the six. It has mean
+/// zero over the faces whatever the values are.
+pub fn luck(faces: &[Shares; 6], die: Die) -> Shares {
+    let rolled = faces[die.get() as usize - 1];
+    BySeat(core::array::from_fn(|i| {
+        rolled.0[i] - faces.iter().map(|f| f.0[i]).sum::<f32>() / 6.0
+    }))
+}
+
 /// The place of the ranking still being played for: 0 (the win) until someone has finished;
 /// in team play always 0.
 pub(crate) fn place_of(pos: &Position) -> usize {

@@ -353,7 +353,7 @@ fn analysis_grades_random_play_worse_than_master_play() {
     ];
     let seats = SeatSet::for_players(2).expect("2");
     let (_, _, start, plies) = play(Rules::ludo(), seats, &mut bots, 77);
-    let a = analyse(&Advisor::default(), &start, &plies);
+    let a = analyse(&Advisor::default(), &start, &plies, SeatSet::ALL);
     let master = a.seats[Seat::S0];
     let random = a.seats[Seat::S2];
     assert!(master.decisions > 5 && random.decisions > 5);
@@ -1243,7 +1243,7 @@ fn the_analysis_prices_each_roll_by_the_win_probability_it_gives() {
     for g in 0..6u64 {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Normal.bot(i + g)).collect();
         let (winner, _, start, plies) = play(Rules::ludo(), SeatSet::ALL, &mut bots, 40 + g);
-        let a = feixingqi_ai::analyse(&advisor, &start, &plies);
+        let a = feixingqi_ai::analyse(&advisor, &start, &plies, SeatSet::ALL);
         let total: f32 = a.luck.0.iter().sum();
         assert!(total.abs() < 0.01, "{:?}", a.luck);
         let w = winner.expect("a winner");

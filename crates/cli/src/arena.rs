@@ -195,17 +195,15 @@ fn play_game(
     let Ok(mut pos) = Position::new(rules, seats) else {
         return res;
     };
-    let reference = luck_reference(names, &entry_at);
+    let reference = luck.then(|| luck_reference(names, &entry_at));
     let team = rules.options.team;
     while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
         res.rolls += 1;
         let die = dice.die();
-        if luck {
-            let faces = reference.faces(&pos);
-            let rolled = faces[die.get() as usize - 1];
+        if let Some(reference) = &reference {
+            let l = feixingqi_ai::luck(&reference.faces(&pos), die);
             for s in pos.seats().iter() {
-                let mean = faces.iter().map(|v| f64::from(v[s])).sum::<f64>() / 6.0;
-                res.luck[entry_at[s.index()]] += f64::from(rolled[s]) - mean;
+                res.luck[entry_at[s.index()]] += f64::from(l[s]);
             }
         }
         if let Rolled::Move = pos.roll_unchecked(die, &mut NoEvents) {
@@ -409,13 +407,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12} {:>10}",
         "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision", "choices"
     );
-    let mut seen: Vec<&str> = Vec::new();
-    for nm in &names {
-        if seen.contains(&nm.as_str()) {
-            continue;
-        }
-        seen.push(nm);
-        let idx: Vec<usize> = (0..names.len()).filter(|&i| &names[i] == nm).collect();
+    for (nm, idx) in bots_of(&names) {
         let n = games as f64 * idx.len() as f64;
         let wins: u64 = results
             .iter()
@@ -457,6 +449,27 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         print_luck(&names, &results);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each bot of the `--seats` list once, in the order of its first entry, with every entry it
+/// plays.
+fn bots_of(names: &[String]) -> Vec<(&str, Vec<usize>)> {
+    let mut bots: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, nm) in names.iter().enumerate() {
+        match bots.iter_mut().find(|(b, _)| b == nm) {
+            Some((_, idx)) => idx.push(i),
+            None => bots.push((nm, vec![i])),
+        }
+    }
+    bots
+}
+
+/// The mean of `v` and its standard error.
+fn mean_se(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
+    (m, (var / n).sqrt())
 }
 
 /// One bot's win rate estimated two ways over the deals of an arena run (`--luck`).
@@ -516,7 +529,7 @@ fn luck_adjusted(results: &[GameResult], idx: &[usize], rotations: usize) -> Luc
         )
     };
     let slopes = [half(1), half(0)];
-    let deals: Vec<(f64, f64)> = results
+    let (raw, adjusted): (Vec<f64>, Vec<f64>) = results
         .chunks(rotations)
         .enumerate()
         .map(|(d, deal)| {
@@ -532,16 +545,9 @@ fn luck_adjusted(results: &[GameResult], idx: &[usize], rotations: usize) -> Luc
             }
             (raw / n, adj / n)
         })
-        .collect();
-    let mean_se = |xs: &mut dyn Iterator<Item = f64>| {
-        let v: Vec<f64> = xs.collect();
-        let n = v.len() as f64;
-        let m = v.iter().sum::<f64>() / n;
-        let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
-        (m, (var / n).sqrt())
-    };
-    let (raw, raw_se) = mean_se(&mut deals.iter().map(|d| d.0));
-    let (adjusted, adjusted_se) = mean_se(&mut deals.iter().map(|d| d.1));
+        .unzip();
+    let (raw, raw_se) = mean_se(&raw);
+    let (adjusted, adjusted_se) = mean_se(&adjusted);
     LuckAdjusted {
         raw,
         raw_se,
@@ -561,13 +567,7 @@ fn print_luck(names: &[String], results: &[GameResult]) {
         "{:<14} {:>8}  {:<17} {:>8}  {:<17} {:>6} {:>8}",
         "bot", "win%", "95% CI", "adj%", "95% CI", "beta", "games×"
     );
-    let mut seen: Vec<&str> = Vec::new();
-    for nm in names {
-        if seen.contains(&nm.as_str()) {
-            continue;
-        }
-        seen.push(nm);
-        let idx: Vec<usize> = (0..names.len()).filter(|&i| &names[i] == nm).collect();
+    for (nm, idx) in bots_of(names) {
         let l = luck_adjusted(results, &idx, names.len());
         let ci = |m: f64, se: f64| {
             format!(

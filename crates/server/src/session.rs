@@ -1124,7 +1124,8 @@ impl Session {
         // an item can fix a die, are not analysed (yet).
         let analysed = !self.items_on();
         let analysis = if analysed {
-            analyse(&self.advisor(), self.game.start(), &self.plies())
+            let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
+            analyse(&self.advisor(), self.game.start(), &self.plies(), graded)
         } else {
             feixingqi_ai::Analysis::default()
         };
