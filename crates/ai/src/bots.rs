@@ -659,6 +659,13 @@ pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
 /// lets it take off, and the hangar weight also prices every capture. Against three Hard
 /// players (20,000 games) 31.34 / 31.38 / 31.70 % → 32.40 / 31.95 / 31.74 % on seeds 1 / 2 / 3
 /// (seed 1: `hangar` 0 27.71 %, 5 31.09 %, 15 31.66 %, 30 30.46 %; seed 2: 15 32.14 %).
+///
+/// With three or four 飞行棋 players the same search fears an exposed plane a little less
+/// (`risk` 0.8 instead of 1): the two chance layers already play the captures that Hard's
+/// answers make. Against three Hard players, 20,000 games each (luck-adjusted, `arena --luck`)
+/// 31.86 / 31.77 / 31.67 % → 32.16 / 32.05 / 31.85 % on seeds 1 / 2 / 3 (plain 32.40 / 31.95 /
+/// 31.74 % → 32.58 / 32.18 / 32.01 %); with three players (10,000 games, seed 1) 41.01 %
+/// either way.
 pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     ludo: Weights {
         solo: 0.5,
@@ -672,6 +679,7 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
         race: 2.4,
         solo: 0.5,
         hangar: 10.0,
+        risk: 0.8,
         ..Weights::MASTER_FXQ
     },
     feixingqi_duel: Weights {
@@ -683,12 +691,14 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
 };
 
 /// [`MASTER_EVAL_IMITATED`] in team play (RULES.md §9): its 飞行棋 weights keep the Master's
-/// `hangar` 22. The lighter hangar that measured stronger against three Hard players measured
-/// weaker for a Master pair against a Hard pair (20,000 games, seed 1): 56.55 % → 55.19 %
-/// [54.70, 55.68].
+/// `hangar` 22 and `risk` 1. The lighter hangar and the lesser fear of danger that measured
+/// stronger against three Hard players both measured weaker for a Master pair against a Hard
+/// pair (20,000 games, seed 1): `hangar` 10 56.55 % → 55.19 % [54.70, 55.68]; `risk` 0.8,
+/// luck-adjusted, 56.19 % → 55.75 % (plain 56.55 % → 56.03 %).
 pub const MASTER_EVAL_IMITATED_TEAM: Evaluator = Evaluator {
     feixingqi: Weights {
         hangar: Weights::MASTER_FXQ.hangar,
+        risk: Weights::MASTER_FXQ.risk,
         ..MASTER_EVAL_IMITATED.feixingqi
     },
     ..MASTER_EVAL_IMITATED

@@ -23,8 +23,8 @@
 //!
 //! | | Ludo | 飞行棋 |
 //! |---|---|---|
-//! | Master 1v3 random | 83.18 % | 77.64 % |
-//! | Master 1v3 Hard | 30.89 % | 32.40 % |
+//! | Master 1v3 random | 83.18 % | 77.81 % |
+//! | Master 1v3 Hard | 30.89 % | 32.58 % |
 //! | Master vs Hard, 2 players | 61.81 % | 57.85 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
@@ -34,7 +34,11 @@
 //! Hard ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 94.22 %): Ludo against random passes
 //! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 %; 100,000 games on seed 3: 82.97 % [82.73, 83.20]), the
 //! others are not met; every level beats the one below. The latest gain is in 4-player 飞行棋:
-//! beside the one-sided race table the search against players predicted as Hard charges a
+//! the search against players predicted as Hard fears an exposed plane a little less (`risk`
+//! 0.8, [`MASTER_EVAL_IMITATED`]; its two chance layers already play Hard's captures), against
+//! three Hard players 32.40 / 31.95 / 31.74 % → 32.58 / 32.18 / 32.01 % (seeds 1 / 2 / 3;
+//! luck-adjusted 31.86 / 31.77 / 31.67 % → 32.16 / 32.05 / 31.85 %); team play keeps `risk` 1.
+//! Before it, beside the one-sided race table the same search charges a
 //! hangar plane less (`hangar` 10, [`MASTER_EVAL_IMITATED`]; the table already counts the wait
 //! for a 6), against three Hard players 31.34 / 31.38 / 31.70 % → 32.40 / 31.95 / 31.74 %
 //! (seeds 1 / 2 / 3); team play keeps 22 ([`MASTER_EVAL_IMITATED_TEAM`]). The gain before it is
