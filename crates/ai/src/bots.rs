@@ -676,11 +676,9 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
         ..Weights::MASTER_PREDICTED
     },
     feixingqi: Weights {
-        race: 2.4,
-        solo: 0.5,
         hangar: 10.0,
         risk: 0.8,
-        ..Weights::MASTER_FXQ
+        ..FXQ_PREDICTED
     },
     feixingqi_duel: Weights {
         race: 2.4,
@@ -690,17 +688,23 @@ pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     ..Evaluator::MASTER
 };
 
-/// [`MASTER_EVAL_IMITATED`] in team play (RULES.md §9): its 飞行棋 weights keep the Master's
-/// `hangar` 22 and `risk` 1. The lighter hangar and the lesser fear of danger that measured
+/// The 飞行棋 weights (3 and 4 seats) of the Master's search against predicted players that
+/// team play shares too: the Master's, in a Gaussian race ([`Weights::race`] 2.4) read half
+/// from the one-sided race table ([`Weights::solo`] 0.5). [`MASTER_EVAL_IMITATED`] adds what
+/// measured stronger against three Hard players only.
+const FXQ_PREDICTED: Weights = Weights {
+    race: 2.4,
+    solo: 0.5,
+    ..Weights::MASTER_FXQ
+};
+
+/// [`MASTER_EVAL_IMITATED`] in team play (RULES.md §9): its 飞行棋 weights are the shared
+/// `FXQ_PREDICTED`, so they keep the Master's `hangar` 22 and `risk` 1. The lighter hangar and the lesser fear of danger that measured
 /// stronger against three Hard players both measured weaker for a Master pair against a Hard
 /// pair (20,000 games, seed 1): `hangar` 10 56.55 % → 55.19 % [54.70, 55.68]; `risk` 0.8,
 /// luck-adjusted, 56.19 % → 55.75 % (plain 56.55 % → 56.03 %).
 pub const MASTER_EVAL_IMITATED_TEAM: Evaluator = Evaluator {
-    feixingqi: Weights {
-        hangar: Weights::MASTER_FXQ.hangar,
-        risk: Weights::MASTER_FXQ.risk,
-        ..MASTER_EVAL_IMITATED.feixingqi
-    },
+    feixingqi: FXQ_PREDICTED,
     ..MASTER_EVAL_IMITATED
 };
 

@@ -23,7 +23,7 @@ use feixingqi_rules::{
     BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
-use crate::arena::{flag, mix, num, quantile, rules_from, sample_positions};
+use crate::arena::{flag, mean_se, mix, num, quantile, rules_from, sample_positions};
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -38,14 +38,6 @@ struct Measured {
     /// Every playout of every distinct option, in the order of `distinct_moves`: playout `r` of
     /// every option is on the same dice. Close options have more playouts than the others.
     outcomes: Vec<Vec<bool>>,
-}
-
-/// Mean and standard error of the mean of `xs`.
-fn mean_se(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len().max(1) as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (var / n).sqrt())
 }
 
 /// Mean and standard error of `a[r] - b[r]` over the playouts `r` both have, taking every

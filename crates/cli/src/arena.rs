@@ -464,12 +464,12 @@ fn bots_of(names: &[String]) -> Vec<(&str, Vec<usize>)> {
     bots
 }
 
-/// The mean of `v` and its standard error.
-fn mean_se(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
-    (m, (var / n).sqrt())
+/// The mean of `xs` and its standard error (0 and 0 for no values).
+pub(crate) fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len().max(1) as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (var / n).sqrt())
 }
 
 /// One bot's win rate estimated two ways over the deals of an arena run (`--luck`).
