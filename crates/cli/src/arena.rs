@@ -331,6 +331,30 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         !(luck && rules.options.items),
         "--luck is not measured in item mode (an item can fix a die)"
     );
+    // `--versus BOT`: a second lineup, the same deals with the first bot's entries played by BOT.
+    let versus = flag(args, "--versus").map(str::trim);
+    let mut lineups = vec![names.clone()];
+    if let Some(challenger) = versus {
+        ensure!(
+            if rules.options.items {
+                item_bot_by_name(challenger, 0).is_some()
+            } else {
+                make_bot(challenger, 0).is_some()
+            },
+            "unknown --versus bot {challenger:?}"
+        );
+        ensure!(
+            challenger != names[0],
+            "--versus {challenger} is the first bot of --seats already: the difference would be 0"
+        );
+        lineups.push(
+            names
+                .iter()
+                .map(|n| if *n == names[0] { challenger } else { n }.to_string())
+                .collect(),
+        );
+    }
+    let units = games as usize * lineups.len();
     let rotations = names.len() as u64;
     if games % rotations != 0 {
         eprintln!(
@@ -343,33 +367,37 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<GameResult>>> = Mutex::new(vec![None; games as usize]);
+    // Unit `u` is game `u / lineups` of lineup `u % lineups`: the lineups play each deal side by
+    // side.
+    let results: Mutex<Vec<Option<GameResult>>> = Mutex::new(vec![None; units]);
     let t0 = Instant::now();
     std::thread::scope(|sc| {
         for _ in 0..threads.max(1) {
             sc.spawn(|| loop {
-                let g = next.fetch_add(1, Ordering::Relaxed);
-                if g as u64 >= games {
+                let u = next.fetch_add(1, Ordering::Relaxed);
+                if u >= units {
                     break;
                 }
-                let r = play_game(rules, seats, &names, seed, g as u64, luck);
+                let lineup = &lineups[u % lineups.len()];
+                let g = (u / lineups.len()) as u64;
+                let r = play_game(rules, seats, lineup, seed, g, luck);
                 if let Ok(mut v) = results.lock() {
-                    v[g] = Some(r);
+                    v[u] = Some(r);
                 }
             });
         }
         let mut last = 0;
         loop {
             std::thread::sleep(Duration::from_millis(200));
-            let done = next.load(Ordering::Relaxed).min(games as usize);
+            let done = next.load(Ordering::Relaxed).min(units);
             if done != last {
                 last = done;
                 eprint!(
-                    "\r{done}/{games} games, {:.0} s",
+                    "\r{done}/{units} games, {:.0} s",
                     t0.elapsed().as_secs_f64()
                 );
             }
-            if done as u64 >= games {
+            if done >= units {
                 break;
             }
         }
@@ -382,15 +410,20 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .into_iter()
         .flatten()
         .collect();
-    ensure!(results.len() as u64 == games, "some games did not finish");
-    let rolls: u64 = results.iter().map(|r| r.rolls).sum();
+    ensure!(results.len() == units, "some games did not finish");
+    let mut by_lineup: Vec<Vec<GameResult>> =
+        vec![Vec::with_capacity(games as usize); lineups.len()];
+    for (u, r) in results.into_iter().enumerate() {
+        by_lineup[u % lineups.len()].push(r);
+    }
     println!(
-        "arena: rules={} team={} items={} players={} seats={} games={} seed={} rotations={} ({:.1} s on {} threads)",
+        "arena: rules={} team={} items={} players={} seats={}{} games={} seed={} rotations={} ({:.1} s on {} threads)",
         rules.rule_set.name(),
         rules.options.team,
         rules.options.items,
         players,
         names.join(","),
+        versus.map_or(String::new(), |v| format!(" versus={v}")),
         games,
         seed,
         rotations,
@@ -403,11 +436,30 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         100.0 / players as f64
     };
     println!("fair share {fair:.1}%; a win = first to finish (its team in team play)");
+    for (lineup, results) in lineups.iter().zip(&by_lineup) {
+        if versus.is_some() {
+            println!("seats {}:", lineup.join(","));
+        }
+        print_table(lineup, results, games);
+        if luck {
+            print_luck(lineup, results);
+        }
+    }
+    if let [a, b] = &by_lineup[..] {
+        print_versus(&lineups, a, b, luck);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The arena's table for one lineup: each bot's win rate with its 95% interval, ms per decision
+/// and decisions with a choice per game, then the mean game length.
+fn print_table(names: &[String], results: &[GameResult], games: u64) {
+    let rolls: u64 = results.iter().map(|r| r.rolls).sum();
     println!(
         "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12} {:>10}",
         "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision", "choices"
     );
-    for (nm, idx) in bots_of(&names) {
+    for (nm, idx) in bots_of(names) {
         let n = games as f64 * idx.len() as f64;
         let wins: u64 = results
             .iter()
@@ -445,10 +497,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
          two or more distinct options per game",
         rolls as f64 / games as f64
     );
-    if luck {
-        print_luck(&names, &results);
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Each bot of the `--seats` list once, in the order of its first entry, with every entry it
@@ -517,6 +565,26 @@ fn luck_slope<'a>(deals: impl Iterator<Item = &'a [GameResult]>, idx: &[usize]) 
 /// outcome sets the slope that adjusts it, and since the luck has mean zero the adjusted rate
 /// keeps the plain rate's expectation.
 fn luck_adjusted(results: &[GameResult], idx: &[usize], rotations: usize) -> LuckAdjusted {
+    let (raw, adjusted, beta) = deal_rates(results, idx, rotations);
+    let (raw, raw_se) = mean_se(&raw);
+    let (adjusted, adjusted_se) = mean_se(&adjusted);
+    LuckAdjusted {
+        raw,
+        raw_se,
+        adjusted,
+        adjusted_se,
+        beta,
+    }
+}
+
+/// Per deal of `results` (game `g` is deal `g / rotations`), the win rate of the entries `idx`,
+/// plain and with the luck subtracted ([`luck_adjusted`]), and the mean slope `beta`. Without
+/// `--luck` every luck is 0 and the two lists are the same.
+fn deal_rates(
+    results: &[GameResult],
+    idx: &[usize],
+    rotations: usize,
+) -> (Vec<f64>, Vec<f64>, f64) {
     let rotations = rotations.max(1);
     let half = |parity: usize| {
         luck_slope(
@@ -546,15 +614,94 @@ fn luck_adjusted(results: &[GameResult], idx: &[usize], rotations: usize) -> Luc
             (raw / n, adj / n)
         })
         .unzip();
-    let (raw, raw_se) = mean_se(&raw);
-    let (adjusted, adjusted_se) = mean_se(&adjusted);
-    LuckAdjusted {
-        raw,
-        raw_se,
-        adjusted,
-        adjusted_se,
-        beta: (slopes[0] + slopes[1]) / 2.0,
+    (raw, adjusted, (slopes[0] + slopes[1]) / 2.0)
+}
+
+/// The difference a challenger makes (`arena --versus`): lineup B is lineup A with the entries
+/// `idx` played by the challenger, on the same deals, rotations and bot seeds, so the two play
+/// the same games until the challenger first chooses otherwise, and on the same dice after.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Paired {
+    /// Win rates of the entries `idx` in lineups A and B.
+    a: f64,
+    b: f64,
+    /// `b − a`, and its standard error from the spread of the per-deal differences.
+    diff: f64,
+    diff_se: f64,
+    /// The standard error the difference would have from two runs on separate deals (A's and
+    /// B's standard errors combined), for the worth of the pairing.
+    unpaired_se: f64,
+}
+
+impl Paired {
+    /// From the per-deal rates of the two lineups ([`deal_rates`]).
+    fn new(a: &[f64], b: &[f64]) -> Paired {
+        let diffs: Vec<f64> = a.iter().zip(b).map(|(a, b)| b - a).collect();
+        let ((a, a_se), (b, b_se)) = (mean_se(a), mean_se(b));
+        let (diff, diff_se) = mean_se(&diffs);
+        Paired {
+            a,
+            b,
+            diff,
+            diff_se,
+            unpaired_se: a_se.hypot(b_se),
+        }
     }
+
+    /// How many times the games two separate runs would need for the paired interval.
+    fn worth(&self) -> f64 {
+        if self.diff_se > 0.0 {
+            (self.unpaired_se / self.diff_se).powi(2)
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// The `--versus` table: the first bot of lineup A against the challenger that replaces it in
+/// lineup B, the difference with its paired 95% interval, plain and (with `--luck`) adjusted.
+fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luck: bool) {
+    let (first, challenger) = (&lineups[0][0], &lineups[1][0]);
+    let idx: Vec<usize> = lineups[0]
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| *n == first)
+        .map(|(i, _)| i)
+        .collect();
+    let rotations = lineups[0].len();
+    let (a_raw, a_adj, _) = deal_rates(a, &idx, rotations);
+    let (b_raw, b_adj, _) = deal_rates(b, &idx, rotations);
+    let other_winner = a.iter().zip(b).filter(|(a, b)| a.won != b.won).count();
+    println!(
+        "versus: the same deals with {first} played by {challenger} ({} of {} games had another \
+         winner); 95% intervals of the difference over the deals:",
+        other_winner,
+        a.len()
+    );
+    println!(
+        "{:<14} {:>8} {:>8} {:>8}  {:<17} {:>8}",
+        "", first, challenger, "diff", "95% CI", "games×"
+    );
+    let mut rows = vec![("plain", Paired::new(&a_raw, &b_raw))];
+    if luck {
+        rows.push(("luck-adjusted", Paired::new(&a_adj, &b_adj)));
+    }
+    for (label, p) in rows {
+        println!(
+            "{:<14} {:>7.2}% {:>7.2}% {:>+8.2}  [{:>+6.2}, {:>+6.2}] {:>8.2}",
+            label,
+            100.0 * p.a,
+            100.0 * p.b,
+            100.0 * p.diff,
+            100.0 * (p.diff - 1.96 * p.diff_se),
+            100.0 * (p.diff + 1.96 * p.diff_se),
+            p.worth()
+        );
+    }
+    println!(
+        "diff in points of win rate; games×: how many times the games two separate runs would \
+         need for the same interval of the difference"
+    );
 }
 
 /// The `--luck` table: each bot's win rate with the dice's luck subtracted ([`luck_reference`]).
@@ -888,6 +1035,23 @@ mod tests {
             l.beta.abs() < 1e-9 && (l.adjusted - l.raw).abs() < 1e-9,
             "{l:?}"
         );
+    }
+
+    #[test]
+    fn a_challenger_that_changes_nothing_makes_no_difference_and_a_paired_one_is_surer() {
+        let a = [1.0, 0.0, 0.5, 1.0, 0.0, 0.0];
+        let same = Paired::new(&a, &a);
+        assert_eq!((same.diff, same.diff_se), (0.0, 0.0));
+        assert!(same.unpaired_se > 0.0 && same.worth().is_infinite());
+        // One deal in six changes by +0.5: the difference is 1/12, and the pairing leaves only
+        // that deal's spread.
+        let mut b = a;
+        b[1] = 0.5;
+        let p = Paired::new(&a, &b);
+        assert!((p.b - p.a - 0.5 / 6.0).abs() < 1e-12 && (p.diff - 0.5 / 6.0).abs() < 1e-12);
+        let (_, se) = mean_se(&[0.0, 0.5, 0.0, 0.0, 0.0, 0.0]);
+        assert!((p.diff_se - se).abs() < 1e-12);
+        assert!(p.worth() > 1.0, "{p:?}");
     }
 
     #[test]

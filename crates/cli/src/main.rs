@@ -58,7 +58,7 @@ USAGE:
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
-                    [--luck]
+                    [--luck] [--versus BOT]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish; in team play, --team, the first team with both partners finished)
         with 95% CI, mean game length, ms per decision and decisions with a choice per game per
@@ -66,7 +66,12 @@ USAGE:
         of the face rolled minus the mean of the six, under the Master's evaluator one chance
         layer deep) subtracted from the wins in the proportion the wins follow it. It has the
         same expectation and a narrower interval (against three Hard players about as narrow as
-        2.4 times the games); not in item mode. The rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
+        2.4 times the games); not in item mode. --versus BOT plays every game a second time with
+        the first bot of --seats (each of its entries) replaced by BOT (same deals, seats and bot
+        seeds) and prints the difference BOT makes with a 95% interval over the paired deals:
+        the two play alike until BOT first chooses otherwise, so the interval is narrower than
+        two separate runs give (games×: about 1.7 for one weight of the Master's search). The
+        rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
         --triple-six-penalty and --items are 飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is

@@ -246,6 +246,76 @@ fn arena_with_luck_prints_the_luck_adjusted_win_rates() {
     assert!(!items.status.success(), "--luck is refused in item mode");
 }
 
+/// `arena --versus BOT` plays the same games a second time with the first bot replaced, leaves
+/// the first lineup's games as they are without it, and prints the difference of the two.
+#[test]
+fn arena_versus_measures_the_challenger_on_the_same_deals() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "arena",
+            "--rules",
+            "feixingqi",
+            "--seats",
+            "hard,random,random",
+            "--players",
+            "3",
+            "--games",
+            "30",
+            "--seed",
+            "5",
+            "--threads",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        bin().args(&args).output().expect("runs")
+    };
+    let text = |out: &std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (plain, versus) = (text(&run(&[])), text(&run(&["--versus", "easy", "--luck"])));
+    // The wins column of a bot's first row in `text`.
+    let wins = |text: &str, bot: &str| -> u32 {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{bot} ")))
+            .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+            .unwrap_or_else(|| panic!("a row for {bot}: {text}"))
+    };
+    assert_eq!(wins(&plain, "hard"), wins(&versus, "hard"), "{versus}");
+    assert!(versus.contains("seats easy,random,random:"), "{versus}");
+    let row = |label: &str| -> Vec<f64> {
+        let line = versus
+            .lines()
+            .skip_while(|l| !l.starts_with("versus:"))
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("a {label} row: {versus}"));
+        line.split_whitespace()
+            .skip(1)
+            .take(3)
+            .map(|t| t.trim_end_matches('%').parse().expect("a number"))
+            .collect()
+    };
+    let plain_row = row("plain");
+    let (h, e) = (wins(&versus, "hard"), wins(&versus, "easy"));
+    assert_eq!(
+        plain_row,
+        [
+            (100.0 * f64::from(h) / 30.0 * 100.0).round() / 100.0,
+            (100.0 * f64::from(e) / 30.0 * 100.0).round() / 100.0,
+            (100.0 * (f64::from(e) - f64::from(h)) / 30.0 * 100.0).round() / 100.0,
+        ],
+        "{versus}"
+    );
+    assert_eq!(row("luck-adjusted").len(), 3, "{versus}");
+    for bad in ["hard", "nobody"] {
+        assert!(!run(&["--versus", bad]).status.success(), "--versus {bad}");
+    }
+}
+
 /// A load test stopped by a signal takes the server it started down with it, and the server's
 /// data folder (they were left behind: the server went on playing its rooms' absent seats).
 #[cfg(unix)]
