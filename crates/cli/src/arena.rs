@@ -661,13 +661,10 @@ impl Paired {
 /// The `--versus` table: the first bot of lineup A against the challenger that replaces it in
 /// lineup B, the difference with its paired 95% interval, plain and (with `--luck`) adjusted.
 fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luck: bool) {
-    let (first, challenger) = (&lineups[0][0], &lineups[1][0]);
-    let idx: Vec<usize> = lineups[0]
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| *n == first)
-        .map(|(i, _)| i)
-        .collect();
+    let Some((first, idx)) = bots_of(&lineups[0]).into_iter().next() else {
+        return;
+    };
+    let challenger = &lineups[1][idx[0]];
     let rotations = lineups[0].len();
     let (a_raw, a_adj, _) = deal_rates(a, &idx, rotations);
     let (b_raw, b_adj, _) = deal_rates(b, &idx, rotations);
