@@ -70,7 +70,7 @@ USAGE:
         the first bot of --seats (each of its entries) replaced by BOT (same deals, seats and bot
         seeds) and prints the difference BOT makes with a 95% interval over the paired deals:
         the two play alike until BOT first chooses otherwise, so the interval is narrower than
-        two separate runs give (games×: about 2 to 6 for one weight of the Master's search). The
+        two separate runs give (games×: about 2 to 8 for one weight of the Master's search). The
         rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
         --triple-six-penalty and --items are 飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
