@@ -699,10 +699,11 @@ const FXQ_PREDICTED: Weights = Weights {
 };
 
 /// [`MASTER_EVAL_IMITATED`] in team play (RULES.md §9): its 飞行棋 weights are the shared
-/// `FXQ_PREDICTED`, so they keep the Master's `hangar` 22 and `risk` 1. The lighter hangar and the lesser fear of danger that measured
-/// stronger against three Hard players both measured weaker for a Master pair against a Hard
-/// pair (20,000 games, seed 1): `hangar` 10 56.55 % → 55.19 % [54.70, 55.68]; `risk` 0.8,
-/// luck-adjusted, 56.19 % → 55.75 % (plain 56.55 % → 56.03 %).
+/// `FXQ_PREDICTED`, so they keep the Master's `hangar` 22 and `risk` 1. The lighter hangar and
+/// the lesser fear of danger that measured stronger against three Hard players both measured
+/// weaker for a Master pair against a Hard pair (20,000 games, seed 1): `hangar` 10 56.55 % →
+/// 55.19 % [54.70, 55.68]; `risk` 0.8, luck-adjusted, 56.19 % → 55.75 % (plain 56.55 % →
+/// 56.03 %).
 pub const MASTER_EVAL_IMITATED_TEAM: Evaluator = Evaluator {
     feixingqi: FXQ_PREDICTED,
     ..MASTER_EVAL_IMITATED

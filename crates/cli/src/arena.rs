@@ -304,7 +304,22 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         .split(',')
         .map(|s| s.trim().to_string())
         .collect();
-    for nm in &names {
+    // `--versus BOT`: a second lineup, the same deals with the first bot's entries played by BOT.
+    let versus = flag(args, "--versus").map(str::trim);
+    let mut lineups = vec![names.clone()];
+    if let Some(challenger) = versus {
+        ensure!(
+            challenger != names[0],
+            "--versus {challenger} is the first bot of --seats already: the difference would be 0"
+        );
+        lineups.push(
+            names
+                .iter()
+                .map(|n| if *n == names[0] { challenger } else { n }.to_string())
+                .collect(),
+        );
+    }
+    for nm in lineups.iter().flatten() {
         if rules.options.items {
             ensure!(
                 item_bot_by_name(nm, 0).is_some(),
@@ -331,29 +346,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         !(luck && rules.options.items),
         "--luck is not measured in item mode (an item can fix a die)"
     );
-    // `--versus BOT`: a second lineup, the same deals with the first bot's entries played by BOT.
-    let versus = flag(args, "--versus").map(str::trim);
-    let mut lineups = vec![names.clone()];
-    if let Some(challenger) = versus {
-        ensure!(
-            if rules.options.items {
-                item_bot_by_name(challenger, 0).is_some()
-            } else {
-                make_bot(challenger, 0).is_some()
-            },
-            "unknown --versus bot {challenger:?}"
-        );
-        ensure!(
-            challenger != names[0],
-            "--versus {challenger} is the first bot of --seats already: the difference would be 0"
-        );
-        lineups.push(
-            names
-                .iter()
-                .map(|n| if *n == names[0] { challenger } else { n }.to_string())
-                .collect(),
-        );
-    }
     let units = games as usize * lineups.len();
     let rotations = names.len() as u64;
     if games % rotations != 0 {
@@ -617,16 +609,17 @@ fn deal_rates(
     (raw, adjusted, (slopes[0] + slopes[1]) / 2.0)
 }
 
-/// The difference a challenger makes (`arena --versus`): lineup B is lineup A with the entries
-/// `idx` played by the challenger, on the same deals, rotations and bot seeds, so the two play
-/// the same games until the challenger first chooses otherwise, and on the same dice after.
+/// The difference a challenger makes (`arena --versus`): lineup B is lineup A with the first
+/// bot's entries played by the challenger, on the same deals, rotations and bot seeds, so the
+/// two play the same games until the challenger first chooses otherwise, and on the same dice
+/// after.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Paired {
-    /// Win rates of the entries `idx` in lineups A and B.
+    /// Win rates of those entries in lineups A and B.
     a: f64,
     b: f64,
-    /// `b − a`, and its standard error from the spread of the per-deal differences.
-    diff: f64,
+    /// The standard error of the difference `b − a` ([`Paired::diff`]) from the spread of the
+    /// per-deal differences.
     diff_se: f64,
     /// The standard error the difference would have from two runs on separate deals (A's and
     /// B's standard errors combined), for the worth of the pairing.
@@ -638,14 +631,17 @@ impl Paired {
     fn new(a: &[f64], b: &[f64]) -> Paired {
         let diffs: Vec<f64> = a.iter().zip(b).map(|(a, b)| b - a).collect();
         let ((a, a_se), (b, b_se)) = (mean_se(a), mean_se(b));
-        let (diff, diff_se) = mean_se(&diffs);
         Paired {
             a,
             b,
-            diff,
-            diff_se,
+            diff_se: mean_se(&diffs).1,
             unpaired_se: a_se.hypot(b_se),
         }
+    }
+
+    /// The difference the challenger makes, `b − a` (the mean of the per-deal differences).
+    fn diff(&self) -> f64 {
+        self.b - self.a
     }
 
     /// How many times the games two separate runs would need for the paired interval.
@@ -689,9 +685,9 @@ fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luc
             label,
             100.0 * p.a,
             100.0 * p.b,
-            100.0 * p.diff,
-            100.0 * (p.diff - 1.96 * p.diff_se),
-            100.0 * (p.diff + 1.96 * p.diff_se),
+            100.0 * p.diff(),
+            100.0 * (p.diff() - 1.96 * p.diff_se),
+            100.0 * (p.diff() + 1.96 * p.diff_se),
             p.worth()
         );
     }
@@ -1038,14 +1034,14 @@ mod tests {
     fn a_challenger_that_changes_nothing_makes_no_difference_and_a_paired_one_is_surer() {
         let a = [1.0, 0.0, 0.5, 1.0, 0.0, 0.0];
         let same = Paired::new(&a, &a);
-        assert_eq!((same.diff, same.diff_se), (0.0, 0.0));
+        assert_eq!((same.diff(), same.diff_se), (0.0, 0.0));
         assert!(same.unpaired_se > 0.0 && same.worth().is_infinite());
         // One deal in six changes by +0.5: the difference is 1/12, and the pairing leaves only
         // that deal's spread.
         let mut b = a;
         b[1] = 0.5;
         let p = Paired::new(&a, &b);
-        assert!((p.b - p.a - 0.5 / 6.0).abs() < 1e-12 && (p.diff - 0.5 / 6.0).abs() < 1e-12);
+        assert!((p.b - p.a - 0.5 / 6.0).abs() < 1e-12 && (p.diff() - 0.5 / 6.0).abs() < 1e-12);
         let (_, se) = mean_se(&[0.0, 0.5, 0.0, 0.0, 0.0, 0.0]);
         assert!((p.diff_se - se).abs() < 1e-12);
         assert!(p.worth() > 1.0, "{p:?}");

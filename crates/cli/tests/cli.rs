@@ -16,6 +16,14 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The wins column of `bot`'s first row in the output of `feixingqi arena`.
+fn arena_wins(text: &str, bot: &str) -> u32 {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{bot} ")))
+        .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .unwrap_or_else(|| panic!("a row for {bot}: {text}"))
+}
+
 #[test]
 fn scenario_prints_one_line_each_and_a_closing_count() {
     let out = bin()
@@ -206,12 +214,7 @@ fn arena_with_luck_prints_the_luck_adjusted_win_rates() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let (plain, luck) = (run(false), run(true));
-    let wins = |text: &str| {
-        text.lines()
-            .find(|l| l.starts_with("hard "))
-            .and_then(|l| l.split_whitespace().nth(3).map(String::from))
-            .expect("a row for hard")
-    };
+    let wins = |text: &str| arena_wins(text, "hard");
     assert_eq!(wins(&plain), wins(&luck), "--luck changes no game");
     assert!(!plain.contains("luck-adjusted"), "{plain}");
     assert!(luck.contains("luck-adjusted"), "{luck}");
@@ -227,7 +230,7 @@ fn arena_with_luck_prints_the_luck_adjusted_win_rates() {
         .collect();
     assert_eq!(rates.len(), 2, "{row}");
     assert_eq!(format!("{:.2}%", rates[0]), {
-        let w: f64 = wins(&plain).parse().expect("wins");
+        let w = f64::from(wins(&plain));
         format!("{:.2}%", 100.0 * w / 40.0)
     });
     assert!(rates[1].is_finite(), "{row}");
@@ -278,13 +281,7 @@ fn arena_versus_measures_the_challenger_on_the_same_deals() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let (plain, versus) = (text(&run(&[])), text(&run(&["--versus", "easy", "--luck"])));
-    // The wins column of a bot's first row in `text`.
-    let wins = |text: &str, bot: &str| -> u32 {
-        text.lines()
-            .find(|l| l.starts_with(&format!("{bot} ")))
-            .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
-            .unwrap_or_else(|| panic!("a row for {bot}: {text}"))
-    };
+    let wins = arena_wins;
     assert_eq!(wins(&plain, "hard"), wins(&versus, "hard"), "{versus}");
     assert!(versus.contains("seats easy,random,random:"), "{versus}");
     let row = |label: &str| -> Vec<f64> {
