@@ -332,6 +332,39 @@ impl ModelBot {
             .with_team_eval(MASTER_EVAL_IMITATED_TEAM)
     }
 
+    /// The Master level's player ([`ModelBot::master`]) with some of its weights set otherwise,
+    /// for research: `spec` is `EVALUATOR.SET.WEIGHT=VALUE` items joined by `/`, where
+    /// `EVALUATOR` is one of the evaluators it searches with — `search` (its own search's, while
+    /// no enemy is predicted as Hard and not every one looks random: [`MASTER`]'s),
+    /// `predicted` ([`MASTER_EVAL_IMITATED`]), `team` ([`MASTER_EVAL_IMITATED_TEAM`]) or `weak`
+    /// ([`MASTER_EVAL_WEAK`]) — `SET` a weight set of it ([`Evaluator::SETS`]) and `WEIGHT` a
+    /// weight ([`Weights::NAMES`]); e.g. `predicted.feixingqi.risk=1/weak.ludo.hangar=12`. The
+    /// player is named `name`. `None` when an item names nothing or its value is not a finite
+    /// number. Everything it does not set is the Master's, so `arena --versus` measures exactly
+    /// what the items change.
+    pub fn master_with(spec: &str, name: impl Into<String>) -> Option<ModelBot> {
+        let mut bot = ModelBot::master();
+        bot.name = name.into();
+        for item in spec.split('/') {
+            let (key, value) = item.split_once('=')?;
+            let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
+            let mut path = key.split('.');
+            let eval = match path.next()? {
+                "search" => &mut bot.search.eval,
+                "predicted" => &mut bot.eval_imitated,
+                "team" => &mut bot.eval_imitated_team,
+                "weak" => &mut bot.eval_weak,
+                _ => return None,
+            };
+            let weight = eval.weights_mut(path.next()?)?.get_mut(path.next()?)?;
+            if path.next().is_some() {
+                return None;
+            }
+            *weight = value;
+        }
+        Some(bot)
+    }
+
     /// This player searching with the evaluator `eval` instead of [`ModelBot::with_imitate`]'s
     /// in team play (RULES.md §9) while every enemy is predicted as Hard or looks random.
     pub fn with_team_eval(self, eval: Evaluator) -> ModelBot {
@@ -786,7 +819,9 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 /// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team[/brittle[/solo]]]]]]]]]]]]` (custom [`Weights`]),
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
 /// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated[/imitate_after]]]]]]]` (the Master level's
-/// [`ModelBot`] with other knobs) or `mix:P` (the race-only heuristic, random with probability P).
+/// [`ModelBot`] with other knobs), `master:EVALUATOR.SET.WEIGHT=VALUE[/…]` (the Master level with
+/// some weights set otherwise, [`ModelBot::master_with`]) or `mix:P` (the race-only heuristic,
+/// random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
         return Some(Box::new(RandomBot::new(seed)));
@@ -796,6 +831,9 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     }
     if let Some(s) = Style::ALL.into_iter().find(|s| s.name() == name) {
         return Some(Box::new(SearchBot::heuristic(s)));
+    }
+    if let Some(spec) = name.strip_prefix("master:") {
+        return Some(Box::new(ModelBot::master_with(spec, name)?));
     }
     if let Some(p) = name.strip_prefix("mix:") {
         // `mix:P`: the race-only heuristic replaced by a random option with probability P.
@@ -904,3 +942,71 @@ pub const BOT_NAMES: [&str; 9] = [
     "fast",
     "balanced",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `master:` sets exactly the weights it names, in the evaluator it names, and refuses
+    /// anything that names nothing.
+    #[test]
+    fn a_master_with_weights_differs_from_the_master_only_where_it_says() {
+        let master = ModelBot::master();
+        let bot =
+            ModelBot::master_with("predicted.feixingqi.risk=1.25/weak.ludo_duel.hangar=3", "m")
+                .expect("a valid spec");
+        assert_eq!(bot.name, "m");
+        let mut want = master.eval_imitated;
+        want.feixingqi.risk = 1.25;
+        assert_eq!(bot.eval_imitated, want);
+        let mut want = master.eval_weak;
+        want.ludo_duel.hangar = 3.0;
+        assert_eq!(bot.eval_weak, want);
+        assert_eq!(bot.search, master.search);
+        assert_eq!(bot.eval_imitated_team, master.eval_imitated_team);
+        assert_eq!(
+            (
+                bot.deep,
+                bot.weak,
+                bot.prior,
+                bot.imitate,
+                bot.imitate_after,
+                bot.deep_imitated
+            ),
+            (
+                master.deep,
+                master.weak,
+                master.prior,
+                master.imitate,
+                master.imitate_after,
+                master.deep_imitated
+            )
+        );
+        // Every evaluator, set and weight can be named.
+        for eval in ["search", "predicted", "team", "weak"] {
+            for set in Evaluator::SETS {
+                for w in Weights::NAMES {
+                    assert!(ModelBot::master_with(&format!("{eval}.{set}.{w}=0.5"), "m").is_some());
+                }
+            }
+        }
+        for bad in [
+            "",
+            "predicted.feixingqi.risk",
+            "predicted.feixingqi.risk=",
+            "predicted.feixingqi.risk=x",
+            "predicted.feixingqi.risk=NaN",
+            "predicted.feixingqi.risk=inf",
+            "hint.feixingqi.risk=1",
+            "predicted.chess.risk=1",
+            "predicted.feixingqi.fear=1",
+            "predicted.feixingqi=1",
+            "predicted.feixingqi.risk.more=1",
+            "predicted.feixingqi.risk=1/",
+        ] {
+            assert!(ModelBot::master_with(bad, "m").is_none(), "{bad:?}");
+        }
+        assert!(bot_by_name("master:search.ludo.temp=2", 0).is_some());
+        assert!(bot_by_name("master:", 0).is_none());
+    }
+}

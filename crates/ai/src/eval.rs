@@ -100,6 +100,31 @@ pub struct Weights {
     pub solo: f32,
 }
 
+/// [`Weights::NAMES`] and [`Weights::get_mut`] from one list of the fields.
+macro_rules! weight_names {
+    ($($field:ident),* $(,)?) => {
+        impl Weights {
+            /// The name of every weight (its field), in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The weight named `name` ([`Weights::NAMES`]), or `None` when no weight has that
+            /// name: how a research bot's name sets one weight (`master:` in
+            /// [`crate::bots::bot_by_name`]).
+            pub fn get_mut(&mut self, name: &str) -> Option<&mut f32> {
+                match name {
+                    $(stringify!($field) => Some(&mut self.$field),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+weight_names!(
+    hangar, risk, stack_risk, lane, tempo, temp, idle, shelter, exact, equiv, later, order, race,
+    wear, team, brittle, solo,
+);
+
 impl Weights {
     /// The tuned all-round weights for Ludo (Hard and Master; tuned by arena against Hard).
     pub const BALANCED: Weights = Weights {
@@ -470,6 +495,20 @@ impl Evaluator {
     /// This evaluator with other Ludo weights for 2-player games.
     pub const fn with_ludo_duel(self, ludo_duel: Weights) -> Evaluator {
         Evaluator { ludo_duel, ..self }
+    }
+
+    /// The names of the weight sets ([`Evaluator::weights_mut`]): its fields.
+    pub const SETS: [&'static str; 4] = ["ludo", "ludo_duel", "feixingqi", "feixingqi_duel"];
+
+    /// The weight set named `set` ([`Evaluator::SETS`]), or `None` for another name.
+    pub fn weights_mut(&mut self, set: &str) -> Option<&mut Weights> {
+        match set {
+            "ludo" => Some(&mut self.ludo),
+            "ludo_duel" => Some(&mut self.ludo_duel),
+            "feixingqi" => Some(&mut self.feixingqi),
+            "feixingqi_duel" => Some(&mut self.feixingqi_duel),
+            _ => None,
+        }
     }
 
     /// This evaluator with the Gaussian race ([`Weights::race`]) of its Ludo weights (both), its
@@ -1014,6 +1053,39 @@ fn erfc_with(x: f32, exp_minus_x2: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Weights::NAMES`] names every field once, and each name reaches its own field.
+    #[test]
+    fn every_weight_has_a_name() {
+        let fields = format!("{:?}", Weights::BALANCED).matches(": ").count();
+        assert_eq!(Weights::NAMES.len(), fields);
+        let mut w = Weights::BALANCED;
+        for (i, name) in Weights::NAMES.iter().enumerate() {
+            *w.get_mut(name).expect("a weight") = 1000.0 + i as f32;
+        }
+        let shown = format!("{w:?}");
+        for (i, name) in Weights::NAMES.iter().enumerate() {
+            assert!(
+                shown.contains(&format!("{name}: {}.0", 1000 + i)),
+                "{shown}"
+            );
+        }
+        assert!(w.get_mut("fear").is_none());
+        let mut e = Evaluator::MASTER;
+        for set in Evaluator::SETS {
+            e.weights_mut(set).expect("a set").temp = 9.0;
+        }
+        assert_eq!(
+            [
+                e.ludo.temp,
+                e.ludo_duel.temp,
+                e.feixingqi.temp,
+                e.feixingqi_duel.temp
+            ],
+            [9.0; 4]
+        );
+        assert!(e.weights_mut("chess").is_none());
+    }
 
     /// Two racers: `P(X₀ < X₁) = Φ((d₁ − d₀) / √(σ₀² + σ₁²))`, which the quadrature must give.
     #[test]

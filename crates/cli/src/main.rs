@@ -73,7 +73,11 @@ USAGE:
         two separate runs give (games×: about 2 to 8 for one weight of the Master's search). The
         rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
         --triple-six-penalty and --items are 飞行棋's. Bots:
-        random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N.
+        random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N;
+        for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
+        otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
+        feixingqi_duel; WEIGHT a field of the AI crate's Weights), e.g. --versus
+        master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D] [--master]

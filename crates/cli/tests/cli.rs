@@ -313,6 +313,59 @@ fn arena_versus_measures_the_challenger_on_the_same_deals() {
     }
 }
 
+/// `--versus master:…` is the Master with the weights it names set otherwise: a weight of an
+/// evaluator the games never use changes no game, one they use changes some, and a spec that
+/// names nothing is refused with the names it could use.
+#[test]
+fn arena_versus_takes_the_master_with_named_weights() {
+    let run = |versus: &str| {
+        bin()
+            .args([
+                "arena",
+                "--rules",
+                "feixingqi",
+                "--players",
+                "2",
+                "--seats",
+                "master,hard",
+                "--games",
+                "20",
+                "--seed",
+                "3",
+                "--threads",
+                "2",
+                "--versus",
+                versus,
+            ])
+            .output()
+            .expect("runs")
+    };
+    let parted = |versus: &str| -> u32 {
+        let out = run(versus);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("versus:"))
+            .unwrap_or_else(|| panic!("a versus line: {text}"));
+        let n = line.split('(').nth(1).and_then(|t| t.split(' ').next());
+        n.and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("games with another winner: {line}"))
+    };
+    // The team-play evaluator plays no 2-player game.
+    assert_eq!(parted("master:team.feixingqi_duel.hangar=0"), 0);
+    // The search against players predicted as Hard does.
+    assert!(parted("master:predicted.feixingqi_duel.hangar=0") > 0);
+    let out = run("master:predicted.feixingqi_duel.fear=1");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("WEIGHT hangar, risk"), "{err}");
+}
+
 /// A load test stopped by a signal takes the server it started down with it, and the server's
 /// data folder (they were left behind: the server went on playing its rooms' absent seats).
 #[cfg(unix)]
