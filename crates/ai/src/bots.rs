@@ -332,6 +332,16 @@ impl ModelBot {
             .with_team_eval(MASTER_EVAL_IMITATED_TEAM)
     }
 
+    /// The opponent model's knobs that [`ModelBot::master_with`] can set.
+    pub const KNOBS: [&'static str; 6] = [
+        "prior",
+        "weak",
+        "imitate",
+        "imitate_after",
+        "deep",
+        "deep_imitated",
+    ];
+
     /// The Master level's player ([`ModelBot::master`]) with some of its weights set otherwise,
     /// for research: `spec` is `EVALUATOR.SET.WEIGHT=VALUE` items joined by `/`, where
     /// `EVALUATOR` is one of the evaluators it searches with — `search` (its own search's, while
@@ -340,27 +350,41 @@ impl ModelBot {
     /// ([`MASTER_EVAL_WEAK`]) — `SET` a weight set of it ([`Evaluator::SETS`]) and `WEIGHT` a
     /// weight ([`Weights::NAMES`]); e.g. `predicted.feixingqi.risk=1/weak.ludo.hangar=12`. The
     /// player is named `name`. `None` when an item names nothing or its value is not a finite
-    /// number. Everything it does not set is the Master's, so `arena --versus` measures exactly
-    /// what the items change.
+    /// number. An item may also set a knob of the opponent model ([`ModelBot::new`],
+    /// [`ModelBot::with_imitate`]): `prior`, `weak`, `imitate`, `imitate_after` (every rule
+    /// set), `deep` or `deep_imitated` (chance layers, at most 3). Everything it does not set is
+    /// the Master's, so `arena --versus` measures exactly what the items change.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Option<ModelBot> {
         let mut bot = ModelBot::master();
         bot.name = name.into();
         for item in spec.split('/') {
             let (key, value) = item.split_once('=')?;
             let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
-            let mut path = key.split('.');
-            let eval = match path.next()? {
-                "search" => &mut bot.search.eval,
-                "predicted" => &mut bot.eval_imitated,
-                "team" => &mut bot.eval_imitated_team,
-                "weak" => &mut bot.eval_weak,
-                _ => return None,
-            };
-            let weight = eval.weights_mut(path.next()?)?.get_mut(path.next()?)?;
-            if path.next().is_some() {
-                return None;
+            let layers =
+                || ((0.0..=3.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
+            match key {
+                "prior" => bot.prior = value,
+                "weak" => bot.weak = value,
+                "imitate" => bot.imitate = value,
+                "imitate_after" => bot.imitate_after = [value; 3],
+                "deep" => bot.deep = layers()?,
+                "deep_imitated" => bot.deep_imitated = layers()?,
+                _ => {
+                    let mut path = key.split('.');
+                    let eval = match path.next()? {
+                        "search" => &mut bot.search.eval,
+                        "predicted" => &mut bot.eval_imitated,
+                        "team" => &mut bot.eval_imitated_team,
+                        "weak" => &mut bot.eval_weak,
+                        _ => return None,
+                    };
+                    let weight = eval.weights_mut(path.next()?)?.get_mut(path.next()?)?;
+                    if path.next().is_some() {
+                        return None;
+                    }
+                    *weight = value;
+                }
             }
-            *weight = value;
         }
         Some(bot)
     }
@@ -820,7 +844,7 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
 /// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated[/imitate_after]]]]]]]` (the Master level's
 /// [`ModelBot`] with other knobs), `master:EVALUATOR.SET.WEIGHT=VALUE[/…]` (the Master level with
-/// some weights set otherwise, [`ModelBot::master_with`]) or `mix:P` (the race-only heuristic,
+/// some weights or opponent-model knobs set otherwise, [`ModelBot::master_with`]) or `mix:P` (the race-only heuristic,
 /// random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
@@ -1003,6 +1027,38 @@ mod tests {
             "predicted.feixingqi=1",
             "predicted.feixingqi.risk.more=1",
             "predicted.feixingqi.risk=1/",
+        ] {
+            assert!(ModelBot::master_with(bad, "m").is_none(), "{bad:?}");
+        }
+        let knobs = ModelBot::master_with(
+            "prior=1/weak=0.6/imitate=0.9/imitate_after=3/deep=3/deep_imitated=1",
+            "m",
+        )
+        .expect("the opponent model's knobs");
+        assert_eq!(
+            (
+                knobs.prior,
+                knobs.weak,
+                knobs.imitate,
+                knobs.imitate_after,
+                knobs.deep,
+                knobs.deep_imitated
+            ),
+            (1.0, 0.6, 0.9, [3.0; 3], 3, 1)
+        );
+        assert_eq!(knobs.eval_imitated, master.eval_imitated);
+        for k in ModelBot::KNOBS {
+            assert!(
+                ModelBot::master_with(&format!("{k}=1"), "m").is_some(),
+                "{k}"
+            );
+        }
+        for bad in [
+            "deep=4",
+            "deep=-1",
+            "deep=1.5",
+            "deep_imitated=9",
+            "depth=2",
         ] {
             assert!(ModelBot::master_with(bad, "m").is_none(), "{bad:?}");
         }

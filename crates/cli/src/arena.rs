@@ -329,9 +329,11 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             ensure!(
                 make_bot(nm, 0).is_some(),
                 "unreadable {nm:?}: master:EVALUATOR.SET.WEIGHT=VALUE[/...] with EVALUATOR search, \
-                 predicted, team or weak, SET {}, WEIGHT {}, VALUE a number",
+                 predicted, team or weak, SET {}, WEIGHT {}, VALUE a number; or KNOB=VALUE with \
+                 KNOB {}",
                 Evaluator::SETS.join(", "),
-                Weights::NAMES.join(", ")
+                Weights::NAMES.join(", "),
+                ModelBot::KNOBS.join(", ")
             );
         } else {
             ensure!(

@@ -76,7 +76,8 @@ USAGE:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N;
         for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
         otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
-        feixingqi_duel; WEIGHT a field of the AI crate's Weights), e.g. --versus
+        feixingqi_duel; WEIGHT a field of the AI crate's Weights; or a knob of its opponent
+        model: prior, weak, imitate, imitate_after, deep, deep_imitated), e.g. --versus
         master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
