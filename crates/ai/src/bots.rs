@@ -332,6 +332,11 @@ impl ModelBot {
             .with_team_eval(MASTER_EVAL_IMITATED_TEAM)
     }
 
+    /// The evaluators of the Master level's searches, as [`ModelBot::master_with`] names them:
+    /// its own search's, the search against players predicted as Hard, in team play, and when
+    /// every enemy looks random.
+    pub const EVALUATORS: [&'static str; 4] = ["search", "predicted", "team", "weak"];
+
     /// The opponent model's knobs that [`ModelBot::master_with`] can set.
     pub const KNOBS: [&'static str; 6] = [
         "prior",
@@ -342,18 +347,19 @@ impl ModelBot {
         "deep_imitated",
     ];
 
-    /// The Master level's player ([`ModelBot::master`]) with some of its weights set otherwise,
-    /// for research: `spec` is `EVALUATOR.SET.WEIGHT=VALUE` items joined by `/`, where
-    /// `EVALUATOR` is one of the evaluators it searches with — `search` (its own search's, while
-    /// no enemy is predicted as Hard and not every one looks random: [`MASTER`]'s),
+    /// The Master level's player ([`ModelBot::master`]) with some of its weights set otherwise, for
+    /// research: `spec` is `EVALUATOR.SET.WEIGHT=VALUE` items joined by `/`, where `EVALUATOR` is
+    /// one of the evaluators it searches with ([`ModelBot::EVALUATORS`]) — `search` (its own
+    /// search's, while no enemy is predicted as Hard and not every one looks random: [`MASTER`]'s),
     /// `predicted` ([`MASTER_EVAL_IMITATED`]), `team` ([`MASTER_EVAL_IMITATED_TEAM`]) or `weak`
     /// ([`MASTER_EVAL_WEAK`]) — `SET` a weight set of it ([`Evaluator::SETS`]) and `WEIGHT` a
     /// weight ([`Weights::NAMES`]); e.g. `predicted.feixingqi.risk=1/weak.ludo.hangar=12`. The
-    /// player is named `name`. `None` when an item names nothing or its value is not a finite
-    /// number. An item may also set a knob of the opponent model ([`ModelBot::new`],
-    /// [`ModelBot::with_imitate`]): `prior`, `weak`, `imitate`, `imitate_after` (every rule
-    /// set), `deep` or `deep_imitated` (chance layers, at most 3). Everything it does not set is
-    /// the Master's, so `arena --versus` measures exactly what the items change.
+    /// player is named `name`. An item may also set a knob of the opponent model
+    /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
+    /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
+    /// most 3). Everything it does not set is the Master's, so `arena --versus` measures exactly
+    /// what the items change. `None` when an item names nothing or its value is not a finite
+    /// number.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Option<ModelBot> {
         let mut bot = ModelBot::master();
         bot.name = name.into();
@@ -371,6 +377,7 @@ impl ModelBot {
                 "deep_imitated" => bot.deep_imitated = layers()?,
                 _ => {
                     let mut path = key.split('.');
+                    // In the order of `EVALUATORS`.
                     let eval = match path.next()? {
                         "search" => &mut bot.search.eval,
                         "predicted" => &mut bot.eval_imitated,
@@ -844,8 +851,8 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
 /// `ro:rollouts/plies/margin[/candidates]` (the Master's search refined by [`Rollouts`] in both rule
 /// sets), `om:deep/weak/prior[/ludo_reply/feixingqi_reply[/race[/imitate/deep_imitated[/ludo_race_imitated[/feixingqi_race_imitated[/duel_race_imitated[/imitate_after]]]]]]]` (the Master level's
 /// [`ModelBot`] with other knobs), `master:EVALUATOR.SET.WEIGHT=VALUE[/…]` (the Master level with
-/// some weights or opponent-model knobs set otherwise, [`ModelBot::master_with`]) or `mix:P` (the race-only heuristic,
-/// random with probability P).
+/// some weights or opponent-model knobs set otherwise, [`ModelBot::master_with`]) or `mix:P`
+/// (the race-only heuristic, random with probability P).
 pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if name == "random" {
         return Some(Box::new(RandomBot::new(seed)));
@@ -1007,7 +1014,7 @@ mod tests {
             )
         );
         // Every evaluator, set and weight can be named.
-        for eval in ["search", "predicted", "team", "weak"] {
+        for eval in ModelBot::EVALUATORS {
             for set in Evaluator::SETS {
                 for w in Weights::NAMES {
                     assert!(ModelBot::master_with(&format!("{eval}.{set}.{w}=0.5"), "m").is_some());

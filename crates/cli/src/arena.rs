@@ -328,9 +328,9 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         } else if nm.starts_with("master:") {
             ensure!(
                 make_bot(nm, 0).is_some(),
-                "unreadable {nm:?}: master:EVALUATOR.SET.WEIGHT=VALUE[/...] with EVALUATOR search, \
-                 predicted, team or weak, SET {}, WEIGHT {}, VALUE a number; or KNOB=VALUE with \
-                 KNOB {}",
+                "unreadable {nm:?}: master:EVALUATOR.SET.WEIGHT=VALUE[/...] with EVALUATOR {}, \
+                 SET {}, WEIGHT {}, VALUE a number; or KNOB=VALUE with KNOB {}",
+                ModelBot::EVALUATORS.join(", "),
                 Evaluator::SETS.join(", "),
                 Weights::NAMES.join(", "),
                 ModelBot::KNOBS.join(", ")
