@@ -358,42 +358,50 @@ impl ModelBot {
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
     /// most 3). Everything it does not set is the Master's, so `arena --versus` measures exactly
-    /// what the items change. `None` when an item names nothing or its value is not a finite
-    /// number.
-    pub fn master_with(spec: &str, name: impl Into<String>) -> Option<ModelBot> {
+    /// what the items change. The error names the first item that sets nothing, or whose value
+    /// is not a finite number.
+    pub fn master_with(spec: &str, name: impl Into<String>) -> Result<ModelBot, MasterSpecError> {
         let mut bot = ModelBot::master();
         bot.name = name.into();
         for item in spec.split('/') {
-            let (key, value) = item.split_once('=')?;
-            let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
-            let layers =
-                || ((0.0..=3.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
-            match key {
-                "prior" => bot.prior = value,
-                "weak" => bot.weak = value,
-                "imitate" => bot.imitate = value,
-                "imitate_after" => bot.imitate_after = [value; 3],
-                "deep" => bot.deep = layers()?,
-                "deep_imitated" => bot.deep_imitated = layers()?,
-                _ => {
-                    let mut path = key.split('.');
-                    // In the order of `EVALUATORS`.
-                    let eval = match path.next()? {
-                        "search" => &mut bot.search.eval,
-                        "predicted" => &mut bot.eval_imitated,
-                        "team" => &mut bot.eval_imitated_team,
-                        "weak" => &mut bot.eval_weak,
-                        _ => return None,
-                    };
-                    let weight = eval.weights_mut(path.next()?)?.get_mut(path.next()?)?;
-                    if path.next().is_some() {
-                        return None;
-                    }
-                    *weight = value;
+            bot.set(item).ok_or_else(|| MasterSpecError {
+                item: item.to_string(),
+            })?;
+        }
+        Ok(bot)
+    }
+
+    /// One item of [`ModelBot::master_with`]'s spec; `None` when it sets nothing.
+    fn set(&mut self, item: &str) -> Option<()> {
+        let (key, value) = item.split_once('=')?;
+        let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
+        let layers =
+            || ((0.0..=3.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
+        match key {
+            "prior" => self.prior = value,
+            "weak" => self.weak = value,
+            "imitate" => self.imitate = value,
+            "imitate_after" => self.imitate_after = [value; 3],
+            "deep" => self.deep = layers()?,
+            "deep_imitated" => self.deep_imitated = layers()?,
+            _ => {
+                let mut path = key.split('.');
+                // In the order of `EVALUATORS`.
+                let eval = match path.next()? {
+                    "search" => &mut self.search.eval,
+                    "predicted" => &mut self.eval_imitated,
+                    "team" => &mut self.eval_imitated_team,
+                    "weak" => &mut self.eval_weak,
+                    _ => return None,
+                };
+                let weight = eval.weights_mut(path.next()?)?.get_mut(path.next()?)?;
+                if path.next().is_some() {
+                    return None;
                 }
+                *weight = value;
             }
         }
-        Some(bot)
+        Some(())
     }
 
     /// This player searching with the evaluator `eval` instead of [`ModelBot::with_imitate`]'s
@@ -845,6 +853,31 @@ pub const MASTER_ROLLOUTS: Rollouts = Rollouts {
     feixingqi: false,
 };
 
+/// Why [`ModelBot::master_with`] refused a spec: its first item that sets nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MasterSpecError {
+    /// The item, as written.
+    pub item: String,
+}
+
+impl fmt::Display for MasterSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} sets nothing: an item of master:ITEM[/ITEM...] is EVALUATOR.SET.WEIGHT=VALUE \
+             with EVALUATOR {}, SET {}, WEIGHT {}; or KNOB=VALUE with KNOB {} (deep and \
+             deep_imitated 0 to 3); VALUE a number",
+            self.item,
+            ModelBot::EVALUATORS.join(", "),
+            Evaluator::SETS.join(", "),
+            Weights::NAMES.join(", "),
+            ModelBot::KNOBS.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for MasterSpecError {}
+
 /// A bot by name: `random`, a level (`easy`, `normal`, `hard`, `master`), a style
 /// (`aggressive`, `defensive`, `fast`, `balanced`), `expectimax-N` (the Master's evaluator, N ≤ 3 chance
 /// layers), `w:hangar/risk/stack_risk/lane/tempo/temp/shelter[/idle[/depth[/exact[/equiv[/later[/order[/reply[/race[/wear[/team[/brittle[/solo]]]]]]]]]]]]` (custom [`Weights`]),
@@ -864,7 +897,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         return Some(Box::new(SearchBot::heuristic(s)));
     }
     if let Some(spec) = name.strip_prefix("master:") {
-        return Some(Box::new(ModelBot::master_with(spec, name)?));
+        return Some(Box::new(ModelBot::master_with(spec, name).ok()?));
     }
     if let Some(p) = name.strip_prefix("mix:") {
         // `mix:P`: the race-only heuristic replaced by a random option with probability P.
@@ -986,6 +1019,13 @@ mod tests {
         let bot =
             ModelBot::master_with("predicted.feixingqi.risk=1.25/weak.ludo_duel.hangar=3", "m")
                 .expect("a valid spec");
+        let refused = ModelBot::master_with("prior=1/predicted.feixingqi.fear=1", "m");
+        assert_eq!(
+            refused.map(|_| ()),
+            Err(MasterSpecError {
+                item: "predicted.feixingqi.fear=1".into()
+            })
+        );
         assert_eq!(bot.name, "m");
         let mut want = master.eval_imitated;
         want.feixingqi.risk = 1.25;
@@ -1017,7 +1057,7 @@ mod tests {
         for eval in ModelBot::EVALUATORS {
             for set in Evaluator::SETS {
                 for w in Weights::NAMES {
-                    assert!(ModelBot::master_with(&format!("{eval}.{set}.{w}=0.5"), "m").is_some());
+                    assert!(ModelBot::master_with(&format!("{eval}.{set}.{w}=0.5"), "m").is_ok());
                 }
             }
         }
@@ -1035,7 +1075,7 @@ mod tests {
             "predicted.feixingqi.risk.more=1",
             "predicted.feixingqi.risk=1/",
         ] {
-            assert!(ModelBot::master_with(bad, "m").is_none(), "{bad:?}");
+            assert!(ModelBot::master_with(bad, "m").is_err(), "{bad:?}");
         }
         let knobs = ModelBot::master_with(
             "prior=1/weak=0.6/imitate=0.9/imitate_after=3/deep=3/deep_imitated=1",
@@ -1055,10 +1095,7 @@ mod tests {
         );
         assert_eq!(knobs.eval_imitated, master.eval_imitated);
         for k in ModelBot::KNOBS {
-            assert!(
-                ModelBot::master_with(&format!("{k}=1"), "m").is_some(),
-                "{k}"
-            );
+            assert!(ModelBot::master_with(&format!("{k}=1"), "m").is_ok(), "{k}");
         }
         for bad in [
             "deep=4",
@@ -1067,7 +1104,7 @@ mod tests {
             "deep_imitated=9",
             "depth=2",
         ] {
-            assert!(ModelBot::master_with(bad, "m").is_none(), "{bad:?}");
+            assert!(ModelBot::master_with(bad, "m").is_err(), "{bad:?}");
         }
         assert!(bot_by_name("master:search.ludo.temp=2", 0).is_some());
         assert!(bot_by_name("master:", 0).is_none());

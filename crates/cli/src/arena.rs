@@ -13,7 +13,7 @@ use std::{
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, Evaluator, Learned, Level,
-    ModelBot, Search, SearchBot, SoloRace, Training, Weights, BOT_NAMES,
+    ModelBot, Search, SearchBot, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -325,16 +325,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                 item_bot_by_name(nm, 0).is_some(),
                 "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, plain:BOT"
             );
-        } else if nm.starts_with("master:") {
-            ensure!(
-                make_bot(nm, 0).is_some(),
-                "unreadable {nm:?}: master:EVALUATOR.SET.WEIGHT=VALUE[/...] with EVALUATOR {}, \
-                 SET {}, WEIGHT {}, VALUE a number; or KNOB=VALUE with KNOB {}",
-                ModelBot::EVALUATORS.join(", "),
-                Evaluator::SETS.join(", "),
-                Weights::NAMES.join(", "),
-                ModelBot::KNOBS.join(", ")
-            );
+        } else if let Some(spec) = nm.strip_prefix("master:") {
+            ModelBot::master_with(spec, nm.as_str()).with_context(|| format!("bot {nm:?}"))?;
         } else {
             ensure!(
                 make_bot(nm, 0).is_some(),
