@@ -695,17 +695,22 @@ pub const MASTER_PRIOR: f32 = 4.0;
 pub const MASTER_IMITATE: f32 = 0.95;
 
 /// How many of an enemy's decisions the Master level waits for before it predicts that player
-/// as Hard ([`MASTER_IMITATE`]), per rule set (`[Ludo, 飞行棋, 飞行棋 team play]`). In 飞行棋
-/// none: an unseen enemy is predicted as Hard, and the first choice it makes that Hard would not
+/// as Hard ([`MASTER_IMITATE`]), per rule set (`[Ludo, 飞行棋, 飞行棋 team play]`). In Ludo and
+/// 飞行棋 none: an unseen enemy is predicted as Hard, and the first choice it makes that Hard would not
 /// have made ends the prediction (one miss in fewer than twenty decisions is below 95 %), so the
 /// two-layer search against Hard's answers starts with the first move instead of the ninth
 /// decision of the slowest enemy. Against three Hard players (20,000 games) that measured
 /// 30.53 / 29.80 % → 31.04 / 30.96 % on seeds 1 / 2 (8,000 games, seed 1: waiting for 8
-/// 30.23 %, 4 30.46 %, 0 30.85 %). In Ludo the same screen measured 29.84 % (8), 29.20 % (4),
-/// 29.45 % (0), and 20,000 games 28.97 % against 29.10 %, so Ludo keeps eight; so does 飞行棋
-/// team play, where a Master pair against a Hard pair measured 54.87 % → 54.31 % without the
-/// wait (20,000 games, seed 1).
-pub const MASTER_IMITATE_AFTER: [f32; 3] = [8.0, 0.0, 8.0];
+/// 30.23 %, 4 30.46 %, 0 30.85 %). In Ludo the same screen first measured 29.84 % (8), 29.20 %
+/// (4), 29.45 % (0), and 20,000 games 28.97 % against 29.10 %, so Ludo kept eight; with the
+/// Ludo Master's later changes (the one-sided race's half, the immediate danger) the paired
+/// screens (`arena --versus master:imitate_after=0 --luck`, 8,000 games against three Hard
+/// players) measured +0.26 / +0.56 / +1.29 / +0.23 points luck-adjusted on seeds 2 / 3 / 4 / 5
+/// (+0.59 ± 0.37 over the four), with 3 players +1.02 [+0.34, +1.71], so Ludo no longer waits
+/// either (the exact 2-piece game had shown its costliest errors to be made by the one-layer
+/// search before the prediction). 飞行棋 team play keeps eight: a Master pair against a Hard pair
+/// measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).
+pub const MASTER_IMITATE_AFTER: [f32; 3] = [0.0, 0.0, 8.0];
 
 /// The Master level's evaluator while it searches [`MASTER_DEEP`] layers against predicted
 /// players: [`Evaluator::MASTER`] with the Ludo weights [`Weights::MASTER_PREDICTED`] (an

@@ -672,18 +672,21 @@ fn reply_blends_the_best_answer_with_the_mean_of_the_answers() {
 #[test]
 fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_known_ones() {
     let model = ModelBot::master;
-    // Unseen seats count as skilled. In Ludo the prediction of Hard waits for eight decisions:
-    // the plain Master search. In 飞行棋 it does not wait: every unseen enemy is predicted as
-    // Hard, and the search looks two layers ahead from the first move.
+    // Unseen seats count as skilled. In Ludo and 飞行棋 the prediction of Hard does not wait:
+    // every unseen enemy is predicted as Hard, and the search looks two layers ahead from the
+    // first move. 飞行棋 team play waits for eight decisions: the plain Master search.
     let fresh = model();
     let start = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("start");
     let ludo = Position::new(Rules::ludo(), SeatSet::ALL).expect("start");
     for s in Seat::ALL {
         assert_eq!(fresh.skill(s), 1.0);
     }
-    assert_eq!(MASTER_IMITATE_AFTER, [8.0, 0.0, 8.0]);
-    assert_eq!(fresh.modelled(&ludo).answers, [Answer::Skill(1.0); 4]);
-    assert_eq!(fresh.modelled(&ludo).depth, MASTER.depth);
+    assert_eq!(MASTER_IMITATE_AFTER, [0.0, 0.0, 8.0]);
+    let predicted = fresh.modelled(&ludo);
+    let mut hard = [Answer::Hard; 4];
+    hard[ludo.turn().index()] = Answer::Skill(1.0);
+    assert_eq!(predicted.answers, hard);
+    assert_eq!(predicted.depth, MASTER_DEEP);
     let predicted = fresh.modelled(&start);
     let mut hard = [Answer::Hard; 4];
     hard[start.turn().index()] = Answer::Skill(1.0);
@@ -1146,16 +1149,16 @@ fn an_imitated_enemy_answers_with_hards_choice() {
 #[test]
 fn a_master_made_afresh_plays_the_master_search() {
     // A Master that has seen nothing (a fresh bot, before the server shows it the game) plays
-    // `MASTER` (the hint's search) in Ludo and in 飞行棋 team play, which wait for eight
-    // decisions of an enemy before predicting it; in 飞行棋 it predicts every unseen enemy as
-    // Hard from the first move (`MASTER_IMITATE_AFTER`), so it plays the deeper search.
+    // `MASTER` (the hint's search) in 飞行棋 team play, which waits for eight decisions of an
+    // enemy before predicting it; in Ludo and 飞行棋 it predicts every unseen enemy as Hard from
+    // the first move (`MASTER_IMITATE_AFTER`), so it plays the deeper search.
     let mut team = Rules::feixingqi();
     team.options.team = true;
     for rules in [Rules::ludo(), Rules::feixingqi(), team] {
         let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
         let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 9);
         for (pos, _) in decisions.iter().step_by(5) {
-            let want = if rules.is_ludo() || rules.options.team {
+            let want = if rules.options.team {
                 MASTER
             } else {
                 let mut hard = [Answer::Hard; 4];
