@@ -704,9 +704,10 @@ pub const MASTER_IMITATE: f32 = 0.95;
 /// 30.23 %, 4 30.46 %, 0 30.85 %). In Ludo the same screen first measured 29.84 % (8), 29.20 %
 /// (4), 29.45 % (0), and 20,000 games 28.97 % against 29.10 %, so Ludo kept eight; with the
 /// Ludo Master's later changes (the one-sided race's half, the immediate danger) the paired
-/// screens (`arena --versus master:imitate_after=0 --luck`, 8,000 games against three Hard
-/// players) measured +0.26 / +0.56 / +1.29 / +0.23 points luck-adjusted on seeds 2 / 3 / 4 / 5
-/// (+0.59 ± 0.37 over the four), with 3 players +1.02 [+0.34, +1.71], so Ludo no longer waits
+/// screens (`arena --rules ludo --seats master,hard,hard,hard --versus master:imitate_after=0
+/// --luck`) measured +0.21 / +0.26 / +0.56 / +1.29 / +0.23 points luck-adjusted on seeds 1 (20,000
+/// games) / 2 / 3 / 4 / 5 (8,000 games each), +0.44 over the five (standard error 0.15), with 3
+/// players +1.02 [+0.34, +1.71], so Ludo no longer waits
 /// either (the exact 2-piece game had shown its costliest errors to be made by the one-layer
 /// search before the prediction). 飞行棋 team play keeps eight: a Master pair against a Hard pair
 /// measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).

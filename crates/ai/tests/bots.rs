@@ -682,18 +682,15 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         assert_eq!(fresh.skill(s), 1.0);
     }
     assert_eq!(MASTER_IMITATE_AFTER, [0.0, 0.0, 8.0]);
-    let predicted = fresh.modelled(&ludo);
-    let mut hard = [Answer::Hard; 4];
-    hard[ludo.turn().index()] = Answer::Skill(1.0);
-    assert_eq!(predicted.answers, hard);
-    assert_eq!(predicted.depth, MASTER_DEEP);
-    let predicted = fresh.modelled(&start);
-    let mut hard = [Answer::Hard; 4];
-    hard[start.turn().index()] = Answer::Skill(1.0);
-    assert_eq!(predicted.answers, hard);
-    assert_eq!(predicted.depth, MASTER_DEEP);
-    assert_eq!(predicted.eval, MASTER_EVAL_IMITATED);
-    // 飞行棋 team play waits as Ludo does.
+    for pos in [&ludo, &start] {
+        let predicted = fresh.modelled(pos);
+        let mut hard = [Answer::Hard; 4];
+        hard[pos.turn().index()] = Answer::Skill(1.0);
+        assert_eq!(predicted.answers, hard);
+        assert_eq!(predicted.depth, MASTER_DEEP);
+        assert_eq!(predicted.eval, MASTER_EVAL_IMITATED);
+    }
+    // 飞行棋 team play still waits.
     let mut team = Rules::feixingqi();
     team.options.team = true;
     let team = Position::new(team, SeatSet::ALL).expect("start");
