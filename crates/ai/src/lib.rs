@@ -126,9 +126,11 @@
 //!
 //! Perfect play is computed where it can be: [`solve`] solves the 2-player game with two pieces
 //! each exactly (against random or Hard), and `feixingqi solve` measures every decision of a
-//! bot against it. There the 飞行棋 Master gives away 1.15 points of win probability per game
-//! against random players (perfect play wins 73.61 %) and 1.73 against Hard (perfect play
-//! 53.29 %); Ludo 2.39 and 3.34 (perfect play 74.01 % and 57.27 %). See docs/AI.md.
+//! bot against it. There the 飞行棋 Master gives away 0.93 points of win probability per game
+//! against random players (perfect play wins 73.61 %) and 1.23 against Hard (perfect play
+//! 53.29 %); Ludo 1.97 and 2.46 (perfect play 74.01 % and 57.27 %). Bots that use the Master's
+//! evaluator score with four pieces about linearly in that loss, and the line at zero loss
+//! reaches only about the strength goals still open: see docs/AI.md.
 //!
 //! A distance table trained by TD(λ) self-play ([`td`], `feixingqi train`) measured no stronger
 //! than the hand-tuned evaluator under the Master's search (see [`td`]), so Master does not use
