@@ -126,11 +126,10 @@
 //!
 //! Perfect play is computed where it can be: [`solve`] solves the 2-player game with two pieces
 //! each exactly (against random or Hard), and `feixingqi solve` measures every decision of a
-//! bot against it. There the 飞行棋 Master gives away 0.93 points of win probability per game
-//! against random players (perfect play wins 73.61 %) and 1.23 against Hard (perfect play
-//! 53.29 %); Ludo 1.97 and 2.46 (perfect play 74.01 % and 57.27 %). Bots that use the Master's
-//! evaluator score with four pieces about linearly in that loss, and the line at zero loss
-//! reaches only about the strength goals still open: see docs/AI.md.
+//! bot against it. Perfect play wins 73.61 % against random players and 53.29 % against Hard in
+//! 飞行棋, 74.01 % and 57.27 % in Ludo. How much of that each bot gives away per game, and how
+//! the 4-piece strength goals sit against that loss, change with every change to the Master:
+//! they are kept in one place, docs/AI.md ("Perfect play where it can be computed").
 //!
 //! A distance table trained by TD(λ) self-play ([`td`], `feixingqi train`) measured no stronger
 //! than the hand-tuned evaluator under the Master's search (see [`td`]), so Master does not use
