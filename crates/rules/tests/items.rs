@@ -305,10 +305,11 @@ fn check(g: &Game) {
         }
         for i in 0..4u8 {
             if it.shielded(s, i) {
-                // On the board: a storm can push a shielded plane back onto its takeoff
-                // point (progress 0), and the shield stays with it (RULES.md §10, note 14).
+                // On the board, as the lapse in `ItemState::sync` reads it: neither in the
+                // hangar nor finished. A storm can push a shielded plane onto its takeoff
+                // point and the shield stays (RULES.md §15, note 14; `weather_16`).
                 assert!(
-                    matches!(pos.piece(s, i), Some(Progress::At(p)) if p <= 55),
+                    matches!(pos.piece(s, i), Some(p) if p != Progress::Hangar && !p.is_finished()),
                     "a shield on a plane off the board: {pos}"
                 );
             }
