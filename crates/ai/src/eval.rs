@@ -620,11 +620,7 @@ impl Evaluator {
             let mut race = 0f32;
             let mut active = false;
             let mut waiting = false;
-            let last = pos
-                .pieces(s)
-                .filter(|x| matches!(x, Progress::At(p) if *p < CENTRE))
-                .count()
-                <= 1;
+            let last = pos.pieces(s).filter(|x| x.is_on_board()).count() <= 1;
             let exact = if last { 1.0 } else { w.exact };
             for i in 0..n {
                 let p = match pos.piece(s, i) {

@@ -598,9 +598,7 @@ impl ItemState {
         // triple-six penalty, which is no capture).
         for s in Seat::ALL {
             for i in 0..4u8 {
-                if matches!(pos.piece(s, i), None | Some(Progress::Hangar))
-                    || pos.piece(s, i).is_some_and(Progress::is_finished)
-                {
+                if !pos.piece(s, i).is_some_and(Progress::is_on_board) {
                     self.shields &= !(1 << (s.index() * 4 + i as usize));
                 }
             }

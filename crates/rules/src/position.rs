@@ -45,6 +45,12 @@ impl Progress {
         matches!(self, Progress::At(CENTRE))
     }
 
+    /// Whether the piece is on the board: out of the hangar / yard and not yet finished
+    /// (`p0..=p55`: takeoff point / start square, loop or lane).
+    pub const fn is_on_board(self) -> bool {
+        matches!(self, Progress::At(p) if p < CENTRE)
+    }
+
     /// The progress value for ranking tie-breaks: hangar 0, otherwise `p` (RULES.md §6.4).
     pub const fn value(self) -> u8 {
         match self {

@@ -305,11 +305,11 @@ fn check(g: &Game) {
         }
         for i in 0..4u8 {
             if it.shielded(s, i) {
-                // On the board, as the lapse in `ItemState::sync` reads it: neither in the
-                // hangar nor finished. A storm can push a shielded plane onto its takeoff
-                // point and the shield stays (RULES.md §15, note 14; `weather_16`).
+                // On the board, the test the lapse in `ItemState::sync` uses: a storm can push
+                // a shielded plane onto its takeoff point and the shield stays (RULES.md §15,
+                // note 14; `weather_16`).
                 assert!(
-                    matches!(pos.piece(s, i), Some(p) if p != Progress::Hangar && !p.is_finished()),
+                    pos.piece(s, i).is_some_and(Progress::is_on_board),
                     "a shield on a plane off the board: {pos}"
                 );
             }
