@@ -752,7 +752,8 @@ pub const MASTER_IMITATE_AFTER: [f32; 3] = [0.0, 0.0, 8.0];
 /// points on seeds 1 / 2 / 3 (8,000 games), +0.13 / +0.18 on seeds 4 / 5 (20,000 games),
 /// +0.21 [+0.02, +0.41] over the five; 20,000 games each, 32.16 / 32.05 / 31.85 % → 32.31 /
 /// 32.40 / 32.46 % on seeds 1 / 2 / 3 (plain 32.58 / 32.18 / 32.01 % → 32.65 / 32.55 /
-/// 32.79 %). Team play keeps the shared weights without it (not measured there).
+/// 32.79 %). Team play keeps the shared weights without it: a Master pair against a Hard pair
+/// (20,000 games, seed 1) measured −0.13 [−0.68, +0.43] points with it, luck-adjusted.
 pub const MASTER_EVAL_IMITATED: Evaluator = Evaluator {
     ludo: Weights {
         solo: 0.5,

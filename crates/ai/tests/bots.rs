@@ -1007,7 +1007,7 @@ fn the_predicted_feixingqi_search_charges_a_plane_for_the_loop_it_has_still_to_w
     };
     assert_eq!(predicted(&pos, unworn).best(&pos), Some(Move { piece: 2 }));
     assert_eq!(MASTER_EVAL_IMITATED.feixingqi.wear, 0.1);
-    // Not measured in team play, which keeps the shared weights without it.
+    // Team play keeps the shared weights without it (a Master pair against a Hard pair: no gain).
     assert_eq!(MASTER_EVAL_IMITATED_TEAM.feixingqi.wear, 0.0);
 }
 
