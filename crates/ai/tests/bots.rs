@@ -164,6 +164,15 @@ fn predicted(pos: &Position, eval: Evaluator) -> Search {
     master.modelled(pos)
 }
 
+/// [`MASTER_EVAL_IMITATED`] with other 3- and 4-player 飞行棋 weights: the shipped search's
+/// choice against the one a single weight made before.
+fn imitated_feixingqi(feixingqi: Weights) -> Evaluator {
+    Evaluator {
+        feixingqi,
+        ..MASTER_EVAL_IMITATED
+    }
+}
+
 /// The position written in the notation `text` (`feixingqi_rules::notation`).
 fn position(text: &str) -> Position {
     let setup = feixingqi_rules::notation::parse_setup(text).expect("notation");
@@ -968,13 +977,10 @@ fn the_predicted_feixingqi_search_fears_an_exposed_plane_less_than_the_hint() {
         predicted(&pos, MASTER_EVAL_IMITATED).best(&pos),
         Some(Move { piece: 3 })
     );
-    let fearful = Evaluator {
-        feixingqi: Weights {
-            risk: Weights::MASTER_FXQ.risk,
-            ..MASTER_EVAL_IMITATED.feixingqi
-        },
-        ..MASTER_EVAL_IMITATED
-    };
+    let fearful = imitated_feixingqi(Weights {
+        risk: Weights::MASTER_FXQ.risk,
+        ..MASTER_EVAL_IMITATED.feixingqi
+    });
     assert_eq!(predicted(&pos, fearful).best(&pos), Some(Move { piece: 0 }));
     assert_eq!(MASTER_EVAL_IMITATED.feixingqi.risk, 0.8);
 }
@@ -998,13 +1004,10 @@ fn the_predicted_feixingqi_search_charges_a_plane_for_the_loop_it_has_still_to_w
         predicted(&pos, MASTER_EVAL_IMITATED).best(&pos),
         Some(Move { piece: 1 })
     );
-    let unworn = Evaluator {
-        feixingqi: Weights {
-            wear: 0.0,
-            ..MASTER_EVAL_IMITATED.feixingqi
-        },
-        ..MASTER_EVAL_IMITATED
-    };
+    let unworn = imitated_feixingqi(Weights {
+        wear: 0.0,
+        ..MASTER_EVAL_IMITATED.feixingqi
+    });
     assert_eq!(predicted(&pos, unworn).best(&pos), Some(Move { piece: 2 }));
     assert_eq!(MASTER_EVAL_IMITATED.feixingqi.wear, 0.1);
     // Team play keeps the shared weights without it (a Master pair against a Hard pair: no gain).
