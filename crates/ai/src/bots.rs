@@ -281,7 +281,7 @@ pub struct ModelBot {
     prior: f32,
     imitate: f32,
     imitate_after: [f32; 3],
-    deep_imitated: u8,
+    deep_imitated: [u8; 3],
     eval_imitated: Evaluator,
     eval_imitated_team: Evaluator,
     eval_weak: Evaluator,
@@ -306,7 +306,7 @@ impl ModelBot {
             prior,
             imitate: 0.0,
             imitate_after: [8.0; 3],
-            deep_imitated: 0,
+            deep_imitated: [0; 3],
             eval_imitated: search.eval,
             eval_imitated_team: search.eval,
             eval_weak: search.eval,
@@ -317,7 +317,8 @@ impl ModelBot {
 
     /// The 大师 Master level's player ([`Level::Master`]): [`MASTER`] with the opponent model
     /// of [`MASTER_DEEP`], [`MASTER_WEAK`] and [`MASTER_PRIOR`], predicting Hard-like enemies
-    /// ([`MASTER_IMITATE`], [`MASTER_IMITATE_AFTER`]) and searching them with
+    /// ([`MASTER_IMITATE`], [`MASTER_IMITATE_AFTER`]) and searching them
+    /// [`MASTER_DEEP_IMITATED`] chance layers deep with
     /// [`MASTER_EVAL_IMITATED`] ([`MASTER_EVAL_IMITATED_TEAM`] in team play), and enemies that
     /// all look random with [`MASTER_EVAL_WEAK`].
     pub fn master() -> ModelBot {
@@ -325,7 +326,7 @@ impl ModelBot {
             .with_imitate(
                 MASTER_IMITATE,
                 MASTER_IMITATE_AFTER,
-                MASTER_DEEP,
+                MASTER_DEEP_IMITATED,
                 MASTER_EVAL_IMITATED,
             )
             .with_weak_eval(MASTER_EVAL_WEAK)
@@ -357,8 +358,8 @@ impl ModelBot {
     /// player is named `name`. An item may also set a knob of the opponent model
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
-    /// most 3). Everything it does not set is the Master's, so `arena --versus` measures exactly
-    /// what the items change. The error names the first item that sets nothing, or whose value
+    /// most 3; `deep_imitated` in every rule set). Everything it does not set is the Master's,
+    /// so `arena --versus` measures exactly what the items change. The error names the first item that sets nothing, or whose value
     /// is not a finite number.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Result<ModelBot, MasterSpecError> {
         let mut bot = ModelBot::master();
@@ -383,7 +384,7 @@ impl ModelBot {
             "imitate" => self.imitate = value,
             "imitate_after" => self.imitate_after = [value; 3],
             "deep" => self.deep = layers()?,
-            "deep_imitated" => self.deep_imitated = layers()?,
+            "deep_imitated" => self.deep_imitated = [layers()?; 3],
             _ => {
                 let mut path = key.split('.');
                 // In the order of `EVALUATORS`.
@@ -434,10 +435,17 @@ impl ModelBot {
 
     /// This player predicting the answers of an enemy whose choices matched Hard's in at least
     /// `share` of at least `after` decisions (`[Ludo, 飞行棋, 飞行棋 team play]`) as Hard's choice
-    /// ([`Answer::Hard`]; `share` 0: never), and searching `deep` chance layers while every
-    /// enemy is predicted so or looks random, and not every one random (0: its own depth), with
-    /// the evaluator `eval` (in team play too, unless [`ModelBot::with_team_eval`] comes after).
-    pub fn with_imitate(self, share: f32, after: [f32; 3], deep: u8, eval: Evaluator) -> ModelBot {
+    /// ([`Answer::Hard`]; `share` 0: never), and searching `deep` chance layers (`[Ludo, 飞行棋,
+    /// 飞行棋 team play]`) while every enemy is predicted so or looks random, and not every one
+    /// random (0: its own depth), with the evaluator `eval` (in team play too, unless
+    /// [`ModelBot::with_team_eval`] comes after).
+    pub fn with_imitate(
+        self,
+        share: f32,
+        after: [f32; 3],
+        deep: [u8; 3],
+        eval: Evaluator,
+    ) -> ModelBot {
         ModelBot {
             imitate: share,
             imitate_after: after,
@@ -452,11 +460,7 @@ impl ModelBot {
     /// (see [`ModelBot::with_imitate`]).
     fn imitated(&self, seat: Seat, rules: &Rules) -> bool {
         let s = self.seen[seat.index()];
-        let after = self.imitate_after[match (rules.is_ludo(), rules.options.team) {
-            (true, _) => 0,
-            (false, false) => 1,
-            (false, true) => 2,
-        }];
+        let after = self.imitate_after[slot(rules)];
         self.imitate > 0.0 && s.n >= after && s.hard >= self.imitate * s.n
     }
 
@@ -494,13 +498,13 @@ impl ModelBot {
         let mut search = self.search.with_answers(answers);
         (search.eval, search.depth) = if weakest_only {
             (self.eval_weak, self.deep)
-        } else if known_only && self.deep_imitated > 0 {
+        } else if known_only && self.deep_imitated[slot(pos.rules())] > 0 {
             let eval = if pos.rules().options.team {
                 self.eval_imitated_team
             } else {
                 self.eval_imitated
             };
-            (eval, self.deep_imitated)
+            (eval, self.deep_imitated[slot(pos.rules())])
         } else {
             (self.search.eval, self.search.depth)
         };
@@ -548,6 +552,16 @@ impl Bot for ModelBot {
     }
 }
 
+/// The index of a game of these rules in the opponent model's settings per rule set
+/// ([`ModelBot::with_imitate`]): `[Ludo, 飞行棋, 飞行棋 team play]`.
+fn slot(rules: &Rules) -> usize {
+    match (rules.is_ludo(), rules.options.team) {
+        (true, _) => 0,
+        (false, false) => 1,
+        (false, true) => 2,
+    }
+}
+
 /// The numbers of a tuning bot's name after its prefix (`a/b/c`), at least `at_least` of them.
 fn knobs(spec: &str, at_least: usize) -> Option<Vec<f32>> {
     let v: Vec<f32> = spec
@@ -571,7 +585,8 @@ pub enum Level {
     /// engine), with an opponent model from the moves it sees played ([`ModelBot`]: against
     /// players seen to pick at random it values their answers as the mean of their options,
     /// players seen to play Hard's choice it expects to go on doing so ([`MASTER_IMITATE`]), and
-    /// against such players only it looks [`MASTER_DEEP`] chance layers ahead).
+    /// against such players only it looks [`MASTER_DEEP`] chance layers ahead, or
+    /// [`MASTER_DEEP_IMITATED`] when some are predicted as Hard).
     Master,
 }
 
@@ -677,6 +692,23 @@ pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0
 /// ([`MASTER_IMITATE`]) it did.
 pub const MASTER_DEEP: u8 = 2;
 
+/// The Master level's search depth (chance layers) while every enemy is predicted as Hard
+/// ([`MASTER_IMITATE`]) or looks random, and not every one random, per rule set (`[Ludo,
+/// 飞行棋, 飞行棋 team play]`). Ludo looks three layers ahead: with four players the third is
+/// the last enemy's roll before the Master's next turn. Paired against two layers (`arena
+/// --rules ludo --versus master:deep_imitated=3 --luck`), luck-adjusted points: three Hard
+/// players +2.10 [+0.88, +3.31] (seed 1, 4,000 games) and +1.63 [+0.79, +2.47] (seed 2, 8,000);
+/// two Hard players (3 players) +1.76 [+0.86, +2.65]; 2 players against Hard +1.56 [+0.84,
+/// +2.27] (seed 1, 8,000 games each); a Master pair against a Hard pair +2.11 [−1.01, +5.24]
+/// (seed 1, 2,000 games). In the exact 2-piece game against Hard the Master's loss
+/// fell from 2.46 to 2.01 points per game (`solve --rules ludo --against hard --bots
+/// master,master:deep_imitated=3 --games 4000`). It costs about seven times the time: the
+/// Master's decision p50 / p95 0.15 / 0.7 ms → 1.0 / 6.8 ms (`hint --rules ludo --positions
+/// 2000 --seed 1 --master`), inside the hint's 50 ms. 飞行棋 keeps two: a third layer
+/// measured no stronger there (three Hard players, seed 1, 4,000 games: −0.40 [−1.46, +0.66]),
+/// with weights tuned at two (`risk`, `wear` in [`MASTER_EVAL_IMITATED`]).
+pub const MASTER_DEEP_IMITATED: [u8; 3] = [3, 2, 2];
+
 /// The estimated skill ([`ModelBot::skill`]) up to which the Master level treats an enemy as a
 /// random player for [`MASTER_DEEP`]: a random player's estimate falls below it within about ten
 /// of its decisions, Hard's is always 1.
@@ -687,8 +719,8 @@ pub const MASTER_PRIOR: f32 = 4.0;
 
 /// The share of an enemy's decisions (of at least [`MASTER_IMITATE_AFTER`]) that must have
 /// matched Hard's choice for the Master level to predict its answers as Hard's
-/// ([`ModelBot::with_imitate`]); it then also searches [`MASTER_DEEP`] chance layers while every
-/// enemy is predicted so or looks random. Against three Hard players (20,000 games, seed 1) that
+/// ([`ModelBot::with_imitate`]); it then also searches [`MASTER_DEEP_IMITATED`] chance layers
+/// while every enemy is predicted so or looks random. Against three Hard players (20,000 games, seed 1) that
 /// measured 29.07 % → 29.95 % in 飞行棋 and 28.1 % → 28.61 % in Ludo; the prediction with one
 /// layer measured no stronger (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms
 /// per decision).
@@ -713,8 +745,8 @@ pub const MASTER_IMITATE: f32 = 0.95;
 /// measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).
 pub const MASTER_IMITATE_AFTER: [f32; 3] = [0.0, 0.0, 8.0];
 
-/// The Master level's evaluator while it searches [`MASTER_DEEP`] layers against predicted
-/// players: [`Evaluator::MASTER`] with the Ludo weights [`Weights::MASTER_PREDICTED`] (an
+/// The Master level's evaluator while it searches [`MASTER_DEEP_IMITATED`] layers against
+/// predicted players: [`Evaluator::MASTER`] with the Ludo weights [`Weights::MASTER_PREDICTED`] (an
 /// immediate danger counts in full) and a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
 /// 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) `race` 2.4 measured 30.53 /
 /// 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %, 1.0 28.93 % on seed
@@ -945,7 +977,7 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         // Knob 11: the decisions the prediction waits for, the same in every rule set (Ludo,
         // 飞行棋 and 飞行棋 team play).
         let after = v.get(11).map_or(MASTER_IMITATE_AFTER, |&a| [a; 3]);
-        let deep_imitated = v.get(7).map_or(0, |&d| d as u8).min(3);
+        let deep_imitated = [v.get(7).map_or(0, |&d| d as u8).min(3); 3];
         // The races of the deeper search: knob 8 Ludo, 9 飞行棋 (default: knob 8), 10 2-player
         // 飞行棋; negative or absent: as they are.
         let race = |i: usize, own: f32| v.get(i).copied().filter(|&r| r >= 0.0).unwrap_or(own);
@@ -1108,7 +1140,7 @@ mod tests {
                 knobs.deep,
                 knobs.deep_imitated
             ),
-            (1.0, 0.6, 0.9, [3.0; 3], 3, 1)
+            (1.0, 0.6, 0.9, [3.0; 3], 3, [1; 3])
         );
         assert_eq!(knobs.eval_imitated, master.eval_imitated);
         for k in ModelBot::KNOBS {

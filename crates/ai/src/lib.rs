@@ -23,8 +23,8 @@
 //!
 //! | | Ludo | 飞行棋 |
 //! |---|---|---|
-//! | Master 1v3 random | 83.18 % | 77.81 % |
-//! | Master 1v3 Hard | 30.90 % | 32.58 % |
+//! | Master 1v3 random | 82.95 % | 77.75 % |
+//! | Master 1v3 Hard | 31.94 % | 32.65 % |
 //! | Master vs Hard, 2 players | 62.08 % | 57.85 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
@@ -33,9 +33,17 @@
 //! 20,000 games each. Goals (issue #3): Master 1v3 random ≥ 82 % (Ludo) / ≥ 80 % (飞行棋), 1v3
 //! Hard ≥ 34 %, 飞行棋 2 players vs random ≥ 96 % (now 94.22 %): Ludo against random passes
 //! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 % before Ludo's prediction from the first move, seed 1
-//! 83.18 % with it too; 100,000 games on seed 3 with it: 83.20 % [82.97, 83.43]), the
-//! others are not met; every level beats the one below. The latest gain is in Ludo: the
-//! prediction of Hard starts with the first move there too ([`MASTER_IMITATE_AFTER`]), so the
+//! 83.18 % with it too; 100,000 games on seed 3 with it: 83.20 % [82.97, 83.43]; with Ludo's
+//! third chance layer 82.95 % on seed 1 and 83.25 % [83.01, 83.48] on those 100,000), the
+//! others are not met; every level beats the one below. The latest gain is in Ludo: against
+//! players predicted as Hard the search looks three chance layers ahead instead of two
+//! ([`MASTER_DEEP_IMITATED`]; with four players the third is the last enemy's roll before the
+//! Master's next turn). Paired against two layers (`arena --rules ludo --versus
+//! master:deep_imitated=3 --luck`), luck-adjusted: three Hard players +2.10 / +1.63 points
+//! (seeds 1 / 2, 4,000 / 8,000 games), two Hard players +1.76, 2 players against Hard +1.56;
+//! 20,000 games on seed 1: 30.90 → 31.94 % plain, 30.76 → 31.68 % adjusted. In 飞行棋 a third
+//! layer measured no stronger (−0.40, 4,000 games). Before it, the prediction of Hard starts
+//! with the first move in Ludo too ([`MASTER_IMITATE_AFTER`]), so the
 //! search looks two layers ahead against Hard's answers from the start instead of after eight
 //! decisions of each enemy; paired against three Hard players (`arena --versus
 //! master:imitate_after=0 --luck`) +0.44 point luck-adjusted over seeds 1–5 (standard error
@@ -179,7 +187,7 @@ pub mod td;
 pub use analysis::{analyse, grade, roll_luck, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
     bot_by_name, warm_up, Bot, Level, MasterSpecError, Mixed, ModelBot, RandomBot, RolloutBot,
-    SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED,
+    SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
     MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER,
     MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
 };

@@ -3,7 +3,7 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
     Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style, Weights,
-    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_EVAL_IMITATED,
+    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
     MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK,
     TEAM_CALIBRATION,
 };
@@ -160,8 +160,18 @@ fn capture_position() -> Position {
 /// The search the Master runs once its enemies have been seen to play Hard's choice (here
 /// without the wait of eight decisions), with `eval` as its deeper search's evaluator.
 fn predicted(pos: &Position, eval: Evaluator) -> Search {
-    let master = ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP, eval);
+    let master =
+        ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP_IMITATED, eval);
     master.modelled(pos)
+}
+
+/// [`predicted`] two chance layers deep: where the Ludo weights of that search were measured
+/// before it looked three ([`MASTER_DEEP_IMITATED`]).
+fn two_layers(pos: &Position, eval: Evaluator) -> Search {
+    Search {
+        depth: 2,
+        ..predicted(pos, eval)
+    }
 }
 
 /// [`MASTER_EVAL_IMITATED`] with other 3- and 4-player 飞行棋 weights: the shipped search's
@@ -696,7 +706,9 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         let mut hard = [Answer::Hard; 4];
         hard[pos.turn().index()] = Answer::Skill(1.0);
         assert_eq!(predicted.answers, hard);
-        assert_eq!(predicted.depth, MASTER_DEEP);
+        // `[Ludo, 飞行棋, 飞行棋 team play]`.
+        let deep = MASTER_DEEP_IMITATED[!pos.rules().is_ludo() as usize];
+        assert_eq!(predicted.depth, deep);
         assert_eq!(predicted.eval, MASTER_EVAL_IMITATED);
     }
     // 飞行棋 team play still waits.
@@ -759,16 +771,19 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         }
         assert_eq!(search.answers[0], Answer::Skill(1.0), "never itself");
         assert_eq!(search.reply, MASTER.reply);
-        // Deeper only when every enemy looks random or is predicted as Hard.
+        // Deeper only when every enemy looks random or is predicted as Hard (these are 飞行棋
+        // games: `MASTER_DEEP_IMITATED[1]`).
+        let predicted = names.contains(&"hard") && !names.contains(&"normal");
         let want = if names.contains(&"normal") {
             MASTER.depth
+        } else if predicted {
+            MASTER_DEEP_IMITATED[1]
         } else {
             MASTER_DEEP
         };
         assert_eq!(search.depth, want, "{names:?}");
         // Against predicted players it searches with their evaluator, against enemies that all
         // look random with the weak one, otherwise as the Master does.
-        let predicted = names.contains(&"hard") && want == MASTER_DEEP;
         let eval = if predicted {
             MASTER_EVAL_IMITATED
         } else if names.iter().all(|&n| n == "random") {
@@ -812,18 +827,22 @@ fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full(
     let shipped = predicted(&pos, MASTER_EVAL_IMITATED);
     assert_eq!(
         (shipped.depth, shipped.eval),
-        (MASTER_DEEP, MASTER_EVAL_IMITATED)
+        (MASTER_DEEP_IMITATED[0], MASTER_EVAL_IMITATED)
     );
     let walk = Move { piece: 0 };
     assert_eq!(shipped.best(&pos), Some(walk));
-    // With the Master's plain Ludo weights the same search builds the block (this is a
-    // 2-player game: the weights are `ludo_duel`, without the one-sided race table too).
+    // With the Master's plain Ludo weights the same search two chance layers deep, where the
+    // weight was measured, builds the block (this is a 2-player game: the weights are
+    // `ludo_duel`, without the one-sided race table too); three layers see the block break.
     let plain = Evaluator {
         ludo: Weights::MASTER,
         ludo_duel: Weights::MASTER,
         ..MASTER_EVAL_IMITATED
     };
-    assert_eq!(predicted(&pos, plain).best(&pos), Some(Move { piece: 1 }));
+    let two = |eval| two_layers(&pos, eval).best(&pos);
+    assert_eq!(two(plain), Some(Move { piece: 1 }));
+    assert_eq!(two(MASTER_EVAL_IMITATED), Some(walk));
+    assert_eq!(predicted(&pos, plain).best(&pos), Some(walk));
     // An immediate danger is dearer, one the seat can walk away from first is as it was.
     let w = Weights::MASTER_PREDICTED;
     assert!(w.risk > Weights::MASTER.risk);
@@ -931,7 +950,12 @@ fn the_predicted_feixingqi_search_does_not_count_the_wait_for_a_six_twice() {
     // In team play the lighter hangar measured weaker (a Master pair against a Hard pair), so
     // the search against predicted players keeps the Master's there.
     let master = ModelBot::master()
-        .with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP, MASTER_EVAL_IMITATED)
+        .with_imitate(
+            MASTER_IMITATE,
+            [0.0; 3],
+            MASTER_DEEP_IMITATED,
+            MASTER_EVAL_IMITATED,
+        )
         .with_team_eval(MASTER_EVAL_IMITATED_TEAM);
     let start = |team: bool| {
         let mut rules = Rules::feixingqi();
@@ -1030,12 +1054,16 @@ fn in_two_player_ludo_the_predicted_search_reads_the_race_of_the_whole_seat() {
         predicted(&pos, MASTER_EVAL_IMITATED).best(&pos),
         Some(front)
     );
-    // Without the table the same search takes the star.
+    // Without the table the same search two chance layers deep, where the table was measured,
+    // takes the star; three layers see the wasted rolls either way.
     let pieces = Evaluator {
         ludo_duel: Weights::MASTER_PREDICTED,
         ..MASTER_EVAL_IMITATED
     };
-    assert_eq!(predicted(&pos, pieces).best(&pos), Some(Move { piece: 0 }));
+    let two = |eval| two_layers(&pos, eval).best(&pos);
+    assert_eq!(two(pieces), Some(Move { piece: 0 }));
+    assert_eq!(two(MASTER_EVAL_IMITATED), Some(front));
+    assert_eq!(predicted(&pos, pieces).best(&pos), Some(front));
     // The whole race is the table in 2-player games; with three or four players both games
     // blend it half and half with the pieces' sum.
     let e = MASTER_EVAL_IMITATED;
@@ -1196,7 +1224,7 @@ fn a_master_made_afresh_plays_the_master_search() {
                 let mut hard = [Answer::Hard; 4];
                 hard[pos.turn().index()] = Answer::Skill(1.0);
                 let mut deep = MASTER.with_answers(hard);
-                deep.depth = MASTER_DEEP;
+                deep.depth = MASTER_DEEP_IMITATED[!rules.is_ludo() as usize];
                 deep.eval = MASTER_EVAL_IMITATED;
                 deep
             };
@@ -1321,4 +1349,30 @@ fn the_analysis_prices_each_roll_by_the_win_probability_it_gives() {
         }
     }
     assert!(winner_luckiest >= 3, "{winner_luckiest} of 6");
+}
+
+#[test]
+fn in_ludo_the_master_looks_three_chance_layers_ahead_of_predicted_players() {
+    // Two of the costliest decisions of the Master that searched two chance layers against
+    // players predicted as Hard, in the exact 2-player Ludo game with two pieces each against
+    // Hard (`feixingqi solve --rules ludo --against hard --worst 15`); three layers
+    // (`MASTER_DEEP_IMITATED`) choose the exact game's best. Red (seat 0) to move:
+    // - its second roll of the turn, a 6, with its pieces at p39 and p28 and yellow's at p31 and
+    //   p13: the front piece to p45 80.52 %, the back one onto the star at p34 70.27 %;
+    // - a 4, its pieces at p47 and p8, yellow's at p18 and on its start square: the back piece
+    //   to p12 86.87 %, the front one into the home column at p51 77.54 %.
+    for (text, die, best, two) in [
+        ("ludo turn=0 sixes=1 0:39,28 2:31,13", 6, 0, 1),
+        ("ludo turn=0 0:47,8 2:18,0", 4, 1, 0),
+    ] {
+        let pos = rolled(text, die);
+        let shipped = predicted(&pos, MASTER_EVAL_IMITATED);
+        assert_eq!(shipped.depth, 3);
+        assert_eq!(shipped.best(&pos), Some(Move { piece: best }), "{text}");
+        assert_eq!(Level::Master.bot(1).choose(&pos), Move { piece: best });
+        let two_layers = two_layers(&pos, MASTER_EVAL_IMITATED).best(&pos);
+        assert_eq!(two_layers, Some(Move { piece: two }), "{text}");
+    }
+    // Ludo only: in 飞行棋 a third layer measured no stronger (its weights were tuned at two).
+    assert_eq!(MASTER_DEEP_IMITATED, [3, 2, 2]);
 }
