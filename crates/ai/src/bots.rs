@@ -496,15 +496,16 @@ impl ModelBot {
             };
         }
         let mut search = self.search.with_answers(answers);
+        let deep_imitated = self.deep_imitated[slot(pos.rules())];
         (search.eval, search.depth) = if weakest_only {
             (self.eval_weak, self.deep)
-        } else if known_only && self.deep_imitated[slot(pos.rules())] > 0 {
+        } else if known_only && deep_imitated > 0 {
             let eval = if pos.rules().options.team {
                 self.eval_imitated_team
             } else {
                 self.eval_imitated
             };
-            (eval, self.deep_imitated[slot(pos.rules())])
+            (eval, deep_imitated)
         } else {
             (self.search.eval, self.search.depth)
         };
@@ -720,8 +721,8 @@ pub const MASTER_PRIOR: f32 = 4.0;
 /// The share of an enemy's decisions (of at least [`MASTER_IMITATE_AFTER`]) that must have
 /// matched Hard's choice for the Master level to predict its answers as Hard's
 /// ([`ModelBot::with_imitate`]); it then also searches [`MASTER_DEEP_IMITATED`] chance layers
-/// while every enemy is predicted so or looks random. Against three Hard players (20,000 games, seed 1) that
-/// measured 29.07 % → 29.95 % in 飞行棋 and 28.1 % → 28.61 % in Ludo; the prediction with one
+/// while every enemy is predicted so or looks random. Against three Hard players (20,000
+/// games, seed 1) that measured 29.07 % → 29.95 % in 飞行棋 and 28.1 % → 28.61 % in Ludo; the prediction with one
 /// layer measured no stronger (29.10 %), three layers no stronger than two (29.79 %, at 1.9 ms
 /// per decision).
 pub const MASTER_IMITATE: f32 = 0.95;
@@ -746,8 +747,8 @@ pub const MASTER_IMITATE: f32 = 0.95;
 pub const MASTER_IMITATE_AFTER: [f32; 3] = [0.0, 0.0, 8.0];
 
 /// The Master level's evaluator while it searches [`MASTER_DEEP_IMITATED`] layers against
-/// predicted players: [`Evaluator::MASTER`] with the Ludo weights [`Weights::MASTER_PREDICTED`] (an
-/// immediate danger counts in full) and a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
+/// predicted players: [`Evaluator::MASTER`] with the Ludo weights
+/// [`Weights::MASTER_PREDICTED`] (an immediate danger counts in full) and a wider Gaussian race ([`Weights::race`]) in 飞行棋. In
 /// 飞行棋 against three Hard players (20,000 games, seeds 1 / 2) `race` 2.4 measured 30.53 /
 /// 29.80 % against 29.95 / 29.47 % with 1.6 (screens: 3.2 30.61 / 29.78 %, 1.0 28.93 % on seed
 /// 1); 2-player 飞行棋 against Hard (a softmax otherwise): 55.95 / 56.39 % → 56.86 / 56.99 % with
