@@ -280,8 +280,8 @@ pub struct ModelBot {
     weak: f32,
     prior: f32,
     imitate: f32,
-    imitate_after: [f32; 3],
-    deep_imitated: [u8; 3],
+    imitate_after: ByRules<f32>,
+    deep_imitated: ByRules<u8>,
     eval_imitated: Evaluator,
     eval_imitated_team: Evaluator,
     eval_weak: Evaluator,
@@ -305,8 +305,8 @@ impl ModelBot {
             weak,
             prior,
             imitate: 0.0,
-            imitate_after: [8.0; 3],
-            deep_imitated: [0; 3],
+            imitate_after: ByRules::splat(8.0),
+            deep_imitated: ByRules::splat(0),
             eval_imitated: search.eval,
             eval_imitated_team: search.eval,
             eval_weak: search.eval,
@@ -382,9 +382,9 @@ impl ModelBot {
             "prior" => self.prior = value,
             "weak" => self.weak = value,
             "imitate" => self.imitate = value,
-            "imitate_after" => self.imitate_after = [value; 3],
+            "imitate_after" => self.imitate_after = ByRules::splat(value),
             "deep" => self.deep = layers()?,
-            "deep_imitated" => self.deep_imitated = [layers()?; 3],
+            "deep_imitated" => self.deep_imitated = ByRules::splat(layers()?),
             _ => {
                 let mut path = key.split('.');
                 // In the order of `EVALUATORS`.
@@ -414,10 +414,10 @@ impl ModelBot {
         }
     }
 
-    /// This player waiting for `after` decisions of an enemy (`[Ludo, 飞行棋, 飞行棋 team play]`)
-    /// before it predicts that player as Hard (see [`ModelBot::with_imitate`]); 0 predicts an
-    /// unseen enemy as Hard from the first move.
-    pub fn with_imitate_after(self, after: [f32; 3]) -> ModelBot {
+    /// This player waiting for `after` decisions of an enemy before it predicts that player as
+    /// Hard (see [`ModelBot::with_imitate`]); 0 predicts an unseen enemy as Hard from the first
+    /// move.
+    pub fn with_imitate_after(self, after: ByRules<f32>) -> ModelBot {
         ModelBot {
             imitate_after: after,
             ..self
@@ -434,16 +434,16 @@ impl ModelBot {
     }
 
     /// This player predicting the answers of an enemy whose choices matched Hard's in at least
-    /// `share` of at least `after` decisions (`[Ludo, 飞行棋, 飞行棋 team play]`) as Hard's choice
-    /// ([`Answer::Hard`]; `share` 0: never), and searching `deep` chance layers (`[Ludo, 飞行棋,
-    /// 飞行棋 team play]`) while every enemy is predicted so or looks random, and not every one
-    /// random (0: its own depth), with the evaluator `eval` (in team play too, unless
-    /// [`ModelBot::with_team_eval`] comes after).
+    /// `share` of at least `after` decisions as Hard's choice ([`Answer::Hard`]; `share` 0:
+    /// never), and searching `deep` chance layers while every enemy is predicted so or looks
+    /// random, and not every one random (0: its own depth), with the evaluator `eval` (in team
+    /// play too, unless [`ModelBot::with_team_eval`] comes after). `after` and `deep` are set
+    /// per rule set ([`ByRules`]).
     pub fn with_imitate(
         self,
         share: f32,
-        after: [f32; 3],
-        deep: [u8; 3],
+        after: ByRules<f32>,
+        deep: ByRules<u8>,
         eval: Evaluator,
     ) -> ModelBot {
         ModelBot {
@@ -460,7 +460,7 @@ impl ModelBot {
     /// (see [`ModelBot::with_imitate`]).
     fn imitated(&self, seat: Seat, rules: &Rules) -> bool {
         let s = self.seen[seat.index()];
-        let after = self.imitate_after[slot(rules)];
+        let after = self.imitate_after.get(rules);
         self.imitate > 0.0 && s.n >= after && s.hard >= self.imitate * s.n
     }
 
@@ -496,7 +496,7 @@ impl ModelBot {
             };
         }
         let mut search = self.search.with_answers(answers);
-        let deep_imitated = self.deep_imitated[slot(pos.rules())];
+        let deep_imitated = self.deep_imitated.get(pos.rules());
         (search.eval, search.depth) = if weakest_only {
             (self.eval_weak, self.deep)
         } else if known_only && deep_imitated > 0 {
@@ -553,13 +553,36 @@ impl Bot for ModelBot {
     }
 }
 
-/// The index of a game of these rules in the opponent model's settings per rule set
-/// ([`ModelBot::with_imitate`]): `[Ludo, 飞行棋, 飞行棋 team play]`.
-fn slot(rules: &Rules) -> usize {
-    match (rules.is_ludo(), rules.options.team) {
-        (true, _) => 0,
-        (false, false) => 1,
-        (false, true) => 2,
+/// A setting of the opponent model per rule set ([`ModelBot::with_imitate`]): one for Ludo
+/// (with or without team play), one for 飞行棋 and one for 飞行棋 team play (RULES.md §9), the
+/// games in which the Master's settings measured differently.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByRules<T> {
+    /// Ludo, team play or not.
+    pub ludo: T,
+    /// 飞行棋 without team play.
+    pub feixingqi: T,
+    /// 飞行棋 team play.
+    pub feixingqi_team: T,
+}
+
+impl<T: Copy> ByRules<T> {
+    /// The same setting in every rule set.
+    pub const fn splat(value: T) -> ByRules<T> {
+        ByRules {
+            ludo: value,
+            feixingqi: value,
+            feixingqi_team: value,
+        }
+    }
+
+    /// The setting for a game of these rules.
+    pub fn get(&self, rules: &Rules) -> T {
+        match (rules.is_ludo(), rules.options.team) {
+            (true, _) => self.ludo,
+            (false, false) => self.feixingqi,
+            (false, true) => self.feixingqi_team,
+        }
     }
 }
 
@@ -694,8 +717,8 @@ pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0
 pub const MASTER_DEEP: u8 = 2;
 
 /// The Master level's search depth (chance layers) while every enemy is predicted as Hard
-/// ([`MASTER_IMITATE`]) or looks random, and not every one random, per rule set (`[Ludo,
-/// 飞行棋, 飞行棋 team play]`). Ludo looks three layers ahead: with four players the third is
+/// ([`MASTER_IMITATE`]) or looks random, and not every one random, per rule set
+/// ([`ByRules`]). Ludo looks three layers ahead: with four players the third is
 /// the last enemy's roll before the Master's next turn. Paired against two layers (`arena
 /// --rules ludo --versus master:deep_imitated=3 --luck`), luck-adjusted points: three Hard
 /// players +2.10 [+0.88, +3.31] (seed 1, 4,000 games) and +1.63 [+0.79, +2.47] (seed 2, 8,000);
@@ -708,7 +731,11 @@ pub const MASTER_DEEP: u8 = 2;
 /// 2000 --seed 1 --master`), inside the hint's 50 ms. 飞行棋 keeps two: a third layer
 /// measured no stronger there (three Hard players, seed 1, 4,000 games: −0.40 [−1.46, +0.66]),
 /// with weights tuned at two (`risk`, `wear` in [`MASTER_EVAL_IMITATED`]).
-pub const MASTER_DEEP_IMITATED: [u8; 3] = [3, 2, 2];
+pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
+    ludo: 3,
+    feixingqi: 2,
+    feixingqi_team: 2,
+};
 
 /// The estimated skill ([`ModelBot::skill`]) up to which the Master level treats an enemy as a
 /// random player for [`MASTER_DEEP`]: a random player's estimate falls below it within about ten
@@ -728,7 +755,7 @@ pub const MASTER_PRIOR: f32 = 4.0;
 pub const MASTER_IMITATE: f32 = 0.95;
 
 /// How many of an enemy's decisions the Master level waits for before it predicts that player
-/// as Hard ([`MASTER_IMITATE`]), per rule set (`[Ludo, 飞行棋, 飞行棋 team play]`). In Ludo and
+/// as Hard ([`MASTER_IMITATE`]), per rule set ([`ByRules`]). In Ludo and
 /// 飞行棋 none: an unseen enemy is predicted as Hard, and the first choice it makes that Hard would not
 /// have made ends the prediction (one miss in fewer than twenty decisions is below 95 %), so the
 /// two-layer search against Hard's answers starts with the first move instead of the ninth
@@ -744,7 +771,11 @@ pub const MASTER_IMITATE: f32 = 0.95;
 /// either (the exact 2-piece game had shown its costliest errors to be made by the one-layer
 /// search before the prediction). 飞行棋 team play keeps eight: a Master pair against a Hard pair
 /// measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).
-pub const MASTER_IMITATE_AFTER: [f32; 3] = [0.0, 0.0, 8.0];
+pub const MASTER_IMITATE_AFTER: ByRules<f32> = ByRules {
+    ludo: 0.0,
+    feixingqi: 0.0,
+    feixingqi_team: 8.0,
+};
 
 /// The Master level's evaluator while it searches [`MASTER_DEEP_IMITATED`] layers against
 /// predicted players: [`Evaluator::MASTER`] with the Ludo weights
@@ -977,8 +1008,10 @@ pub fn bot_by_name(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         let imitate = v.get(6).copied().unwrap_or(0.0);
         // Knob 11: the decisions the prediction waits for, the same in every rule set (Ludo,
         // 飞行棋 and 飞行棋 team play).
-        let after = v.get(11).map_or(MASTER_IMITATE_AFTER, |&a| [a; 3]);
-        let deep_imitated = [v.get(7).map_or(0, |&d| d as u8).min(3); 3];
+        let after = v
+            .get(11)
+            .map_or(MASTER_IMITATE_AFTER, |&a| ByRules::splat(a));
+        let deep_imitated = ByRules::splat(v.get(7).map_or(0, |&d| d as u8).min(3));
         // The races of the deeper search: knob 8 Ludo, 9 飞行棋 (default: knob 8), 10 2-player
         // 飞行棋; negative or absent: as they are.
         let race = |i: usize, own: f32| v.get(i).copied().filter(|&r| r >= 0.0).unwrap_or(own);
@@ -1141,7 +1174,7 @@ mod tests {
                 knobs.deep,
                 knobs.deep_imitated
             ),
-            (1.0, 0.6, 0.9, [3.0; 3], 3, [1; 3])
+            (1.0, 0.6, 0.9, ByRules::splat(3.0), 3, ByRules::splat(1))
         );
         assert_eq!(knobs.eval_imitated, master.eval_imitated);
         for k in ModelBot::KNOBS {

@@ -1,11 +1,11 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, Calibration,
-    Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style, Weights,
-    BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
-    MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK,
-    TEAM_CALIBRATION,
+    analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, ByRules,
+    Calibration, Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style,
+    Weights, BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED,
+    MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE,
+    MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -160,8 +160,12 @@ fn capture_position() -> Position {
 /// The search the Master runs once its enemies have been seen to play Hard's choice (here
 /// without the wait of eight decisions), with `eval` as its deeper search's evaluator.
 fn predicted(pos: &Position, eval: Evaluator) -> Search {
-    let master =
-        ModelBot::master().with_imitate(MASTER_IMITATE, [0.0; 3], MASTER_DEEP_IMITATED, eval);
+    let master = ModelBot::master().with_imitate(
+        MASTER_IMITATE,
+        ByRules::splat(0.0),
+        MASTER_DEEP_IMITATED,
+        eval,
+    );
     master.modelled(pos)
 }
 
@@ -700,15 +704,20 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
     for s in Seat::ALL {
         assert_eq!(fresh.skill(s), 1.0);
     }
-    assert_eq!(MASTER_IMITATE_AFTER, [0.0, 0.0, 8.0]);
+    assert_eq!(
+        MASTER_IMITATE_AFTER,
+        ByRules {
+            ludo: 0.0,
+            feixingqi: 0.0,
+            feixingqi_team: 8.0
+        }
+    );
     for pos in [&ludo, &start] {
         let predicted = fresh.modelled(pos);
         let mut hard = [Answer::Hard; 4];
         hard[pos.turn().index()] = Answer::Skill(1.0);
         assert_eq!(predicted.answers, hard);
-        // `[Ludo, 飞行棋, 飞行棋 team play]`.
-        let deep = MASTER_DEEP_IMITATED[!pos.rules().is_ludo() as usize];
-        assert_eq!(predicted.depth, deep);
+        assert_eq!(predicted.depth, MASTER_DEEP_IMITATED.get(pos.rules()));
         assert_eq!(predicted.eval, MASTER_EVAL_IMITATED);
     }
     // 飞行棋 team play still waits.
@@ -772,12 +781,12 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         assert_eq!(search.answers[0], Answer::Skill(1.0), "never itself");
         assert_eq!(search.reply, MASTER.reply);
         // Deeper only when every enemy looks random or is predicted as Hard (these are 飞行棋
-        // games: `MASTER_DEEP_IMITATED[1]`).
+        // games).
         let predicted = names.contains(&"hard") && !names.contains(&"normal");
         let want = if names.contains(&"normal") {
             MASTER.depth
         } else if predicted {
-            MASTER_DEEP_IMITATED[1]
+            MASTER_DEEP_IMITATED.feixingqi
         } else {
             MASTER_DEEP
         };
@@ -827,7 +836,7 @@ fn against_predicted_hard_players_the_master_counts_an_immediate_danger_in_full(
     let shipped = predicted(&pos, MASTER_EVAL_IMITATED);
     assert_eq!(
         (shipped.depth, shipped.eval),
-        (MASTER_DEEP_IMITATED[0], MASTER_EVAL_IMITATED)
+        (MASTER_DEEP_IMITATED.ludo, MASTER_EVAL_IMITATED)
     );
     let walk = Move { piece: 0 };
     assert_eq!(shipped.best(&pos), Some(walk));
@@ -952,7 +961,7 @@ fn the_predicted_feixingqi_search_does_not_count_the_wait_for_a_six_twice() {
     let master = ModelBot::master()
         .with_imitate(
             MASTER_IMITATE,
-            [0.0; 3],
+            ByRules::splat(0.0),
             MASTER_DEEP_IMITATED,
             MASTER_EVAL_IMITATED,
         )
@@ -1224,7 +1233,7 @@ fn a_master_made_afresh_plays_the_master_search() {
                 let mut hard = [Answer::Hard; 4];
                 hard[pos.turn().index()] = Answer::Skill(1.0);
                 let mut deep = MASTER.with_answers(hard);
-                deep.depth = MASTER_DEEP_IMITATED[!rules.is_ludo() as usize];
+                deep.depth = MASTER_DEEP_IMITATED.get(&rules);
                 deep.eval = MASTER_EVAL_IMITATED;
                 deep
             };
@@ -1374,5 +1383,12 @@ fn in_ludo_the_master_looks_three_chance_layers_ahead_of_predicted_players() {
         assert_eq!(two_layers, Some(Move { piece: two }), "{text}");
     }
     // Ludo only: in 飞行棋 a third layer measured no stronger (its weights were tuned at two).
-    assert_eq!(MASTER_DEEP_IMITATED, [3, 2, 2]);
+    assert_eq!(
+        MASTER_DEEP_IMITATED,
+        ByRules {
+            ludo: 3,
+            feixingqi: 2,
+            feixingqi_team: 2
+        }
+    );
 }

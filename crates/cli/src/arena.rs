@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, Evaluator, Learned, Level,
+    bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, ByRules, Evaluator, Learned, Level,
     ModelBot, Search, SearchBot, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
@@ -823,7 +823,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         // is solved first, as a server does at start-up.
         // Choosing changes nothing in the bot (only `observe` does), so one serves every position.
         SoloRace::warm(&rules);
-        let mut bot = ModelBot::master().with_imitate_after([0.0; 3]);
+        let mut bot = ModelBot::master().with_imitate_after(ByRules::splat(0.0));
         let mut times: Vec<f64> = Vec::with_capacity(positions.len());
         for pos in &positions {
             let t0 = Instant::now();
