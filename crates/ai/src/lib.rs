@@ -35,8 +35,13 @@
 //! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 % before Ludo's prediction from the first move, seed 1
 //! 83.18 % with it too; 100,000 games on seed 3 with it: 83.20 % [82.97, 83.43]; with Ludo's
 //! third chance layer 82.95 % on seed 1 and 83.25 % [83.01, 83.48] on those 100,000), the
-//! others are not met; every level beats the one below. The latest gain is in Ludo: against
-//! players predicted as Hard the search looks three chance layers ahead instead of two
+//! others are not met; every level beats the one below. The latest gain is in Ludo: the options
+//! that the search against players predicted as Hard values within a point of its best are
+//! searched a fourth chance layer deep ([`MASTER_DEEPEN`], [`Search::best_deepened`]); paired
+//! against three layers, luck-adjusted: three Hard players +1.24 [+0.04, +2.45] / +0.33 [−0.89,
+//! +1.54] points (seeds 1 / 2, 4,000 games each), two Hard players +1.35, 2 players against
+//! Hard +0.41, at 2.6 times the time (four layers everywhere: +1.37 at 6.6 times). Before it,
+//! against players predicted as Hard the search looks three chance layers ahead instead of two
 //! ([`MASTER_DEEP_IMITATED`]; with four players the third is the last enemy's roll before the
 //! Master's next turn). Paired against two layers (`arena --rules ludo --versus
 //! master:deep_imitated=3 --luck`), luck-adjusted: three Hard players +2.10 / +1.63 points
@@ -187,9 +192,9 @@ pub mod td;
 pub use analysis::{analyse, grade, roll_luck, Analysis, Decision, Grade, SeatSummary};
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,
-    RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED,
-    MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE,
-    MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
+    RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEPEN,
+    MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK,
+    MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{

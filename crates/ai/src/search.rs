@@ -95,15 +95,38 @@ impl Search {
         let place = place_of(pos);
         pos.distinct_moves()
             .iter()
-            .map(|&mv| {
-                let mut child = *pos;
-                child.play_unchecked(mv, &mut NoEvents);
-                Scored {
-                    mv,
-                    shares: self.chance(&child, self.depth, place, pos.turn()),
-                }
+            .map(|&mv| Scored {
+                mv,
+                shares: self.after(pos, mv, self.depth, place, pos.turn()),
             })
             .collect()
+    }
+
+    /// The best option for the seat to move with a second look at the close calls: the options
+    /// whose share this search values within `within` of the best one's are searched again one
+    /// chance layer deeper, and the best of them is chosen (the lowest piece index among
+    /// equals). With a single option within reach of the best it is [`Search::best`]'s choice;
+    /// `None` outside [`Phase::Move`].
+    pub fn best_deepened(&self, pos: &Position, within: f32) -> Option<Move> {
+        let me = pos.turn();
+        let mut near = self.score_options(pos);
+        let top = near
+            .iter()
+            .map(|s| s.shares[me])
+            .fold(f32::NEG_INFINITY, f32::max);
+        near.retain(|s| top - s.shares[me] <= within);
+        if near.len() <= 1 {
+            return near.first().map(|s| s.mv);
+        }
+        let place = place_of(pos);
+        let mut best: Option<(Move, f32)> = None;
+        for s in near {
+            let v = self.after(pos, s.mv, self.depth + 1, place, me)[me];
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((s.mv, v));
+            }
+        }
+        best.map(|(mv, _)| mv)
     }
 
     /// The best option for the seat to move (the lowest piece index among equals), or `None`
@@ -125,9 +148,7 @@ impl Search {
         let mut sum = [0f32; 4];
         let mut n = 0f32;
         for &mv in pos.distinct_moves().iter() {
-            let mut child = *pos;
-            child.play_unchecked(mv, &mut NoEvents);
-            let v = self.chance(&child, depth, place, root);
+            let v = self.after(pos, mv, depth, place, root);
             for (a, x) in sum.iter_mut().zip(v.0) {
                 *a += x;
             }
@@ -137,6 +158,14 @@ impl Search {
             }
         }
         best.map(|(mv, best)| Decided { mv, best, sum, n })
+    }
+
+    /// The value of the position after the mover plays `mv`: the chance node that follows, `depth`
+    /// layers deep.
+    fn after(&self, pos: &Position, mv: Move, depth: u8, place: usize, root: Seat) -> Shares {
+        let mut child = *pos;
+        child.play_unchecked(mv, &mut NoEvents);
+        self.chance(&child, depth, place, root)
     }
 
     /// Decision node below the root: the value of the mover's answer, its best option blended
@@ -168,9 +197,7 @@ impl Search {
             Some(Answer::Skill(k)) => self.reply[!pos.rules().is_ludo() as usize] * k,
             Some(Answer::Hard) => {
                 if let Some(mv) = HARD.best(pos) {
-                    let mut child = *pos;
-                    child.play_unchecked(mv, &mut NoEvents);
-                    return self.chance(&child, depth, place, root);
+                    return self.after(pos, mv, depth, place, root);
                 }
                 1.0
             }

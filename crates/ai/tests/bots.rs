@@ -3,9 +3,9 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, ByRules,
     Calibration, Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style,
-    Weights, BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEP_IMITATED,
-    MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE,
-    MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
+    Weights, BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEPEN,
+    MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK,
+    MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -1220,7 +1220,8 @@ fn a_master_made_afresh_plays_the_master_search() {
     // A Master that has seen nothing (a fresh bot, before the server shows it the game) plays
     // `MASTER` (the hint's search) in 飞行棋 team play, which waits for eight decisions of an
     // enemy before predicting it; in Ludo and 飞行棋 it predicts every unseen enemy as Hard from
-    // the first move (`MASTER_IMITATE_AFTER`), so it plays the deeper search.
+    // the first move (`MASTER_IMITATE_AFTER`), so it plays the deeper search, with a second
+    // look at its close calls where the rule set has one (`MASTER_DEEPEN`).
     let mut team = Rules::feixingqi();
     team.options.team = true;
     for rules in [Rules::ludo(), Rules::feixingqi(), team] {
@@ -1228,18 +1229,83 @@ fn a_master_made_afresh_plays_the_master_search() {
         let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 9);
         for (pos, _) in decisions.iter().step_by(5) {
             let want = if rules.options.team {
-                MASTER
+                MASTER.best(pos)
             } else {
                 let mut hard = [Answer::Hard; 4];
                 hard[pos.turn().index()] = Answer::Skill(1.0);
                 let mut deep = MASTER.with_answers(hard);
                 deep.depth = MASTER_DEEP_IMITATED.get(&rules);
                 deep.eval = MASTER_EVAL_IMITATED;
-                deep
+                match MASTER_DEEPEN.get(&rules) {
+                    0.0 => deep.best(pos),
+                    within => deep.best_deepened(pos, within),
+                }
             };
-            assert_eq!(Some(Level::Master.bot(3).choose(pos)), want.best(pos));
+            assert_eq!(Some(Level::Master.bot(3).choose(pos)), want);
         }
     }
+}
+
+#[test]
+fn in_ludo_the_master_searches_its_close_calls_a_fourth_layer_deep() {
+    // Three costly decisions of the three-layer search against players predicted as Hard in the
+    // exact 2-player Ludo game with two pieces each against Hard (`feixingqi solve --rules ludo
+    // --against hard --bots master:deepen=0,master --worst 12`): it valued both options within
+    // half a point of each other and chose the wrong one; a fourth layer on those close calls
+    // (`MASTER_DEEPEN`) chooses the exact game's best. Red (seat 0) to move:
+    // - a 5, its pieces at p49 and p22, yellow's at p28 and p8: the back piece to p27 83.88 %,
+    //   the front one to p54 in its home column 75.98 % (the search: 86.05 % either way);
+    // - its second roll of the turn, a 6, its pieces at p13 and p9, yellow's at p39 and p34:
+    //   the back piece to p15 33.85 %, the front one to p19 26.14 % (the search: 10.59 % and
+    //   11.05 %);
+    // - a 5, its pieces at p27 and p8, yellow's at p39 and p30: the back piece onto the star at
+    //   p13 42.22 %, the front one to p32 35.13 % (the search: 21.67 % and 21.91 %).
+    for text in [
+        "ludo turn=0 0:49,22 2:28,8",
+        "ludo turn=0 sixes=1 0:13,9 2:39,34",
+        "ludo turn=0 0:27,8 2:39,30",
+    ] {
+        let die = if text.contains("sixes=1") { 6 } else { 5 };
+        let pos = rolled(text, die);
+        let three = predicted(&pos, MASTER_EVAL_IMITATED);
+        assert_eq!(three.depth, 3);
+        assert_eq!(three.best(&pos), Some(Move { piece: 0 }), "{text}");
+        let me = pos.turn();
+        let [front, back] = [0, 1].map(|i| three.score_options(&pos)[i].shares[me]);
+        assert!((front - back).abs() < MASTER_DEEPEN.ludo, "{text}");
+        assert_eq!(
+            Level::Master.bot(1).choose(&pos),
+            Move { piece: 1 },
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_second_look_searches_the_close_calls_one_layer_deeper() {
+    // Within the whole range of a share every option is searched again: the deeper search's
+    // choice. Within nothing only the best is left (where no other option ties with it): the
+    // search's own choice.
+    let shallow = Search::new(Evaluator::MASTER, 0);
+    let deeper = Search::new(Evaluator::MASTER, 1);
+    let mut differ = 0;
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4).map(|i| Level::Hard.bot(i)).collect();
+        let (_, decisions, _, _) = play(rules, SeatSet::ALL, &mut bots, 5);
+        for (pos, _) in decisions.iter().step_by(3) {
+            assert_eq!(shallow.best_deepened(pos, 1.0), deeper.best(pos));
+            let me = pos.turn();
+            let scored = shallow.score_options(pos);
+            let top = scored.iter().map(|s| s.shares[me]).fold(f32::MIN, f32::max);
+            if scored.iter().filter(|s| s.shares[me] == top).count() == 1 {
+                assert_eq!(shallow.best_deepened(pos, 0.0), shallow.best(pos));
+            }
+            differ += (deeper.best(pos) != shallow.best(pos)) as u32;
+        }
+    }
+    // The two searches disagree often enough that the first assertion tells them apart.
+    assert!(differ >= 5, "{differ}");
+    assert_eq!(MASTER_DEEPEN.feixingqi, 0.0);
 }
 
 #[test]
