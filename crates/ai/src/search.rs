@@ -108,6 +108,9 @@ impl Search {
     /// equals). With a single option within reach of the best it is [`Search::best`]'s choice;
     /// `None` outside [`Phase::Move`].
     pub fn best_deepened(&self, pos: &Position, within: f32) -> Option<Move> {
+        if pos.distinct_moves().len() <= 1 {
+            return self.best(pos);
+        }
         let me = pos.turn();
         let mut near = self.score_options(pos);
         let top = near
