@@ -775,10 +775,11 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// 4,000 paired games: `arena --rules ludo --seats master:deepen=0,hard,hard,hard --versus …
 /// --luck`) at 6.6 times the time; the second look within a point +1.24 [+0.04, +2.45] at 2.6
 /// times (4.6 ms per decision against 1.8), within 3 points +1.29 [+0.09, +2.49] at 4.1 times.
-/// Within a point also: seed 2 +0.33 [−0.89, +1.54]; two Hard players (3 players) +1.35 [+0.18,
-/// +2.53]; 2 players against Hard +0.41 [−0.54, +1.36] (4,000 games each). The Master's
-/// decision p50 / p95 0.94 / 4.3 ms → 1.58 / 11.6 ms (`hint --rules ludo --positions 2000 --seed
-/// 1 --master`). 飞行棋 has none: a third layer measured no stronger there ([`MASTER_DEEP_IMITATED`]).
+/// Within a point also: seed 2 +0.33 [−0.89, +1.54], seed 3 +0.03 [−1.19, +1.24] (three Hard
+/// players: +0.53 on average); two Hard players (3 players) +1.35 [+0.18, +2.53]; 2 players
+/// against Hard +0.41 [−0.54, +1.36] (4,000 games each). The Master's decision p50 / p95 0.94 /
+/// 4.3 ms → 1.58 / 11.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`). 飞行棋
+/// has none: a third layer measured no stronger there ([`MASTER_DEEP_IMITATED`]).
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
     ludo: 0.01,
     feixingqi: 0.0,

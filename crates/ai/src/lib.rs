@@ -38,8 +38,8 @@
 //! others are not met; every level beats the one below. The latest gain is in Ludo: the options
 //! that the search against players predicted as Hard values within a point of its best are
 //! searched a fourth chance layer deep ([`MASTER_DEEPEN`], [`Search::best_deepened`]); paired
-//! against three layers, luck-adjusted: three Hard players +1.24 [+0.04, +2.45] / +0.33 [−0.89,
-//! +1.54] points (seeds 1 / 2, 4,000 games each), two Hard players +1.35, 2 players against
+//! against three layers, luck-adjusted: three Hard players +1.24 / +0.33 / +0.03 points (seeds
+//! 1 / 2 / 3, 4,000 games each; mean +0.53), two Hard players +1.35, 2 players against
 //! Hard +0.41, at 2.6 times the time (four layers everywhere: +1.37 at 6.6 times). Before it,
 //! against players predicted as Hard the search looks three chance layers ahead instead of two
 //! ([`MASTER_DEEP_IMITATED`]; with four players the third is the last enemy's roll before the
