@@ -235,17 +235,27 @@ impl Search {
         root: Seat,
         onlooker: bool,
     ) -> [Shares; 6] {
-        Die::ALL.map(|die| {
-            let mut p = *pos;
-            match p.roll_unchecked(die, &mut NoEvents) {
+        let mut rolled = [*pos; 6];
+        let mut out = [BySeat([0f32; 4]); 6];
+        for (i, die) in Die::ALL.into_iter().enumerate() {
+            let (before, from) = rolled.split_at_mut(i);
+            let p = &mut from[0];
+            out[i] = match p.roll_unchecked(die, &mut NoEvents) {
                 Rolled::Move if onlooker => {
                     let expect = Some(self.answers[p.turn().index()]);
-                    self.answer_as(&p, depth - 1, place, root, expect)
+                    self.answer_as(p, depth - 1, place, root, expect)
                 }
-                Rolled::Move => self.answer(&p, depth - 1, place, root),
-                _ => self.chance(&p, depth - 1, place, root),
-            }
-        })
+                Rolled::Move => self.answer(p, depth - 1, place, root),
+                // Faces that leave the same position (a seat that cannot move passes the turn
+                // on 1 to 5 alike) are valued once. A face that asks for a move never matches
+                // another: the phase holds the die.
+                _ => match before.iter().position(|q| q == p) {
+                    Some(j) => out[j],
+                    None => self.chance(p, depth - 1, place, root),
+                },
+            };
+        }
+        out
     }
 
     /// Chance node (or leaf at depth 0 / game over): the average over the six faces.
