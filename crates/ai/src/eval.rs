@@ -401,14 +401,60 @@ fn fxq_rolls_to_centre(exact: bool) -> [f32; 57] {
     t.map(|x| x * scale)
 }
 
-/// Marks the squares each die of `row` hits with that die's bit.
-fn mark(dst: &mut [u8; 53], row: &[Reach; 6]) {
-    for (k, r) in row.iter().enumerate() {
-        for &h in &r[..4] {
-            if h != OFF_LOOP {
-                dst[h as usize] |= 1 << k;
+/// The squares a piece hits, by die: per square (52 loop squares, the crossing, padding to 64),
+/// the bits of the dice (bit `k` for die `k + 1`) that hit it.
+type Marks = [u8; 64];
+
+/// `MARKS[ludo][seat][q]`: the [`Marks`] of a piece at progress `q ≤ 50`, from [`REACH`] at
+/// compile time, so that the evaluator's threats are one OR of a row per piece.
+static MARKS: [[[Marks; 51]; 4]; 2] = [build_marks(false), build_marks(true)];
+
+const fn build_marks(ludo: bool) -> [[Marks; 51]; 4] {
+    let reach = &REACH[ludo as usize];
+    let mut t = [[[0u8; 64]; 51]; 4];
+    let mut s = 0;
+    while s < 4 {
+        let mut q = 0;
+        while q <= 50 {
+            let mut k = 0;
+            while k < 6 {
+                let mut j = 0;
+                while j < 4 {
+                    let h = reach[s][q][k][j];
+                    if h != OFF_LOOP {
+                        t[s][q][h as usize] |= 1 << k;
+                    }
+                    j += 1;
+                }
+                k += 1;
             }
+            q += 1;
         }
+        s += 1;
+    }
+    t
+}
+
+/// The chance that an enemy hits a square, by its [`Threats`] there (`one | two << 6`): with the
+/// faces of one roll that hit it (of 6) and of the second roll after a 6 (of 36), at most 1.
+static HIT: [f32; 4096] = {
+    let mut t = [0f32; 4096];
+    let mut i = 0usize;
+    while i < 4096 {
+        let one = (i & 63).count_ones() as f32;
+        let two = (i >> 6).count_ones() as f32;
+        let hit = one / 6.0 + two / 36.0;
+        t[i] = if hit < 1.0 { hit } else { 1.0 };
+        i += 1;
+    }
+    t
+};
+
+/// Adds the squares of `row` ([`MARKS`]) to `dst`.
+#[inline(always)]
+fn mark(dst: &mut Marks, row: &Marks) {
+    for (d, r) in dst.iter_mut().zip(row) {
+        *d |= r;
     }
 }
 
@@ -435,10 +481,10 @@ impl Default for Evaluator {
     }
 }
 
-/// Per enemy seat: dice bitmask that hit each square (53 entries: 52 loop squares + crossing).
+/// Per enemy seat: dice bitmask that hit each square ([`Marks`]: 52 loop squares + crossing).
 pub(crate) struct Threats {
-    one: [[u8; 53]; 4],
-    two: [[u8; 53]; 4],
+    one: [Marks; 4],
+    two: [Marks; 4],
 }
 
 impl Evaluator {
@@ -560,8 +606,8 @@ impl Evaluator {
     pub(crate) fn threats(pos: &Position) -> Threats {
         let ludo = pos.rules().is_ludo() as usize;
         let mut t = Threats {
-            one: [[0; 53]; 4],
-            two: [[0; 53]; 4],
+            one: [[0; 64]; 4],
+            two: [[0; 64]; 4],
         };
         let n = pos.rules().options.pieces;
         for e in pos.seats().minus(pos.finished_seats()).iter() {
@@ -577,16 +623,15 @@ impl Evaluator {
                     _ => continue,
                 };
                 // A Ludo piece on p0 is on its start square; 飞行棋 p0 is the takeoff point.
-                let row = &REACH[ludo][ei][q as usize];
-                mark(&mut t.one[ei], row);
-                let six = row[5][4];
+                mark(&mut t.one[ei], &MARKS[ludo][ei][q as usize]);
+                let six = REACH[ludo][ei][q as usize][5][4];
                 if six <= ENTRY {
-                    mark(&mut t.two[ei], &REACH[ludo][ei][six as usize]);
+                    mark(&mut t.two[ei], &MARKS[ludo][ei][six as usize]);
                 }
             }
             // A 6 takes a hangar piece off to p0, and the bonus roll walks on from there.
             if hangar {
-                mark(&mut t.two[ei], &REACH[ludo][ei][0]);
+                mark(&mut t.two[ei], &MARKS[ludo][ei][0]);
             }
         }
         t
@@ -837,9 +882,9 @@ pub(crate) fn exposure(
         if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
             continue;
         }
-        let one = th.one[e.index()][sq as usize].count_ones() as f32;
-        let two = th.two[e.index()][sq as usize].count_ones() as f32;
-        let hit = (one / 6.0 + two / 36.0).min(1.0);
+        let one = th.one[e.index()][sq as usize] as usize;
+        let two = th.two[e.index()][sq as usize] as usize;
+        let hit = HIT[one | two << 6];
         let hit = if later.weight == 1.0 || later.turns[e.index()] < mine {
             hit
         } else {
@@ -1081,6 +1126,37 @@ mod tests {
             [9.0; 4]
         );
         assert!(e.weights_mut("chess").is_none());
+    }
+
+    /// The compile-time tables of the threats say what [`REACH`] says: each die of a piece marks
+    /// the squares it hits, nothing else; [`HIT`] is the chance of one roll and of the roll
+    /// after a 6.
+    #[test]
+    fn the_threat_tables_are_the_reach_table() {
+        for ludo in 0..2 {
+            for s in 0..4 {
+                for q in 0..=50 {
+                    let mut marks = [0u8; 64];
+                    for (k, r) in REACH[ludo][s][q].iter().enumerate() {
+                        for &h in r[..4].iter().filter(|&&h| h != OFF_LOOP) {
+                            marks[h as usize] |= 1 << k;
+                        }
+                    }
+                    assert_eq!(
+                        MARKS[ludo][s][q], marks,
+                        "ludo {ludo} seat {s} progress {q}"
+                    );
+                }
+            }
+        }
+        // Ludo seat 0 at p0 hits p1..=p6 with dice 1..=6 (its start square is loop square 0).
+        assert_eq!(&MARKS[1][0][0][..8], &[0, 1, 2, 4, 8, 16, 32, 0]);
+        for one in 0..64usize {
+            for two in 0..64usize {
+                let p = one.count_ones() as f32 / 6.0 + two.count_ones() as f32 / 36.0;
+                assert_eq!(HIT[one | two << 6], p.min(1.0));
+            }
+        }
     }
 
     /// Two racers: `P(X₀ < X₁) = Φ((d₁ − d₀) / √(σ₀² + σ₁²))`, which the quadrature must give.
