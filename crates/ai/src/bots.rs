@@ -363,7 +363,7 @@ impl ModelBot {
     /// player is named `name`. An item may also set a knob of the opponent model
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
-    /// most 3; `deep_imitated` in every rule set) or `deepen` (a share, every rule set;
+    /// most 4; `deep_imitated` in every rule set) or `deepen` (a share, every rule set;
     /// [`ModelBot::with_deepen`]). Everything it does not set is the Master's, so `arena
     /// --versus` measures exactly what the items change. The error names the first item that
     /// sets nothing, or whose value is not a finite number.
@@ -383,7 +383,7 @@ impl ModelBot {
         let (key, value) = item.split_once('=')?;
         let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
         let layers =
-            || ((0.0..=3.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
+            || ((0.0..=4.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
         match key {
             "prior" => self.prior = value,
             "weak" => self.weak = value,
@@ -1241,7 +1241,7 @@ mod tests {
             assert!(ModelBot::master_with(&format!("{k}=1"), "m").is_ok(), "{k}");
         }
         for bad in [
-            "deep=4",
+            "deep=5",
             "deep=-1",
             "deep=1.5",
             "deep_imitated=9",
