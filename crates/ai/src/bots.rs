@@ -762,8 +762,16 @@ pub const MASTER_DEEP: u8 = 2;
 /// 2000 --seed 1 --master`), inside the hint's 50 ms. 飞行棋 keeps two: a third layer
 /// measured no stronger there (three Hard players, seed 1, 4,000 games: −0.40 [−1.46, +0.66]),
 /// with weights tuned at two (`risk`, `wear` in [`MASTER_EVAL_IMITATED`]).
+///
+/// Since the threat tables made the evaluator faster, Ludo looks four layers ahead (2026-12-05):
+/// paired against three layers with the second look ([`MASTER_DEEPEN`]), `arena --rules ludo
+/// --seats master,hard,hard,hard --versus master:deep_imitated=4/deepen=0 --games 4000 --luck`,
+/// luck-adjusted: seed 1 +0.13 [−0.46, +0.72], seed 2 +0.56 [−0.01, +1.12], seed 3 +0.06
+/// [−0.51, +0.62]; 2 players against Hard +0.47 [−0.02, +0.96] (1,500 games). The Master's
+/// decision p50 / p95 0.78 / 6.4 ms → 3.0 / 16.6 ms (`hint --rules ludo --positions 2000
+/// --seed 1 --master`), inside the hint's 50 ms.
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
-    ludo: 3,
+    ludo: 4,
     feixingqi: 2,
     feixingqi_team: 2,
 };
@@ -779,9 +787,11 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// players: +0.53 on average); two Hard players (3 players) +1.35 [+0.18, +2.53]; 2 players
 /// against Hard +0.41 [−0.54, +1.36] (4,000 games each). The Master's decision p50 / p95 0.94 /
 /// 4.3 ms → 1.58 / 11.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`). 飞行棋
-/// has none: a third layer measured no stronger there ([`MASTER_DEEP_IMITATED`]).
+/// has none: a third layer measured no stronger there ([`MASTER_DEEP_IMITATED`]). Ludo has none
+/// since it searches four layers everywhere ([`MASTER_DEEP_IMITATED`]); a second look a fifth
+/// layer deep would not fit the hint's budget.
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
-    ludo: 0.01,
+    ludo: 0.0,
     feixingqi: 0.0,
     feixingqi_team: 0.0,
 };

@@ -35,7 +35,12 @@
 //! (seeds 1 / 2 / 3: 83.18 / 83.16 / 82.79 % before Ludo's prediction from the first move, seed 1
 //! 83.18 % with it too; 100,000 games on seed 3 with it: 83.20 % [82.97, 83.43]; with Ludo's
 //! third chance layer 82.95 % on seed 1 and 83.25 % [83.01, 83.48] on those 100,000), the
-//! others are not met; every level beats the one below. The latest gain is in Ludo: the options
+//! others are not met; every level beats the one below. The latest gain is in Ludo: with the
+//! evaluator's threats from compile-time tables (the same choices in less time), the search
+//! against players predicted as Hard looks four chance layers ahead everywhere
+//! ([`MASTER_DEEP_IMITATED`]); paired against three layers with the second look below,
+//! luck-adjusted: three Hard players +0.13 / +0.56 / +0.06 points (seeds 1 / 2 / 3, 4,000 games
+//! each), 2 players against Hard +0.47. Before it, the options
 //! that the search against players predicted as Hard values within a point of its best are
 //! searched a fourth chance layer deep ([`MASTER_DEEPEN`], [`Search::best_deepened`]); paired
 //! against three layers, luck-adjusted: three Hard players +1.24 / +0.33 / +0.03 points (seeds
