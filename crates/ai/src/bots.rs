@@ -749,8 +749,8 @@ pub const MASTER_DEEP: u8 = 2;
 
 /// The Master level's search depth (chance layers) while every enemy is predicted as Hard
 /// ([`MASTER_IMITATE`]) or looks random, and not every one random, per rule set
-/// ([`ByRules`]). Ludo looks three layers ahead: with four players the third is
-/// the last enemy's roll before the Master's next turn. Paired against two layers (`arena
+/// ([`ByRules`]). Ludo first looked three layers ahead (four since, below): with four players
+/// the third is the last enemy's roll before the Master's next turn. Paired against two layers (`arena
 /// --rules ludo --versus master:deep_imitated=3 --luck`), luck-adjusted points: three Hard
 /// players +2.10 [+0.88, +3.31] (seed 1, 4,000 games) and +1.63 [+0.79, +2.47] (seed 2, 8,000);
 /// two Hard players (3 players) +1.76 [+0.86, +2.65]; 2 players against Hard +1.56 [+0.84,
@@ -777,8 +777,9 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 };
 
 /// The Master level's second look at its close calls against predicted players, per rule set
-/// ([`ModelBot::with_deepen`]): in Ludo the options its three-layer search values within a point
-/// (0.01) of its best are searched a fourth chance layer deep. Four layers everywhere measured
+/// ([`ModelBot::with_deepen`]): in Ludo, until it searched four layers everywhere, the options
+/// its three-layer search valued within a point (0.01) of its best were searched a fourth chance
+/// layer deep. Four layers everywhere measured
 /// +1.37 [+0.16, +2.58] points luck-adjusted against three layers (three Hard players, seed 1,
 /// 4,000 paired games: `arena --rules ludo --seats master:deepen=0,hard,hard,hard --versus …
 /// --luck`) at 6.6 times the time; the second look within a point +1.24 [+0.04, +2.45] at 2.6
