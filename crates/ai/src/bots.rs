@@ -342,6 +342,10 @@ impl ModelBot {
     /// every enemy looks random.
     pub const EVALUATORS: [&'static str; 4] = ["search", "predicted", "team", "weak"];
 
+    /// The most chance layers the `deep` and `deep_imitated` knobs of
+    /// [`ModelBot::master_with`] accept.
+    pub const MAX_LAYERS: u8 = 4;
+
     /// The opponent model's knobs that [`ModelBot::master_with`] can set.
     pub const KNOBS: [&'static str; 7] = [
         "prior",
@@ -363,7 +367,7 @@ impl ModelBot {
     /// player is named `name`. An item may also set a knob of the opponent model
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
-    /// most 4; `deep_imitated` in every rule set) or `deepen` (a share, every rule set;
+    /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set) or `deepen` (a share, every rule set;
     /// [`ModelBot::with_deepen`]). Everything it does not set is the Master's, so `arena
     /// --versus` measures exactly what the items change. The error names the first item that
     /// sets nothing, or whose value is not a finite number.
@@ -382,8 +386,9 @@ impl ModelBot {
     fn set(&mut self, item: &str) -> Option<()> {
         let (key, value) = item.split_once('=')?;
         let value: f32 = value.parse().ok().filter(|v: &f32| v.is_finite())?;
+        let most = f32::from(ModelBot::MAX_LAYERS);
         let layers =
-            || ((0.0..=4.0).contains(&value) && value.fract() == 0.0).then_some(value as u8);
+            || ((0.0..=most).contains(&value) && value.fract() == 0.0).then_some(value as u8);
         match key {
             "prior" => self.prior = value,
             "weak" => self.weak = value,
@@ -1007,12 +1012,13 @@ impl fmt::Display for MasterSpecError {
             f,
             "{:?} sets nothing: an item of master:ITEM[/ITEM...] is EVALUATOR.SET.WEIGHT=VALUE \
              with EVALUATOR {}, SET {}, WEIGHT {}; or KNOB=VALUE with KNOB {} (deep and \
-             deep_imitated 0 to 3); VALUE a number",
+             deep_imitated 0 to {}); VALUE a number",
             self.item,
             ModelBot::EVALUATORS.join(", "),
             Evaluator::SETS.join(", "),
             Weights::NAMES.join(", "),
-            ModelBot::KNOBS.join(", ")
+            ModelBot::KNOBS.join(", "),
+            ModelBot::MAX_LAYERS
         )
     }
 }
@@ -1260,6 +1266,11 @@ mod tests {
         ] {
             assert!(ModelBot::master_with(bad, "m").is_err(), "{bad:?}");
         }
+        // The error states the limit the knobs accept (it said 3 after they took 4).
+        assert!(ModelBot::master_with("deep_imitated=4", "m").is_ok());
+        let err = ModelBot::master_with("deep_imitated=5", "m").map(|_| ());
+        let said = err.map_err(|e| e.to_string()).unwrap_err();
+        assert!(said.contains("deep_imitated 0 to 4)"), "{said}");
         assert!(bot_by_name("master:search.ludo.temp=2", 0).is_some());
         assert!(bot_by_name("master:", 0).is_none());
     }
