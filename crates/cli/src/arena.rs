@@ -817,13 +817,19 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         options += ranked.len();
     }
     times.sort_by(f64::total_cmp);
-    let master = args.iter().any(|a| a == "--master").then(|| {
+    // `--master-with ITEMS`: the Master with some weights or knobs set otherwise, as
+    // `master:ITEMS` in the arena (for research: what a candidate costs).
+    let master_bot = match flag(args, "--master-with") {
+        Some(spec) => Some(ModelBot::master_with(spec, "master")?),
+        None => args.iter().any(|a| a == "--master").then(ModelBot::master),
+    };
+    let master = master_bot.map(|bot| {
         // The 大师 level's own decision on each position, as deep as it searches: every enemy
         // predicted as Hard from the first move (the sample games are Hard's). Its race table
         // is solved first, as a server does at start-up.
         // Choosing changes nothing in the bot (only `observe` does), so one serves every position.
         SoloRace::warm(&rules);
-        let mut bot = ModelBot::master().with_imitate_after(ByRules::splat(0.0));
+        let mut bot = bot.with_imitate_after(ByRules::splat(0.0));
         let mut times: Vec<f64> = Vec::with_capacity(positions.len());
         for pos in &positions {
             let t0 = Instant::now();

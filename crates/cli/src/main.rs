@@ -77,13 +77,15 @@ USAGE:
         for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
         otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
         feixingqi_duel; WEIGHT a field of the AI crate's Weights; or a knob of its opponent
-        model: prior, weak, imitate, imitate_after, deep, deep_imitated), e.g. --versus
+        model: prior, weak, imitate, imitate_after, deep, deep_imitated, deepen), e.g. --versus
         master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D] [--master]
+                   [--master-with ITEMS]
         The master hint on sampled mid-game positions: an example, and p50/p95 latency;
-        --master also times the 大师 Master's own decision on the same positions.
+        --master also times the 大师 Master's own decision on the same positions;
+        --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]

@@ -151,6 +151,44 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
 }
 
 #[test]
+fn hint_times_a_master_with_items_set_and_refuses_items_that_set_nothing() {
+    let hint = |spec: &str| {
+        bin()
+            .args([
+                "hint",
+                "--rules",
+                "ludo",
+                "--pieces",
+                "2",
+                "--positions",
+                "10",
+                "--master-with",
+                spec,
+            ])
+            .output()
+            .expect("runs")
+    };
+    let out = hint("deepen=0.01/deep_imitated=2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Master decision latency over the same positions"),
+        "{text}"
+    );
+    let out = hint("deep_imitated=9");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("\"deep_imitated=9\" sets nothing"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn unknown_commands_are_errors_and_help_works() {
     assert_eq!(
         bin()
