@@ -435,20 +435,31 @@ const fn build_marks(ludo: bool) -> [[Marks; 51]; 4] {
     t
 }
 
-/// The chance that an enemy hits a square, by its [`Threats`] there (`one | two << 6`): with the
-/// faces of one roll that hit it (of 6) and of the second roll after a 6 (of 36), at most 1.
-static HIT: [f32; 4096] = {
-    let mut t = [0f32; 4096];
+/// What the dice that hit a square add to an enemy's chance of a hit there, by its [`Threats`]:
+/// `HIT[0][one]` for the faces of one roll (of 6), `HIT[1][two]` for those of the second roll
+/// after a 6 (of 36). Two 64-entry rows, so that they stay in the L1 cache; [`hit`] adds them.
+static HIT: [[f32; 64]; 2] = {
+    let mut t = [[0f32; 64]; 2];
     let mut i = 0usize;
-    while i < 4096 {
-        let one = (i & 63).count_ones() as f32;
-        let two = (i >> 6).count_ones() as f32;
-        let hit = one / 6.0 + two / 36.0;
-        t[i] = if hit < 1.0 { hit } else { 1.0 };
+    while i < 64 {
+        t[0][i] = i.count_ones() as f32 / 6.0;
+        t[1][i] = i.count_ones() as f32 / 36.0;
         i += 1;
     }
     t
 };
+
+/// The chance that an enemy hits a square whose [`Threats`] are `one` and `two` there: the
+/// faces of one roll that hit it (of 6) and of the second roll after a 6 (of 36), at most 1.
+#[inline(always)]
+fn hit(one: u8, two: u8) -> f32 {
+    let hit = HIT[0][one as usize & 63] + HIT[1][two as usize & 63];
+    if hit < 1.0 {
+        hit
+    } else {
+        1.0
+    }
+}
 
 /// Adds the squares of `row` ([`MARKS`]) to `dst`.
 #[inline(always)]
@@ -882,9 +893,10 @@ pub(crate) fn exposure(
         if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
             continue;
         }
-        let one = th.one[e.index()][sq as usize] as usize;
-        let two = th.two[e.index()][sq as usize] as usize;
-        let hit = HIT[one | two << 6];
+        let hit = hit(
+            th.one[e.index()][sq as usize],
+            th.two[e.index()][sq as usize],
+        );
         let hit = if later.weight == 1.0 || later.turns[e.index()] < mine {
             hit
         } else {
@@ -1129,7 +1141,7 @@ mod tests {
     }
 
     /// The compile-time tables of the threats say what [`REACH`] says: each die of a piece marks
-    /// the squares it hits, nothing else; [`HIT`] is the chance of one roll and of the roll
+    /// the squares it hits, nothing else; [`hit`] is the chance of one roll and of the roll
     /// after a 6.
     #[test]
     fn the_threat_tables_are_the_reach_table() {
@@ -1154,7 +1166,7 @@ mod tests {
         for one in 0..64usize {
             for two in 0..64usize {
                 let p = one.count_ones() as f32 / 6.0 + two.count_ones() as f32 / 36.0;
-                assert_eq!(HIT[one | two << 6], p.min(1.0));
+                assert_eq!(hit(one as u8, two as u8), p.min(1.0));
             }
         }
     }
