@@ -367,10 +367,10 @@ impl ModelBot {
     /// player is named `name`. An item may also set a knob of the opponent model
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
-    /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set) or `deepen` (a share, every rule set;
-    /// [`ModelBot::with_deepen`]). Everything it does not set is the Master's, so `arena
-    /// --versus` measures exactly what the items change. The error names the first item that
-    /// sets nothing, or whose value is not a finite number.
+    /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set) or `deepen` (a share,
+    /// every rule set; [`ModelBot::with_deepen`]). Everything it does not set is the Master's,
+    /// so `arena --versus` measures exactly what the items change. The error names the first
+    /// item that sets nothing, or whose value is not a finite number.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Result<ModelBot, MasterSpecError> {
         let mut bot = ModelBot::master();
         bot.name = name.into();
@@ -772,9 +772,11 @@ pub const MASTER_DEEP: u8 = 2;
 /// paired against three layers with the second look ([`MASTER_DEEPEN`]), `arena --rules ludo
 /// --seats master,hard,hard,hard --versus master:deep_imitated=4/deepen=0 --games 4000 --luck`,
 /// luck-adjusted: seed 1 +0.13 [−0.46, +0.72], seed 2 +0.56 [−0.01, +1.12], seed 3 +0.06
-/// [−0.51, +0.62]; 2 players against Hard +0.47 [−0.02, +0.96] (1,500 games). The Master's
-/// decision p50 / p95 0.78 / 6.4 ms → 3.0 / 16.6 ms (`hint --rules ludo --positions 2000
-/// --seed 1 --master`), inside the hint's 50 ms.
+/// [−0.51, +0.62]; 2 players against Hard +0.47 [−0.02, +0.96] (1,500 games). 20,000 games
+/// (`arena --rules ludo --seats master,hard,hard,hard --games 20000 --seed 1 --luck`): 32.26 %
+/// → 33.13 % plain, 32.65 % → 33.27 % luck-adjusted. The Master's decision p50 / p95 0.78 /
+/// 6.4 ms → 3.0 / 16.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`), inside the
+/// hint's 50 ms.
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
     ludo: 4,
     feixingqi: 2,

@@ -24,8 +24,8 @@
 //! | | Ludo | 飞行棋 |
 //! |---|---|---|
 //! | Master 1v3 random | 82.95 % | 77.75 % |
-//! | Master 1v3 Hard | 31.94 % | 32.65 % |
-//! | Master vs Hard, 2 players | 62.08 % | 57.85 % |
+//! | Master 1v3 Hard | 33.13 % | 32.65 % |
+//! | Master vs Hard, 2 players | 63.91 % | 57.85 % |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % |
 //! | Easy 1v3 random | 36.2 % | 35.2 % |
@@ -40,7 +40,8 @@
 //! against players predicted as Hard looks four chance layers ahead everywhere
 //! ([`MASTER_DEEP_IMITATED`]); paired against three layers with the second look below,
 //! luck-adjusted: three Hard players +0.13 / +0.56 / +0.06 points (seeds 1 / 2 / 3, 4,000 games
-//! each), 2 players against Hard +0.47. Before it, the options
+//! each), 2 players against Hard +0.47; 20,000 games on seed 1: 32.26 → 33.13 % plain, 32.65 →
+//! 33.27 % adjusted (the Ludo 2-player row predates both). Before it, the options
 //! that the search against players predicted as Hard values within a point of its best are
 //! searched a fourth chance layer deep ([`MASTER_DEEPEN`], [`Search::best_deepened`]); paired
 //! against three layers, luck-adjusted: three Hard players +1.24 / +0.33 / +0.03 points (seeds
