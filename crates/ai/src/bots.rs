@@ -777,9 +777,20 @@ pub const MASTER_DEEP: u8 = 2;
 /// → 33.13 % plain, 32.65 % → 33.27 % luck-adjusted. The Master's decision p50 / p95 0.78 /
 /// 6.4 ms → 3.0 / 16.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`), inside the
 /// hint's 50 ms.
+///
+/// Since the Gaussian race got faster ([`Evaluator::shares`]), 飞行棋 looks four layers ahead
+/// too (2026-12-05), a full round of the table where three measured no stronger: paired against
+/// two layers (`arena --rules feixingqi --seats master,hard,hard,hard --versus
+/// master:deep_imitated=4 --games 1000 --seed 1 --luck`) +2.11 [−0.11, +4.34] points
+/// luck-adjusted, +2.60 [−1.01, +6.21] plain; in the exact 2-piece game against Hard the
+/// Master's loss fell from 1.225 to 0.778 points per game (`solve --rules feixingqi --against
+/// hard --bots master,master:deep_imitated=4 --games 4000`). The Master's decision p50 / p95
+/// 0.16 / 0.68 ms → 6.0 / 31.2 ms, p99 65 ms (`hint --rules feixingqi --positions 2000 --seed 1
+/// --master-with deep_imitated=4`, one core, the cores free), inside the hint's 50 ms. 飞行棋
+/// team play keeps two: not measured at four.
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
     ludo: 4,
-    feixingqi: 2,
+    feixingqi: 4,
     feixingqi_team: 2,
 };
 
@@ -795,9 +806,10 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// players: +0.53 on average); two Hard players (3 players) +1.35 [+0.18, +2.53]; 2 players
 /// against Hard +0.41 [−0.54, +1.36] (4,000 games each). The Master's decision p50 / p95 0.94 /
 /// 4.3 ms → 1.58 / 11.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`). 飞行棋
-/// has none: a third layer measured no stronger there ([`MASTER_DEEP_IMITATED`]). Ludo has none
-/// since it searches four layers everywhere ([`MASTER_DEEP_IMITATED`]); a second look a fifth
-/// layer deep would not fit the hint's budget.
+/// has none: a third layer measured no stronger there, four layers everywhere did
+/// ([`MASTER_DEEP_IMITATED`]). Ludo has none since it searches four layers everywhere
+/// ([`MASTER_DEEP_IMITATED`]); a second look a fifth layer deep at the options within half a
+/// point fits the hint's budget (p95 44 ms) but has not yet measured stronger (docs/AI.md).
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
     ludo: 0.0,
     feixingqi: 0.0,

@@ -353,7 +353,9 @@ fn arena_versus_measures_the_challenger_on_the_same_deals() {
 
 /// `--versus master:…` is the Master with the weights it names set otherwise: a weight of an
 /// evaluator the games never use changes no game, one they use changes some, and a spec that
-/// names nothing is refused with the names it could use.
+/// names nothing is refused with the names it could use. Both Masters search two chance layers
+/// against the predicted Hard player (four in the shipped 飞行棋 Master, too slow for a debug
+/// build).
 #[test]
 fn arena_versus_takes_the_master_with_named_weights() {
     let run = |versus: &str| {
@@ -365,7 +367,7 @@ fn arena_versus_takes_the_master_with_named_weights() {
                 "--players",
                 "2",
                 "--seats",
-                "master,hard",
+                "master:deep_imitated=2,hard",
                 "--games",
                 "20",
                 "--seed",
@@ -373,7 +375,7 @@ fn arena_versus_takes_the_master_with_named_weights() {
                 "--threads",
                 "2",
                 "--versus",
-                versus,
+                &format!("master:deep_imitated=2/{versus}"),
             ])
             .output()
             .expect("runs")
@@ -395,10 +397,10 @@ fn arena_versus_takes_the_master_with_named_weights() {
             .unwrap_or_else(|| panic!("games with another winner: {line}"))
     };
     // The team-play evaluator plays no 2-player game.
-    assert_eq!(parted("master:team.feixingqi_duel.hangar=0"), 0);
+    assert_eq!(parted("team.feixingqi_duel.hangar=0"), 0);
     // The search against players predicted as Hard does.
-    assert!(parted("master:predicted.feixingqi_duel.hangar=0") > 0);
-    let out = run("master:predicted.feixingqi_duel.fear=1");
+    assert!(parted("predicted.feixingqi_duel.hangar=0") > 0);
+    let out = run("predicted.feixingqi_duel.fear=1");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("WEIGHT hangar, risk"), "{err}");
