@@ -764,9 +764,9 @@ pub const MASTER_DEEP: u8 = 2;
 /// fell from 2.46 to 2.01 points per game (`solve --rules ludo --against hard --bots
 /// master,master:deep_imitated=3 --games 4000`). It costs about seven times the time: the
 /// Master's decision p50 / p95 0.15 / 0.7 ms → 1.0 / 6.8 ms (`hint --rules ludo --positions
-/// 2000 --seed 1 --master`), inside the hint's 50 ms. 飞行棋 keeps two: a third layer
-/// measured no stronger there (three Hard players, seed 1, 4,000 games: −0.40 [−1.46, +0.66]),
-/// with weights tuned at two (`risk`, `wear` in [`MASTER_EVAL_IMITATED`]).
+/// 2000 --seed 1 --master`), inside the hint's 50 ms. 飞行棋 kept two (four since, below): a
+/// third layer measured no stronger there (three Hard players, seed 1, 4,000 games: −0.40
+/// [−1.46, +0.66]), with weights tuned at two (`risk`, `wear` in [`MASTER_EVAL_IMITATED`]).
 ///
 /// Since the threat tables made the evaluator faster, Ludo looks four layers ahead (2026-12-05):
 /// paired against three layers with the second look ([`MASTER_DEEPEN`]), `arena --rules ludo
@@ -782,7 +782,10 @@ pub const MASTER_DEEP: u8 = 2;
 /// too (2026-12-05), a full round of the table where three measured no stronger: paired against
 /// two layers (`arena --rules feixingqi --seats master,hard,hard,hard --versus
 /// master:deep_imitated=4 --games 1000 --seed 1 --luck`) +2.11 [−0.11, +4.34] points
-/// luck-adjusted, +2.60 [−1.01, +6.21] plain; in the exact 2-piece game against Hard the
+/// luck-adjusted, +2.60 [−1.01, +6.21] plain; on 20,000 deals (`--seats
+/// master:deep_imitated=4,hard,hard,hard --versus master --games 20000 --seed 1 --luck`) +2.06
+/// [+1.55, +2.57] luck-adjusted, +1.54 [+0.73, +2.35] plain: 32.65 → 34.19 % plain, 32.31 →
+/// 34.37 % adjusted, the goal of 34 %. In the exact 2-piece game against Hard the
 /// Master's loss fell from 1.225 to 0.778 points per game (`solve --rules feixingqi --against
 /// hard --bots master,master:deep_imitated=4 --games 4000`). The Master's decision p50 / p95
 /// 0.16 / 0.68 ms → 6.0 / 31.2 ms, p99 65 ms (`hint --rules feixingqi --positions 2000 --seed 1
