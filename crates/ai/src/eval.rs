@@ -1102,10 +1102,9 @@ fn gaussian_race<const POINTS: usize>(dist: &[f32; 4], racing: SeatSet, spread: 
 
 /// `e^x` for `x ≤ 0`, within one unit in the last place of `f32` (a relative error below
 /// `f32::EPSILON`; the race's tails are cut below `e^(−87)`, where `f32` runs out of normal
-/// numbers): `2^n · e^r` with `n` the
-/// nearest integer to `x / ln 2` and `|r| ≤ ln 2 / 2`, `e^r` by its Taylor series to the 7th
-/// power (the first term left out is below `r^8 / 8! < 6·10⁻⁹`). No branch and no call, so that
-/// [`gaussian_race`]'s four lanes stay one vector.
+/// numbers): `2^n · e^r` with `n` the nearest integer to `x / ln 2` and `|r| ≤ ln 2 / 2`, `e^r`
+/// by its Taylor series to the 7th power (the first term left out is below `r^8 / 8! <
+/// 6·10⁻⁹`). No branch and no call, so that [`gaussian_race`]'s four lanes stay one vector.
 #[inline(always)]
 fn exp_neg(x: f32) -> f32 {
     // Adding 1.5 · 2²³ rounds to the nearest integer and leaves it in the low mantissa bits.

@@ -1030,11 +1030,12 @@ fn the_predicted_feixingqi_search_charges_a_plane_for_the_loop_it_has_still_to_w
     // another chance to be hit, beyond the next turn's danger (`Weights::wear`), so the search
     // against players predicted as Hard two chance layers deep, where the weight was measured
     // (four since: the choice here is pinned at two), walks p16 on to p22; without it, it
-    // bounced p55 off the centre. Played out 20,000 times on common dice with Hard in every seat (experimental
-    // code): the walk 19.24 %, the bounce 15.61 % (the difference ±0.63 at 95 %). This is one of
-    // 173 decisions of 60 Hard games where the two weights chose differently; over all 173
-    // that reference saw no difference (−0.21 ± 0.29 point): the evidence for the weight is
-    // the arena's (`MASTER_EVAL_IMITATED`), this pins a choice it changes.
+    // bounced p55 off the centre. Played out 20,000 times on common dice with Hard in every
+    // seat (experimental code): the walk 19.24 %, the bounce 15.61 % (the difference ±0.63 at
+    // 95 %). This is one of 173 decisions of 60 Hard games where the two weights chose
+    // differently; over all 173 that reference saw no difference (−0.21 ± 0.29 point): the
+    // evidence for the weight is the arena's (`MASTER_EVAL_IMITATED`), this pins a choice it
+    // changes.
     let pos = rolled(
         "feixingqi turn=3 sixes=1 0:F,F,8,10 1:F,F,4,F 2:F,54,55,F 3:F,16,55,F",
         6,
