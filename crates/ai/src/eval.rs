@@ -801,7 +801,9 @@ pub(crate) enum Exposure {
 }
 
 /// How many seats move before seat `s` in clockwise turn order from the seat to move (0 for the
-/// seat to move; bonus rolls ignored).
+/// seat to move; bonus rolls ignored). For a seat out of the turn order the count of the seats
+/// still playing: once a game is over the seat "to move" has finished too, and the walk round
+/// the others must end without coming back to it.
 fn turns_until(pos: &Position, s: Seat) -> u8 {
     let t = pos.turn();
     let playing = pos.seats().minus(pos.finished_seats());
@@ -809,7 +811,7 @@ fn turns_until(pos: &Position, s: Seat) -> u8 {
     let mut x = t;
     while x != s {
         match playing.next_after(x) {
-            Some(n) if n != t => x = n,
+            Some(n) if n != t && (k as u32) < playing.len() => x = n,
             _ => return k,
         }
         k += 1;
@@ -1148,6 +1150,29 @@ fn erfc_with(x: f32, exp_minus_x2: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A position whose game is over has distances too. Its seat "to move" has finished, and
+    /// counting the seats that move before another one walked round the table for ever when a
+    /// weight read the turn order (`later` below 1: the Master's Ludo weights against
+    /// predicted players); the search never asks, as a game over is decided before the
+    /// distances are read, but a caller of [`Evaluator::distances`] may.
+    #[test]
+    fn a_game_over_has_distances() {
+        use feixingqi_rules::{playout::FastRng, NoEvents, Rolled, Rules};
+        for (rules, players) in [(Rules::ludo(), 2), (Rules::ludo(), 4)] {
+            let seats = SeatSet::for_players(players).expect("2 or 4 players");
+            let mut pos = Position::new(rules, seats).expect("a valid start");
+            let mut rng = FastRng(3);
+            while !pos.is_over() {
+                if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                    let opts = pos.distinct_moves();
+                    pos.play_unchecked(opts[rng.below(opts.len() as u32) as usize], &mut NoEvents);
+                }
+            }
+            let d = crate::MASTER_EVAL_IMITATED.distances(&pos);
+            assert!(d.iter().all(|x| x.is_finite() && *x >= 0.0), "{d:?}");
+        }
+    }
 
     /// [`Weights::NAMES`] names every field once, and each name reaches its own field.
     #[test]
