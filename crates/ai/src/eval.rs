@@ -494,9 +494,48 @@ impl Default for Evaluator {
 }
 
 /// Per enemy seat: dice bitmask that hit each square ([`Marks`]: 52 loop squares + crossing).
+#[derive(Copy, Clone)]
 pub(crate) struct Threats {
     one: [Marks; 4],
     two: [Marks; 4],
+}
+
+impl Threats {
+    /// Reads the threats of seat `e` from its pieces (none from a seat that has finished or is
+    /// not in play: it has no piece short of the centre).
+    fn read(&mut self, pos: &Position, e: Seat) {
+        let ludo = pos.rules().is_ludo() as usize;
+        let ei = e.index();
+        self.one[ei] = [0; 64];
+        self.two[ei] = [0; 64];
+        let mut hangar = false;
+        for i in 0..pos.rules().options.pieces {
+            let q = match pos.piece(e, i) {
+                Some(Progress::At(q)) if q <= ENTRY => q,
+                Some(Progress::Hangar) => {
+                    hangar = true;
+                    continue;
+                }
+                _ => continue,
+            };
+            // A Ludo piece on p0 is on its start square; 飞行棋 p0 is the takeoff point.
+            mark(&mut self.one[ei], &MARKS[ludo][ei][q as usize]);
+            let six = REACH[ludo][ei][q as usize][5][4];
+            if six <= ENTRY {
+                mark(&mut self.two[ei], &MARKS[ludo][ei][six as usize]);
+            }
+        }
+        // A 6 takes a hangar piece off to p0, and the bonus roll walks on from there.
+        if hangar {
+            mark(&mut self.two[ei], &MARKS[ludo][ei][0]);
+        }
+    }
+
+    /// The chance that seat `e` hits square `sq` ([`hit`]).
+    #[inline(always)]
+    fn hit(&self, e: usize, sq: u8) -> f32 {
+        hit(self.one[e][sq as usize], self.two[e][sq as usize])
+    }
 }
 
 impl Evaluator {
@@ -616,35 +655,12 @@ impl Evaluator {
     }
 
     pub(crate) fn threats(pos: &Position) -> Threats {
-        let ludo = pos.rules().is_ludo() as usize;
         let mut t = Threats {
             one: [[0; 64]; 4],
             two: [[0; 64]; 4],
         };
-        let n = pos.rules().options.pieces;
         for e in pos.seats().minus(pos.finished_seats()).iter() {
-            let ei = e.index();
-            let mut hangar = false;
-            for i in 0..n {
-                let q = match pos.piece(e, i) {
-                    Some(Progress::At(q)) if q <= ENTRY => q,
-                    Some(Progress::Hangar) => {
-                        hangar = true;
-                        continue;
-                    }
-                    _ => continue,
-                };
-                // A Ludo piece on p0 is on its start square; 飞行棋 p0 is the takeoff point.
-                mark(&mut t.one[ei], &MARKS[ludo][ei][q as usize]);
-                let six = REACH[ludo][ei][q as usize][5][4];
-                if six <= ENTRY {
-                    mark(&mut t.two[ei], &MARKS[ludo][ei][six as usize]);
-                }
-            }
-            // A 6 takes a hangar piece off to p0, and the bonus roll walks on from there.
-            if hangar {
-                mark(&mut t.two[ei], &MARKS[ludo][ei][0]);
-            }
+            t.read(pos, e);
         }
         t
     }
@@ -655,111 +671,73 @@ impl Evaluator {
             return l.distances(pos);
         }
         let w = self.weights(pos);
-        let rules = pos.rules();
-        let ludo = rules.is_ludo();
-        let n = rules.options.pieces;
         let th = Evaluator::threats(pos);
-        // The turn order, once per position, only when a weight reads it.
-        let later = Later {
-            weight: w.later,
-            turns: if w.later != 1.0 || w.order != 0.0 {
-                turn_order(pos)
-            } else {
-                [0; 4]
-            },
-        };
-        let solo = (w.solo != 0.0).then(|| SoloRace::of(rules));
+        let later = Later::of(w, pos);
+        let solo = (w.solo != 0.0).then(|| SoloRace::of(pos.rules()));
         let mut d = [0f32; 4];
         for s in pos.seats().iter() {
-            let si = s.index();
-            let mut total = 0f32;
-            // With `solo`: the pieces' own distances, kept apart to be blended with the table.
-            let mut race = 0f32;
-            let mut active = false;
-            let mut waiting = false;
-            let last = pos.pieces(s).filter(|x| x.is_on_board()).count() <= 1;
-            let exact = if last { 1.0 } else { w.exact };
-            for i in 0..n {
-                let p = match pos.piece(s, i) {
-                    Some(Progress::Hangar) => {
-                        if solo.is_some() {
-                            race += CENTRE as f32;
-                            total += w.hangar;
-                        } else {
-                            total += CENTRE as f32 + w.hangar;
-                        }
-                        waiting = true;
-                        continue;
-                    }
-                    Some(Progress::At(p)) => p,
-                    None => continue,
-                };
-                if p == CENTRE {
-                    continue;
-                }
-                active = true;
-                let own = if ludo {
-                    (CENTRE - p) as f32
-                } else {
-                    // In the lane the squares are alike: each needs one exact roll (§3.8).
-                    let pips = FXQ_PIPS[p.min(ENTRY + 1) as usize];
-                    pips + exact * (FXQ_REMAINING[p as usize] - pips)
-                };
-                if solo.is_some() {
-                    race += own;
-                } else {
-                    total += own;
-                }
-                // What a capture would cost: the progress made (in equivalent squares with
-                // `equiv`), plus the wait in the hangar.
-                let made = if ludo {
-                    p as f32
-                } else {
-                    let eq = CENTRE as f32 - FXQ_REMAINING[p as usize];
-                    p as f32 + w.equiv * (eq - p as f32)
-                };
-                if p > ENTRY {
-                    total += w.lane;
-                } else if w.wear != 0.0 {
-                    total += w.wear * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
-                }
-                match exposure(pos, &th, s, i, p, &later, w.brittle) {
-                    Exposure::Out => {}
-                    Exposure::Sheltered => total -= w.shelter,
-                    Exposure::Exposed { stacked, risk } => {
-                        let mult = if stacked {
-                            total -= w.shelter;
-                            if ludo {
-                                1.0
-                            } else {
-                                w.stack_risk
-                            }
-                        } else {
-                            1.0
-                        };
-                        total += w.risk * mult * risk * (made + w.hangar);
-                    }
-                }
-            }
-            if waiting && !active {
-                total += w.idle;
-            }
-            if let Some(t) = solo {
-                total += race + w.solo * (t.squares(pos, s) - race);
-            }
-            let bonus = if pos.is_over() {
-                0.0
-            } else if s == pos.turn() {
-                1.0
-            } else if w.order != 0.0 {
-                w.order.powi(later.turns[si] as i32)
-            } else {
-                0.0
-            };
-            total -= w.tempo * bonus;
-            d[si] = total.max(0.0);
+            let mut terms = SeatTerms::NONE;
+            terms.read(w, pos, &th, s, solo);
+            d[s.index()] = terms.distance(w, pos, s, &later);
         }
         d
+    }
+
+    /// [`Evaluator::distances`], keeping in `memo` what it computes of each seat: a seat whose
+    /// pieces stand as in the last position evaluated with the same weights keeps its terms, and
+    /// only the threats of the seats that moved are read again. The search evaluates positions
+    /// that differ in a seat or two (the options of one decision, the faces of one roll), so
+    /// most of each evaluation is kept; the distances are the same, bit for bit.
+    pub(crate) fn distances_with(&self, pos: &Position, memo: &mut Memo) -> [f32; 4] {
+        if let Some(l) = self.learned(pos) {
+            return l.distances(pos);
+        }
+        let w = self.weights(pos);
+        let slot = memo.slot(w);
+        let placement: [u32; 4] = core::array::from_fn(|i| pos.placement(Seat::ALL[i]));
+        // The seats whose pieces moved, whose threats are read again.
+        let mut moved = 0u8;
+        for (i, (&now, &kept)) in placement.iter().zip(&slot.placement).enumerate() {
+            if !slot.valid || now != kept {
+                moved |= 1 << i;
+            }
+        }
+        // A seat's terms read its own pieces, and in 飞行棋 team play its partner's (they stack
+        // together, RULES.md §9).
+        let mut afresh = moved;
+        if pos.rules().options.team && !pos.rules().is_ludo() {
+            afresh |= (moved >> 2 | moved << 2) & 0xf;
+        }
+        for e in Seat::ALL {
+            if moved >> e.index() & 1 != 0 {
+                slot.threats.read(pos, e);
+            }
+        }
+        // What a seat's distance reads beside its terms: the turn order and the seats racing.
+        let order = pos.turn().index() as u8
+            | (pos.is_over() as u8) << 2
+            | pos.finished_seats().bits() << 3;
+        let same_order = slot.valid && order == slot.order;
+        let later = Later::of(w, pos);
+        let solo = (w.solo != 0.0).then(|| SoloRace::of(pos.rules()));
+        for s in pos.seats().iter() {
+            let si = s.index();
+            let terms = &mut slot.terms[si];
+            let again = if afresh >> si & 1 != 0 {
+                terms.read(w, pos, &slot.threats, s, solo);
+                true
+            } else {
+                // Not short-circuited: the hits are kept up to date either way.
+                (moved != 0 && terms.hits_again(&slot.threats, moved)) | !same_order
+            };
+            if again {
+                slot.distances[si] = terms.distance(w, pos, s, &later);
+            }
+        }
+        slot.placement = placement;
+        slot.order = order;
+        slot.valid = true;
+        slot.distances
     }
 
     /// The win shares of every seat for the place `place` of the ranking (0 = the winner): a seat
@@ -775,6 +753,20 @@ impl Evaluator {
             }
         };
         shares_of(pos, place, temp, race, team, || self.distances(pos))
+    }
+
+    /// [`Evaluator::shares`] with [`Evaluator::distances_with`]: the same shares.
+    pub(crate) fn shares_with(&self, pos: &Position, place: usize, memo: &mut Memo) -> Shares {
+        let (temp, race, team) = match self.learned(pos) {
+            Some(l) => (l.temp, 0.0, TEAM),
+            None => {
+                let w = self.weights(pos);
+                (w.temp, w.race, w.team)
+            }
+        };
+        shares_of(pos, place, temp, race, team, || {
+            self.distances_with(pos, memo)
+        })
     }
 
     /// The share of one seat (see [`Evaluator::shares`]).
@@ -839,6 +831,19 @@ impl Later {
         weight: 1.0,
         turns: [0; 4],
     };
+
+    /// What weights `w` read of the turn order of `pos`: computed once per position, only when a
+    /// weight reads it.
+    fn of(w: &Weights, pos: &Position) -> Later {
+        Later {
+            weight: w.later,
+            turns: if w.later != 1.0 || w.order != 0.0 {
+                turn_order(pos)
+            } else {
+                [0; 4]
+            },
+        }
+    }
 }
 
 /// The exposure of piece `i` of seat `s`, standing at progress `p < 56`. The danger from an
@@ -853,6 +858,49 @@ pub(crate) fn exposure(
     later: &Later,
     brittle: f32,
 ) -> Exposure {
+    match standing(pos, s, i, p, brittle) {
+        Standing::Out => Exposure::Out,
+        Standing::Sheltered => Exposure::Sheltered,
+        Standing::Exposed {
+            sq,
+            only,
+            stacked,
+            scale,
+        } => Exposure::Exposed {
+            stacked,
+            risk: scale
+                * (1.0
+                    - survival(&Foes::of(pos, s, later), only, later.weight, |e| {
+                        th.hit(e, sq)
+                    })),
+        },
+    }
+}
+
+/// Where a piece stands against capture, before the enemies' threats are read: what
+/// [`exposure`] reads of the piece's own seat (and in 飞行棋 team play of its partner).
+#[derive(Copy, Clone)]
+enum Standing {
+    /// Off the loop and out of reach.
+    Out,
+    /// Where it cannot be captured.
+    Sheltered,
+    /// Capturable on loop square `sq` (or the crossing), by the seat `only` alone when set.
+    Exposed {
+        /// The square (or [`CROSSING`]).
+        sq: u8,
+        /// The one seat that can reach the piece (the crossing of the opposite L3).
+        only: Option<Seat>,
+        /// As [`Exposure::Exposed`].
+        stacked: bool,
+        /// The share of the danger the piece faces (below 1 only for a Ludo block that may
+        /// break).
+        scale: f32,
+    },
+}
+
+/// [`exposure`] up to the threats.
+fn standing(pos: &Position, s: Seat, i: u8, p: u8, brittle: f32) -> Standing {
     let ludo = pos.rules().is_ludo();
     let team = pos.rules().options.team;
     let (sq, only) = if let Some(a) = pos.square(s, i) {
@@ -860,10 +908,9 @@ pub(crate) fn exposure(
     } else if !ludo && p == LANE_CROSSED && !team {
         (CROSSING, Some(s.opposite()))
     } else {
-        return Exposure::Out;
+        return Standing::Out;
     };
     let mut stacked = false;
-    // The share of the danger the piece faces (below 1 only for a Ludo block that may break).
     let mut scale = 1.0;
     if sq != CROSSING {
         let own = pos.stack_size(s, sq);
@@ -871,12 +918,12 @@ pub(crate) fn exposure(
             // Safe squares and blocks of three or more stay shelters; a block of two only as
             // far as the seat can keep it.
             if ludo_safe(sq) || own >= 3 || (own == 2 && brittle == 0.0) {
-                return Exposure::Sheltered;
+                return Standing::Sheltered;
             }
             if own == 2 {
                 scale = (brittle * forced_break(pos, s, sq)).min(1.0);
                 if scale == 0.0 {
-                    return Exposure::Sheltered;
+                    return Standing::Sheltered;
                 }
             }
         }
@@ -888,28 +935,313 @@ pub(crate) fn exposure(
         >= 2
     {
         // Two planes on L3 block the fly instead of being captured (§3.7).
-        return Exposure::Out;
+        return Standing::Out;
     }
+    Standing::Exposed {
+        sq,
+        only,
+        stacked,
+        scale,
+    }
+}
+
+/// The enemies of a seat still racing, in seat order, and whether each one's danger is scaled by
+/// [`Later`] (it moves only after the seat): what [`survival`] reads, once per seat.
+struct Foes {
+    seats: [u8; 3],
+    later: [bool; 3],
+    n: usize,
+}
+
+impl Foes {
+    /// The foes of seat `s` in `pos`.
+    #[inline(always)]
+    fn of(pos: &Position, s: Seat, later: &Later) -> Foes {
+        let mut f = Foes {
+            seats: [0; 3],
+            later: [false; 3],
+            n: 0,
+        };
+        let mine = later.turns[s.index()];
+        for e in pos.seats().minus(pos.finished_seats()).iter() {
+            if !pos.enemies(s, e) || f.n == 3 {
+                continue;
+            }
+            f.seats[f.n] = e.index() as u8;
+            f.later[f.n] = !(later.weight == 1.0 || later.turns[e.index()] < mine);
+            f.n += 1;
+        }
+        f
+    }
+}
+
+/// The chance that a piece survives every foe that can reach it (`only`, when set) until its
+/// seat moves again, where foe `e` hits it with chance `hit(e)` (by seat index), times `later`
+/// for a foe that moves only after the seat ([`Foes`]).
+#[inline(always)]
+fn survival(foes: &Foes, only: Option<Seat>, later: f32, hit: impl Fn(usize) -> f32) -> f32 {
     let mut survive = 1.0f32;
-    let mine = later.turns[s.index()];
-    for e in pos.seats().minus(pos.finished_seats()).iter() {
-        if !pos.enemies(s, e) || only.is_some_and(|o| o != e) {
+    for k in 0..foes.n {
+        let e = foes.seats[k] as usize;
+        if only.is_some_and(|o| o.index() != e) {
             continue;
         }
-        let hit = hit(
-            th.one[e.index()][sq as usize],
-            th.two[e.index()][sq as usize],
-        );
-        let hit = if later.weight == 1.0 || later.turns[e.index()] < mine {
-            hit
-        } else {
-            hit * later.weight
-        };
+        let hit = hit(e);
+        let hit = if foes.later[k] { hit * later } else { hit };
         survive *= 1.0 - hit;
     }
-    Exposure::Exposed {
-        stacked,
-        risk: scale * (1.0 - survive),
+    survive
+}
+
+/// One piece's part of its seat's distance ([`SeatTerms`]).
+#[derive(Copy, Clone)]
+struct PieceTerms {
+    /// Added to the distance in this order, before the danger (0 where nothing is).
+    add: [f32; 2],
+    /// Where it stands against capture.
+    standing: Standing,
+    /// The danger's weight: `risk` times the stack's multiplier.
+    weight: f32,
+    /// What a capture costs: the progress made plus the hangar.
+    cost: f32,
+    /// The chance of a hit by each seat (by index) where it stands, as [`hit`] reads them.
+    hits: [f32; 4],
+}
+
+impl PieceTerms {
+    /// A piece that adds nothing (in the hangar with the race in the table, at the centre, or
+    /// a slot past the game's pieces).
+    const NONE: PieceTerms = PieceTerms {
+        add: [0.0; 2],
+        standing: Standing::Out,
+        weight: 0.0,
+        cost: 0.0,
+        hits: [0.0; 4],
+    };
+}
+
+/// What a seat's distance is made of, but for the turn order ([`Later`], the tempo) and which
+/// enemies are still racing: everything [`Evaluator::distances`] reads of the seat's own pieces
+/// (and of its partner's in 飞行棋 team play), with the enemies' threats where they stand.
+#[derive(Copy, Clone)]
+pub(crate) struct SeatTerms {
+    pieces: [PieceTerms; 4],
+    /// The pieces' own distances, with [`Weights::solo`].
+    race: f32,
+    /// The one-sided race table's squares, with [`Weights::solo`].
+    squares: f32,
+    waiting: bool,
+    active: bool,
+}
+
+impl SeatTerms {
+    /// Nothing yet.
+    const NONE: SeatTerms = SeatTerms {
+        pieces: [PieceTerms::NONE; 4],
+        race: 0.0,
+        squares: 0.0,
+        waiting: false,
+        active: false,
+    };
+
+    /// Reads the terms of seat `s` in `pos`, its pieces' dangers from `th` (in place: the
+    /// terms are a few hundred bytes).
+    fn read(
+        &mut self,
+        w: &Weights,
+        pos: &Position,
+        th: &Threats,
+        s: Seat,
+        solo: Option<&SoloRace>,
+    ) {
+        let ludo = pos.rules().is_ludo();
+        *self = SeatTerms::NONE;
+        let t = self;
+        // With `solo`: the pieces' own distances, kept apart to be blended with the table.
+        let last = pos.pieces(s).filter(|x| x.is_on_board()).count() <= 1;
+        let exact = if last { 1.0 } else { w.exact };
+        for i in 0..pos.rules().options.pieces {
+            let piece = &mut t.pieces[i as usize];
+            let p = match pos.piece(s, i) {
+                Some(Progress::Hangar) => {
+                    if solo.is_some() {
+                        t.race += CENTRE as f32;
+                        piece.add[0] = w.hangar;
+                    } else {
+                        piece.add[0] = CENTRE as f32 + w.hangar;
+                    }
+                    t.waiting = true;
+                    continue;
+                }
+                Some(Progress::At(p)) => p,
+                None => continue,
+            };
+            if p == CENTRE {
+                continue;
+            }
+            t.active = true;
+            let own = if ludo {
+                (CENTRE - p) as f32
+            } else {
+                // In the lane the squares are alike: each needs one exact roll (§3.8).
+                let pips = FXQ_PIPS[p.min(ENTRY + 1) as usize];
+                pips + exact * (FXQ_REMAINING[p as usize] - pips)
+            };
+            let mut k = 0;
+            if solo.is_some() {
+                t.race += own;
+            } else {
+                piece.add[0] = own;
+                k = 1;
+            }
+            // What a capture would cost: the progress made (in equivalent squares with
+            // `equiv`), plus the wait in the hangar.
+            let made = if ludo {
+                p as f32
+            } else {
+                let eq = CENTRE as f32 - FXQ_REMAINING[p as usize];
+                p as f32 + w.equiv * (eq - p as f32)
+            };
+            if p > ENTRY {
+                piece.add[k] = w.lane;
+            } else if w.wear != 0.0 {
+                piece.add[k] = w.wear * (made + w.hangar) * (ENTRY - p) as f32 / ENTRY as f32;
+            }
+            piece.standing = standing(pos, s, i, p, w.brittle);
+            if let Standing::Exposed { sq, stacked, .. } = piece.standing {
+                let mult = if stacked && !ludo { w.stack_risk } else { 1.0 };
+                piece.weight = w.risk * mult;
+                piece.cost = made + w.hangar;
+                for e in pos.seats().iter() {
+                    piece.hits[e.index()] = th.hit(e.index(), sq);
+                }
+            }
+        }
+        if let Some(table) = solo {
+            t.squares = table.squares(pos, s);
+        }
+    }
+
+    /// Reads again the hits by the seats in the bit mask `moved` from `th`; whether any
+    /// changed.
+    fn hits_again(&mut self, th: &Threats, moved: u8) -> bool {
+        let mut changed = false;
+        for piece in &mut self.pieces {
+            if let Standing::Exposed { sq, .. } = piece.standing {
+                for (e, hit) in piece.hits.iter_mut().enumerate() {
+                    if moved >> e & 1 != 0 {
+                        let now = th.hit(e, sq);
+                        changed |= now != *hit;
+                        *hit = now;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// The distance of seat `s` in `pos` (never below 0).
+    fn distance(&self, w: &Weights, pos: &Position, s: Seat, later: &Later) -> f32 {
+        let foes = Foes::of(pos, s, later);
+        let mut total = 0f32;
+        for piece in &self.pieces[..pos.rules().options.pieces as usize] {
+            total += piece.add[0];
+            total += piece.add[1];
+            match piece.standing {
+                Standing::Out => {}
+                Standing::Sheltered => total -= w.shelter,
+                Standing::Exposed {
+                    only,
+                    stacked,
+                    scale,
+                    ..
+                } => {
+                    if stacked {
+                        total -= w.shelter;
+                    }
+                    let survive = survival(&foes, only, later.weight, |e| piece.hits[e]);
+                    let risk = scale * (1.0 - survive);
+                    total += piece.weight * risk * piece.cost;
+                }
+            }
+        }
+        if self.waiting && !self.active {
+            total += w.idle;
+        }
+        if w.solo != 0.0 {
+            total += self.race + w.solo * (self.squares - self.race);
+        }
+        let bonus = if pos.is_over() {
+            0.0
+        } else if s == pos.turn() {
+            1.0
+        } else if w.order != 0.0 {
+            w.order.powi(later.turns[s.index()] as i32)
+        } else {
+            0.0
+        };
+        total -= w.tempo * bonus;
+        total.max(0.0)
+    }
+}
+
+/// What [`Evaluator::distances_with`] keeps between the positions it evaluates: the last
+/// position's terms of each seat for each of two sets of weights (the search's own evaluator
+/// and Hard's, whose choices it predicts). It serves the positions of one game.
+pub(crate) struct Memo {
+    slots: [MemoSlot; 2],
+    /// The slot to give to a third set of weights.
+    next: usize,
+}
+
+/// One set of weights' part of a [`Memo`].
+struct MemoSlot {
+    weights: Weights,
+    valid: bool,
+    /// Each seat's [`Position::placement`] in the last position evaluated.
+    placement: [u32; 4],
+    /// The turn, game over and the finished seats of the last position evaluated.
+    order: u8,
+    threats: Threats,
+    terms: [SeatTerms; 4],
+    /// The distances of the last position evaluated (0 for seats not in play).
+    distances: [f32; 4],
+}
+
+impl Memo {
+    /// Nothing kept yet.
+    pub(crate) fn new() -> Memo {
+        let slot = || MemoSlot {
+            weights: Weights::BALANCED,
+            valid: false,
+            placement: [0; 4],
+            order: 0,
+            distances: [0.0; 4],
+            threats: Threats {
+                one: [[0; 64]; 4],
+                two: [[0; 64]; 4],
+            },
+            terms: [SeatTerms::NONE; 4],
+        };
+        Memo {
+            slots: [slot(), slot()],
+            next: 0,
+        }
+    }
+
+    /// The slot of weights `w`, taken over (emptied) when neither holds them.
+    fn slot(&mut self, w: &Weights) -> &mut MemoSlot {
+        let i = match self.slots.iter().position(|x| x.valid && x.weights == *w) {
+            Some(i) => i,
+            None => {
+                let i = self.next;
+                self.next ^= 1;
+                self.slots[i].weights = *w;
+                self.slots[i].valid = false;
+                i
+            }
+        };
+        &mut self.slots[i]
     }
 }
 
@@ -1172,6 +1504,73 @@ mod tests {
             let d = crate::MASTER_EVAL_IMITATED.distances(&pos);
             assert!(d.iter().all(|x| x.is_finite() && *x >= 0.0), "{d:?}");
         }
+    }
+
+    /// The memo's distances are the plain ones, bit for bit: along seeded random games to their
+    /// end (so that seats finish) of both rule sets with 2, 3 and 4 players, team play and the
+    /// options that change what a seat's terms read, every option of every decision evaluated
+    /// the way the search does (siblings one after another, two sets of weights taking turns in
+    /// one memo, as the Master's evaluator and Hard's).
+    #[test]
+    fn the_memo_keeps_the_distances_exact() {
+        use feixingqi_rules::{playout::FastRng, NoEvents, Rolled, Rules};
+        let mut variants = Vec::new();
+        for ludo in [true, false] {
+            let base = if ludo {
+                Rules::ludo()
+            } else {
+                Rules::feixingqi()
+            };
+            for players in 2..=4 {
+                variants.push((base, players));
+            }
+            let mut team = base;
+            team.options.team = true;
+            variants.push((team, 4));
+            let mut few = base;
+            few.options.pieces = 2;
+            variants.push((few, 3));
+        }
+        let mut fxq = Rules::feixingqi();
+        fxq.options.six_stops_on_stack = true;
+        fxq.options.takeoff_on_five = true;
+        variants.push((fxq, 4));
+        let evaluators = [
+            crate::MASTER_EVAL_IMITATED,
+            crate::MASTER_EVAL_IMITATED_TEAM,
+            Evaluator::BALANCED,
+            Evaluator::MASTER,
+        ];
+        let mut compared = 0;
+        for (rules, players) in variants {
+            let seats = SeatSet::for_players(players).expect("2 to 4 players");
+            for seed in 1..=2 {
+                let mut pos = Position::new(rules, seats).expect("a valid start");
+                let mut rng = FastRng(seed);
+                let mut memo = Memo::new();
+                let mut rolls = 0;
+                while !pos.is_over() && rolls < 3000 {
+                    rolls += 1;
+                    if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                        let opts = pos.distinct_moves();
+                        for (k, &mv) in opts.iter().enumerate() {
+                            let mut child = pos;
+                            child.play_unchecked(mv, &mut NoEvents);
+                            // Two evaluators share the memo; which two changes along the game.
+                            for eval in [evaluators[k % 2], evaluators[2 + rolls % 2]] {
+                                let kept = eval.distances_with(&child, &mut memo);
+                                let plain = eval.distances(&child);
+                                assert_eq!(kept.map(f32::to_bits), plain.map(f32::to_bits));
+                                compared += 1;
+                            }
+                        }
+                        let pick = rng.below(opts.len() as u32) as usize;
+                        pos.play_unchecked(opts[pick], &mut NoEvents);
+                    }
+                }
+            }
+        }
+        assert!(compared > 15_000, "{compared}");
     }
 
     /// [`Weights::NAMES`] names every field once, and each name reaches its own field.

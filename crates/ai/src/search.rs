@@ -10,7 +10,7 @@
 
 use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Seat};
 
-use crate::eval::{Evaluator, Shares};
+use crate::eval::{Evaluator, Memo, Shares};
 
 /// The 困难 Hard level's search: the 1-ply choice of [`Evaluator::BALANCED`]. The Master's
 /// opponent model measures players against it and predicts those who match it
@@ -55,6 +55,26 @@ struct Decided {
     n: f32,
 }
 
+/// What one search keeps down its tree: the place of the ranking played for ([`place_of`]), the
+/// seat deciding at its root, and what the evaluator keeps between the positions it evaluates
+/// ([`Memo`]).
+struct Walk<'m> {
+    place: usize,
+    root: Seat,
+    memo: &'m mut Memo,
+}
+
+impl<'m> Walk<'m> {
+    /// The walk of a search from `pos`, keeping its evaluations in `memo`.
+    fn new(pos: &Position, memo: &'m mut Memo) -> Walk<'m> {
+        Walk {
+            place: place_of(pos),
+            root: pos.turn(),
+            memo,
+        }
+    }
+}
+
 /// The value of one root option: the move and every seat's share after it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Scored {
@@ -92,12 +112,13 @@ impl Search {
     /// Every distinct option of `pos` (which must be in [`Phase::Move`]) with its value, in the
     /// order of [`Position::distinct_moves`]. Empty in any other phase.
     pub fn score_options(&self, pos: &Position) -> Vec<Scored> {
-        let place = place_of(pos);
+        let memo = &mut Memo::new();
+        let walk = &mut Walk::new(pos, memo);
         pos.distinct_moves()
             .iter()
             .map(|&mv| Scored {
                 mv,
-                shares: self.after(pos, mv, self.depth, place, pos.turn()),
+                shares: self.after(pos, mv, self.depth, walk),
             })
             .collect()
     }
@@ -121,10 +142,11 @@ impl Search {
         if near.len() <= 1 {
             return near.first().map(|s| s.mv);
         }
-        let place = place_of(pos);
+        let memo = &mut Memo::new();
+        let walk = &mut Walk::new(pos, memo);
         let mut best: Option<(Move, f32)> = None;
         for s in near {
-            let v = self.after(pos, s.mv, self.depth + 1, place, me)[me];
+            let v = self.after(pos, s.mv, self.depth + 1, walk)[me];
             if best.is_none_or(|(_, b)| v > b) {
                 best = Some((s.mv, v));
             }
@@ -135,23 +157,27 @@ impl Search {
     /// The best option for the seat to move (the lowest piece index among equals), or `None`
     /// outside [`Phase::Move`].
     pub fn best(&self, pos: &Position) -> Option<Move> {
+        self.best_with(pos, &mut Memo::new())
+    }
+
+    /// [`Search::best`] keeping its evaluations in `memo`.
+    fn best_with(&self, pos: &Position, memo: &mut Memo) -> Option<Move> {
         let opts = pos.distinct_moves();
         if opts.len() <= 1 {
             return opts.first().copied();
         }
-        let place = place_of(pos);
-        self.decide(pos, self.depth, place, pos.turn())
+        self.decide(pos, self.depth, &mut Walk::new(pos, memo))
             .map(|d| d.mv)
     }
 
     /// Decision node: the mover picks the child with its best share.
-    fn decide(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Option<Decided> {
+    fn decide(&self, pos: &Position, depth: u8, walk: &mut Walk<'_>) -> Option<Decided> {
         let me = pos.turn();
         let mut best: Option<(Move, Shares)> = None;
         let mut sum = [0f32; 4];
         let mut n = 0f32;
         for &mv in pos.distinct_moves().iter() {
-            let v = self.after(pos, mv, depth, place, root);
+            let v = self.after(pos, mv, depth, walk);
             for (a, x) in sum.iter_mut().zip(v.0) {
                 *a += x;
             }
@@ -165,10 +191,10 @@ impl Search {
 
     /// The value of the position after the mover plays `mv`: the chance node that follows, `depth`
     /// layers deep.
-    fn after(&self, pos: &Position, mv: Move, depth: u8, place: usize, root: Seat) -> Shares {
+    fn after(&self, pos: &Position, mv: Move, depth: u8, walk: &mut Walk<'_>) -> Shares {
         let mut child = *pos;
         child.play_unchecked(mv, &mut NoEvents);
-        self.chance(&child, depth, place, root)
+        self.chance(&child, depth, walk)
     }
 
     /// Decision node below the root: the value of the mover's answer, its best option blended
@@ -176,13 +202,13 @@ impl Search {
     /// choice ([`Search::answers`])
     /// when it is an enemy of the `root` seat (the seat deciding at the root knows it will pick
     /// its best).
-    fn answer(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
+    fn answer(&self, pos: &Position, depth: u8, walk: &mut Walk<'_>) -> Shares {
         let seat = pos.turn();
         // The root's own side picks its best.
         let expect = pos
-            .enemies(root, seat)
+            .enemies(walk.root, seat)
             .then_some(self.answers[seat.index()]);
-        self.answer_as(pos, depth, place, root, expect)
+        self.answer_as(pos, depth, expect, walk)
     }
 
     /// The value of the mover's answer when it answers as `expect` says, or with its best when
@@ -191,22 +217,21 @@ impl Search {
         &self,
         pos: &Position,
         depth: u8,
-        place: usize,
-        root: Seat,
         expect: Option<Answer>,
+        walk: &mut Walk<'_>,
     ) -> Shares {
         let reply = match expect {
             None => 1.0,
             Some(Answer::Skill(k)) => self.reply[!pos.rules().is_ludo() as usize] * k,
             Some(Answer::Hard) => {
-                if let Some(mv) = HARD.best(pos) {
-                    return self.after(pos, mv, depth, place, root);
+                if let Some(mv) = HARD.best_with(pos, walk.memo) {
+                    return self.after(pos, mv, depth, walk);
                 }
                 1.0
             }
         };
-        match self.decide(pos, depth, place, root) {
-            None => self.eval.shares(pos, place),
+        match self.decide(pos, depth, walk) {
+            None => self.eval.shares_with(pos, walk.place, walk.memo),
             Some(d) if reply >= 1.0 => d.best,
             Some(d) => BySeat(core::array::from_fn(|i| {
                 reply * d.best.0[i] + (1.0 - reply) * d.sum[i] / d.n
@@ -221,7 +246,8 @@ impl Search {
     /// from the mover's point of view. A face's value minus the mean of the six is the luck of
     /// rolling it (what the arena's luck-adjusted win rates subtract).
     pub fn faces(&self, pos: &Position) -> [Shares; 6] {
-        self.faces_below(pos, self.depth.max(1), place_of(pos), pos.turn(), true)
+        let memo = &mut Memo::new();
+        self.faces_below(pos, self.depth.max(1), true, &mut Walk::new(pos, memo))
     }
 
     /// The faces of a chance node at `depth ≥ 1` layers for the `root` seat: the mover answers
@@ -231,9 +257,8 @@ impl Search {
         &self,
         pos: &Position,
         depth: u8,
-        place: usize,
-        root: Seat,
         onlooker: bool,
+        walk: &mut Walk<'_>,
     ) -> [Shares; 6] {
         let mut rolled = [*pos; 6];
         let mut out = [BySeat([0f32; 4]); 6];
@@ -243,15 +268,15 @@ impl Search {
             out[i] = match p.roll_unchecked(die, &mut NoEvents) {
                 Rolled::Move if onlooker => {
                     let expect = Some(self.answers[p.turn().index()]);
-                    self.answer_as(p, depth - 1, place, root, expect)
+                    self.answer_as(p, depth - 1, expect, walk)
                 }
-                Rolled::Move => self.answer(p, depth - 1, place, root),
+                Rolled::Move => self.answer(p, depth - 1, walk),
                 // Faces that leave the same position (a seat that cannot move passes the turn
                 // on 1 to 5 alike) are valued once. A face that asks for a move never matches
                 // another: the phase holds the die.
                 _ => match before.iter().position(|q| q == p) {
                     Some(j) => out[j],
-                    None => self.chance(p, depth - 1, place, root),
+                    None => self.chance(p, depth - 1, walk),
                 },
             };
         }
@@ -259,13 +284,13 @@ impl Search {
     }
 
     /// Chance node (or leaf at depth 0 / game over): the average over the six faces.
-    fn chance(&self, pos: &Position, depth: u8, place: usize, root: Seat) -> Shares {
-        let decided = !pos.rules().options.team && pos.ranking().count() > place;
+    fn chance(&self, pos: &Position, depth: u8, walk: &mut Walk<'_>) -> Shares {
+        let decided = !pos.rules().options.team && pos.ranking().count() > walk.place;
         if depth == 0 || pos.is_over() || decided {
-            return self.eval.shares(pos, place);
+            return self.eval.shares_with(pos, walk.place, walk.memo);
         }
         let mut acc = [0f32; 4];
-        for v in self.faces_below(pos, depth, place, root, false) {
+        for v in self.faces_below(pos, depth, false, walk) {
             for (a, x) in acc.iter_mut().zip(v.0) {
                 *a += x;
             }

@@ -1142,6 +1142,14 @@ impl Position {
         board | hangar
     }
 
+    /// The four progress bytes of `seat`'s piece slots as one word (byte `i` = piece `i`,
+    /// unused slots included): two positions of one game with equal words place that seat's
+    /// pieces alike. What an evaluator keys what it keeps of a seat on.
+    #[inline(always)]
+    pub fn placement(&self, seat: Seat) -> u32 {
+        self.seat_word(seat)
+    }
+
     /// The 4 progress bytes of a seat as one word (byte `i` = piece `i`).
     #[inline(always)]
     fn seat_word(&self, s: Seat) -> u32 {
