@@ -802,12 +802,18 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     if count == 0 {
         bail!("--positions must be at least 1");
     }
+    let players: u8 = num(args, "--players", 4)?;
+    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
+    ensure!(
+        !rules.options.team || players == 4,
+        "team play needs all four seats (--players 4)"
+    );
     let mut advisor = Advisor::default();
     if let Some(d) = flag(args, "--depth") {
         advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
         ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
     }
-    let positions = sample_positions(rules, SeatSet::ALL, &[Level::Hard], count, seed);
+    let positions = sample_positions(rules, seats, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());
     let mut options = 0usize;
     for pos in &positions {
@@ -861,9 +867,10 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         }
     }
     println!(
-        "hint latency over {} positions ({}, {:.2} options each, one thread): p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        "hint latency over {} positions ({}, {} players, {:.2} options each, one thread): p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         times.len(),
         rules.rule_set.name(),
+        players,
         options as f64 / times.len() as f64,
         quantile(&times, 0.5),
         quantile(&times, 0.95),

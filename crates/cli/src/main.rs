@@ -81,9 +81,10 @@ USAGE:
         master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
-    feixingqi hint [--rules ludo|feixingqi] [--positions N] [--seed S] [--depth D] [--master]
-                   [--master-with ITEMS]
-        The master hint on sampled mid-game positions: an example, and p50/p95 latency;
+    feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
+                   [--depth D] [--master] [--master-with ITEMS] [rule options as arena]
+        The master hint on sampled mid-game positions (of games of --players, default 4): an
+        example, and p50/p95 latency;
         --master also times the 大师 Master's own decision on the same positions;
         --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]

@@ -150,6 +150,43 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
     );
 }
 
+/// `--players` samples the positions from games of that many players (it was read by no one,
+/// so every figure measured with it was of 4-player games).
+#[test]
+fn hint_samples_games_of_the_players_asked_for() {
+    let hint = |players: &str| {
+        bin()
+            .args([
+                "hint",
+                "--rules",
+                "ludo",
+                "--pieces",
+                "2",
+                "--positions",
+                "10",
+                "--players",
+                players,
+            ])
+            .output()
+            .expect("runs")
+    };
+    let out = hint("2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(ludo, 2 players,"), "{text}");
+    let out = hint("5");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--players must be 2, 3 or 4"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn hint_times_a_master_with_items_set_and_refuses_items_that_set_nothing() {
     let hint = |spec: &str| {
