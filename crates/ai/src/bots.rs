@@ -790,7 +790,11 @@ pub const MASTER_DEEP: u8 = 2;
 /// hard --bots master,master:deep_imitated=4 --games 4000`). The Master's decision p50 / p95
 /// 0.16 / 0.68 ms → 6.0 / 31.2 ms, p99 65 ms (`hint --rules feixingqi --positions 2000 --seed 1
 /// --master-with deep_imitated=4`, one core, the cores free), inside the hint's 50 ms. 飞行棋
-/// team play keeps two: not measured at four.
+/// team play keeps two: not measured at four. With fewer players four layers measured stronger
+/// too (`--versus master:deep_imitated=2`, seed 1, luck-adjusted): 2 players against Hard
+/// +2.83 [+0.73, +4.92] (1,000 games), 3 players against two Hard +2.71 [+0.88, +4.53] (1,200),
+/// but past the hint's 50 ms, which is stated for 4-player positions: the Master's decision p50 /
+/// p95 34 / 201 ms with 2 players, 21 / 85 ms with 3 (`hint --players N`; docs/AI.md).
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
     ludo: 4,
     feixingqi: 4,
