@@ -1009,8 +1009,8 @@ struct PieceTerms {
 }
 
 impl PieceTerms {
-    /// A piece that adds nothing (in the hangar with the race in the table, at the centre, or
-    /// a slot past the game's pieces).
+    /// A slot that adds nothing: a piece at the centre or a slot past the game's pieces (and
+    /// where every piece's terms start).
     const NONE: PieceTerms = PieceTerms {
         add: [0.0; 2],
         standing: Standing::Out,
