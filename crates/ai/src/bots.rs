@@ -284,6 +284,7 @@ pub struct ModelBot {
     imitate_after: ByRules<f32>,
     deep_imitated: ByRules<u8>,
     deepen: ByRules<f32>,
+    deepen_from: u8,
     eval_imitated: Evaluator,
     eval_imitated_team: Evaluator,
     eval_weak: Evaluator,
@@ -310,6 +311,7 @@ impl ModelBot {
             imitate_after: ByRules::splat(8.0),
             deep_imitated: ByRules::splat(0),
             deepen: ByRules::splat(0.0),
+            deepen_from: 2,
             eval_imitated: search.eval,
             eval_imitated_team: search.eval,
             eval_weak: search.eval,
@@ -334,7 +336,7 @@ impl ModelBot {
             )
             .with_weak_eval(MASTER_EVAL_WEAK)
             .with_team_eval(MASTER_EVAL_IMITATED_TEAM)
-            .with_deepen(MASTER_DEEPEN)
+            .with_deepen(MASTER_DEEPEN, MASTER_DEEPEN_FROM)
     }
 
     /// The evaluators of the Master level's searches, as [`ModelBot::master_with`] names them:
@@ -347,7 +349,7 @@ impl ModelBot {
     pub const MAX_LAYERS: u8 = 4;
 
     /// The opponent model's knobs that [`ModelBot::master_with`] can set.
-    pub const KNOBS: [&'static str; 7] = [
+    pub const KNOBS: [&'static str; 8] = [
         "prior",
         "weak",
         "imitate",
@@ -355,6 +357,7 @@ impl ModelBot {
         "deep",
         "deep_imitated",
         "deepen",
+        "deepen_from",
     ];
 
     /// The Master level's player ([`ModelBot::master`]) with some of its weights set otherwise, for
@@ -367,8 +370,8 @@ impl ModelBot {
     /// player is named `name`. An item may also set a knob of the opponent model
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
-    /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set) or `deepen` (a share,
-    /// every rule set; [`ModelBot::with_deepen`]). Everything it does not set is the Master's,
+    /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set), `deepen` (a share,
+    /// every rule set) or `deepen_from` (2 to 4 players; both [`ModelBot::with_deepen`]). Everything it does not set is the Master's,
     /// so `arena --versus` measures exactly what the items change. The error names the first
     /// item that sets nothing, or whose value is not a finite number.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Result<ModelBot, MasterSpecError> {
@@ -397,6 +400,10 @@ impl ModelBot {
             "deep" => self.deep = layers()?,
             "deep_imitated" => self.deep_imitated = ByRules::splat(layers()?),
             "deepen" => self.deepen = ByRules::splat(value),
+            "deepen_from" => {
+                self.deepen_from =
+                    ((2.0..=4.0).contains(&value) && value.fract() == 0.0).then_some(value as u8)?
+            }
             _ => {
                 let mut path = key.split('.');
                 // In the order of `EVALUATORS`.
@@ -437,12 +444,13 @@ impl ModelBot {
     }
 
     /// This player taking a second look at its close calls while it searches
-    /// [`ModelBot::with_imitate`]'s layers against predicted players: the options it values
-    /// within `within` (a share of the win, 0.01 a point) of its best are searched one chance
-    /// layer deeper ([`Search::best_deepened`]); 0 never.
-    pub fn with_deepen(self, within: ByRules<f32>) -> ModelBot {
+    /// [`ModelBot::with_imitate`]'s layers against predicted players in games of at least
+    /// `from` players: the options it values within `within` (a share of the win, 0.01 a point)
+    /// of its best are searched one chance layer deeper ([`Search::best_deepened`]); 0 never.
+    pub fn with_deepen(self, within: ByRules<f32>, from: u8) -> ModelBot {
         ModelBot {
             deepen: within,
+            deepen_from: from,
             ..self
         }
     }
@@ -536,7 +544,9 @@ impl ModelBot {
             } else {
                 self.eval_imitated
             };
-            deepen = self.deepen.get(pos.rules());
+            if pos.seats().len() >= u32::from(self.deepen_from) {
+                deepen = self.deepen.get(pos.rules());
+            }
             (eval, deep_imitated)
         } else {
             (self.search.eval, self.search.depth)
@@ -814,14 +824,29 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// against Hard +0.41 [−0.54, +1.36] (4,000 games each). The Master's decision p50 / p95 0.94 /
 /// 4.3 ms → 1.58 / 11.6 ms (`hint --rules ludo --positions 2000 --seed 1 --master`). 飞行棋
 /// has none: a third layer measured no stronger there, four layers everywhere did
-/// ([`MASTER_DEEP_IMITATED`]). Ludo has none since it searches four layers everywhere
-/// ([`MASTER_DEEP_IMITATED`]); a second look a fifth layer deep at the options within half a
-/// point fits the hint's budget (p95 44 ms) but has not yet measured stronger (docs/AI.md).
+/// ([`MASTER_DEEP_IMITATED`]). Ludo had none while it searched four layers everywhere
+/// ([`MASTER_DEEP_IMITATED`]).
+///
+/// Since the evaluator keeps each seat's part between the positions it evaluates, Ludo takes a
+/// second look a fifth layer deep at the options its four layers value within half a point
+/// (0.005) of its best, with four players ([`MASTER_DEEPEN_FROM`]). Paired against four layers
+/// alone (`arena --rules ludo --seats master,hard,hard,hard --versus master:deepen=0.005
+/// --luck`), luck-adjusted: seed 1 +0.79 [−0.35, +1.94] (4,000 games), seed 2 +0.08 [−1.62,
+/// +1.78] (2,000), seed 3 +2.30 [+0.70, +3.89] (2,000); over the three, weighted by their
+/// intervals, +1.0 [+0.2, +1.8]. The Master's decision p50 / p95 1.96 / 10.9–11.3 ms → 2.54–2.65
+/// / 26.0–26.3 ms, p99 56 ms (`hint --rules ludo --positions 2000 --seed 1 --master`, one core).
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
-    ludo: 0.0,
+    ludo: 0.005,
     feixingqi: 0.0,
     feixingqi_team: 0.0,
 };
+
+/// The fewest players with which the Master level takes its second look
+/// ([`MASTER_DEEPEN`], [`ModelBot::with_deepen`]): four. With fewer the tree of a fifth Ludo
+/// layer is wider (a decision of the Master's own comes round sooner) and its time past the
+/// hint's 50 ms: p95 49 ms with 3 players and 129 ms with 2 (`hint --rules ludo --players N
+/// --master-with deepen=0.005`), against 13 and 23 ms without; neither was measured for strength.
+pub const MASTER_DEEPEN_FROM: u8 = 4;
 
 /// The estimated skill ([`ModelBot::skill`]) up to which the Master level treats an enemy as a
 /// random player for [`MASTER_DEEP`]: a random player's estimate falls below it within about ten
@@ -1181,6 +1206,30 @@ pub const BOT_NAMES: [&str; 9] = [
 mod tests {
     use super::*;
 
+    /// The Ludo Master searches four layers against players predicted as Hard and takes its
+    /// second look a fifth layer deep with four players only ([`MASTER_DEEPEN_FROM`]); 飞行棋
+    /// takes none.
+    #[test]
+    fn the_master_takes_its_second_look_with_four_players_only() {
+        use feixingqi_rules::{Die, NoEvents, SeatSet};
+        let plan = |rules: Rules, players: u8| {
+            let seats = SeatSet::for_players(players).expect("2 to 4 players");
+            let mut pos = Position::new(rules, seats).expect("a valid start");
+            pos.roll_unchecked(Die::ALL[5], &mut NoEvents);
+            let (search, deepen) = ModelBot::master().plan(&pos);
+            (search.depth, deepen)
+        };
+        assert_eq!(plan(Rules::ludo(), 4), (4, 0.005));
+        assert_eq!(plan(Rules::ludo(), 3), (4, 0.0));
+        assert_eq!(plan(Rules::ludo(), 2), (4, 0.0));
+        assert_eq!(plan(Rules::feixingqi(), 4), (4, 0.0));
+        let research = ModelBot::master_with("deepen_from=2", "m").expect("a knob");
+        let mut pos = Position::new(Rules::ludo(), SeatSet::for_players(2).expect("2"))
+            .expect("a valid start");
+        pos.roll_unchecked(Die::ALL[5], &mut NoEvents);
+        assert_eq!(research.plan(&pos).1, 0.005);
+    }
+
     /// `master:` sets exactly the weights it names, in the evaluator it names, and refuses
     /// anything that names nothing.
     #[test]
@@ -1213,7 +1262,8 @@ mod tests {
                 bot.imitate,
                 bot.imitate_after,
                 bot.deep_imitated,
-                bot.deepen
+                bot.deepen,
+                bot.deepen_from
             ),
             (
                 master.deep,
@@ -1222,7 +1272,8 @@ mod tests {
                 master.imitate,
                 master.imitate_after,
                 master.deep_imitated,
-                master.deepen
+                master.deepen,
+                master.deepen_from
             )
         );
         // Every evaluator, set and weight can be named.
@@ -1250,7 +1301,7 @@ mod tests {
             assert!(ModelBot::master_with(bad, "m").is_err(), "{bad:?}");
         }
         let knobs = ModelBot::master_with(
-            "prior=1/weak=0.6/imitate=0.9/imitate_after=3/deep=3/deep_imitated=1/deepen=0.02",
+            "prior=1/weak=0.6/imitate=0.9/imitate_after=3/deep=3/deep_imitated=1/deepen=0.02/deepen_from=3",
             "m",
         )
         .expect("the opponent model's knobs");
@@ -1262,7 +1313,8 @@ mod tests {
                 knobs.imitate_after,
                 knobs.deep,
                 knobs.deep_imitated,
-                knobs.deepen
+                knobs.deepen,
+                knobs.deepen_from
             ),
             (
                 1.0,
@@ -1271,14 +1323,18 @@ mod tests {
                 ByRules::splat(3.0),
                 3,
                 ByRules::splat(1),
-                ByRules::splat(0.02)
+                ByRules::splat(0.02),
+                3
             )
         );
         assert_eq!(knobs.eval_imitated, master.eval_imitated);
         for k in ModelBot::KNOBS {
-            assert!(ModelBot::master_with(&format!("{k}=1"), "m").is_ok(), "{k}");
+            assert!(ModelBot::master_with(&format!("{k}=2"), "m").is_ok(), "{k}");
         }
         for bad in [
+            "deepen_from=1",
+            "deepen_from=5",
+            "deepen_from=2.5",
             "deep=5",
             "deep=-1",
             "deep=1.5",

@@ -204,8 +204,9 @@ pub use analysis::{analyse, grade, roll_luck, Analysis, Decision, Grade, SeatSum
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,
     RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEPEN,
-    MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK,
-    MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
+    MASTER_DEEPEN_FROM, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM,
+    MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_ROLLOUTS,
+    MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{
