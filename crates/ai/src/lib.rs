@@ -40,8 +40,13 @@
 //! since the Gaussian race runs in four vector lanes on 32 points): 32.65 → 34.19 % plain,
 //! 32.31 → 34.37 % luck-adjusted (20,000 games on seed 1; paired on the same deals +1.54
 //! [+0.73, +2.35] / +2.06 [+1.55, +2.57] points; the 2-player 飞行棋 row predates it); the
-//! others are not met; every level beats the one below. The gain before is in Ludo: with the
-//! evaluator's threats from compile-time tables (the same choices in less time), the search
+//! others are not met; every level beats the one below. Since the evaluator keeps each seat's
+//! part between the positions a search evaluates (the same distances in about two thirds of
+//! the time), the Ludo Master with four players takes a second look a fifth layer deep at the
+//! options within half a point of its best ([`MASTER_DEEPEN`], [`MASTER_DEEPEN_FROM`]):
+//! paired against four layers alone, three Hard players, luck-adjusted +0.79 / +0.08 / +2.30
+//! points (seeds 1 / 2 / 3), +1.0 [+0.2, +1.8] over the three; its 20,000-game row is not yet
+//! measured. The gain before is in Ludo: with the evaluator's threats from compile-time tables (the same choices in less time), the search
 //! against players predicted as Hard looks four chance layers ahead everywhere
 //! ([`MASTER_DEEP_IMITATED`]); paired against three layers with the second look below,
 //! luck-adjusted: three Hard players +0.13 / +0.56 / +0.06 points (seeds 1 / 2 / 3, 4,000 games
