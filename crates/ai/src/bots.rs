@@ -599,13 +599,15 @@ impl Bot for ModelBot {
     }
 }
 
-/// A setting of the opponent model per rule set ([`ModelBot::with_imitate`]): one for Ludo
-/// (with or without team play), one for 飞行棋 and one for 飞行棋 team play (RULES.md §9), the
-/// games in which the Master's settings measured differently.
+/// A setting of the opponent model per rule set ([`ModelBot::with_imitate`]): one for Ludo and
+/// one for Ludo team play, one for 飞行棋 and one for 飞行棋 team play (RULES.md §9), the games in
+/// which the Master's settings measured (or cost) differently.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ByRules<T> {
-    /// Ludo, team play or not.
+    /// Ludo without team play.
     pub ludo: T,
+    /// Ludo team play.
+    pub ludo_team: T,
     /// 飞行棋 without team play.
     pub feixingqi: T,
     /// 飞行棋 team play.
@@ -617,6 +619,7 @@ impl<T: Copy> ByRules<T> {
     pub const fn splat(value: T) -> ByRules<T> {
         ByRules {
             ludo: value,
+            ludo_team: value,
             feixingqi: value,
             feixingqi_team: value,
         }
@@ -625,7 +628,8 @@ impl<T: Copy> ByRules<T> {
     /// The setting for a game of these rules.
     pub fn get(&self, rules: &Rules) -> T {
         match (rules.is_ludo(), rules.options.team) {
-            (true, _) => self.ludo,
+            (true, false) => self.ludo,
+            (true, true) => self.ludo_team,
             (false, false) => self.feixingqi,
             (false, true) => self.feixingqi_team,
         }
@@ -807,6 +811,7 @@ pub const MASTER_DEEP: u8 = 2;
 /// p95 34 / 201 ms with 2 players, 21 / 85 ms with 3 (`hint --players N`; docs/AI.md).
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
     ludo: 4,
+    ludo_team: 4,
     feixingqi: 4,
     feixingqi_team: 2,
 };
@@ -829,7 +834,10 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 ///
 /// Since the evaluator keeps each seat's part between the positions it evaluates, Ludo takes a
 /// second look a fifth layer deep at the options its four layers value within half a point
-/// (0.005) of its best, with four players ([`MASTER_DEEPEN_FROM`]). Paired against four layers
+/// (0.005) of its best, with four players ([`MASTER_DEEPEN_FROM`]), not in team play (RULES.md
+/// §9: a partner's decision is a decision of the Master's own side, so the tree is as wide as
+/// with two players, the Master's decision p50 / p95 15 / 166 ms against 6.2 / 28.7 ms without,
+/// `hint --rules ludo --team --master`; not measured for strength). Paired against four layers
 /// alone (`arena --rules ludo --seats master,hard,hard,hard --versus master:deepen=0.005
 /// --luck`), luck-adjusted: seed 1 +0.79 [−0.35, +1.94] (4,000 games), seed 2 +0.08 [−1.62,
 /// +1.78] (2,000), seed 3 +2.30 [+0.70, +3.89] (2,000); over the three, weighted by their
@@ -837,6 +845,7 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// / 26.0–26.3 ms, p99 56 ms (`hint --rules ludo --positions 2000 --seed 1 --master`, one core).
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
     ludo: 0.005,
+    ludo_team: 0.0,
     feixingqi: 0.0,
     feixingqi_team: 0.0,
 };
@@ -884,6 +893,7 @@ pub const MASTER_IMITATE: f32 = 0.95;
 /// measured 54.87 % → 54.31 % without the wait (20,000 games, seed 1).
 pub const MASTER_IMITATE_AFTER: ByRules<f32> = ByRules {
     ludo: 0.0,
+    ludo_team: 0.0,
     feixingqi: 0.0,
     feixingqi_team: 8.0,
 };
@@ -1207,8 +1217,8 @@ mod tests {
     use super::*;
 
     /// The Ludo Master searches four layers against players predicted as Hard and takes its
-    /// second look a fifth layer deep with four players only ([`MASTER_DEEPEN_FROM`]); 飞行棋
-    /// takes none.
+    /// second look a fifth layer deep with four players only ([`MASTER_DEEPEN_FROM`]), not in
+    /// team play; 飞行棋 takes none.
     #[test]
     fn the_master_takes_its_second_look_with_four_players_only() {
         use feixingqi_rules::{Die, NoEvents, SeatSet};
@@ -1223,6 +1233,9 @@ mod tests {
         assert_eq!(plan(Rules::ludo(), 3), (4, 0.0));
         assert_eq!(plan(Rules::ludo(), 2), (4, 0.0));
         assert_eq!(plan(Rules::feixingqi(), 4), (4, 0.0));
+        let mut team = Rules::ludo();
+        team.options.team = true;
+        assert_eq!(plan(team, 4), (4, 0.0));
         let research = ModelBot::master_with("deepen_from=2", "m").expect("a knob");
         let mut pos = Position::new(Rules::ludo(), SeatSet::for_players(2).expect("2"))
             .expect("a valid start");

@@ -709,6 +709,7 @@ fn model_bot_tells_random_players_from_hard_and_searches_deeper_only_against_kno
         MASTER_IMITATE_AFTER,
         ByRules {
             ludo: 0.0,
+            ludo_team: 0.0,
             feixingqi: 0.0,
             feixingqi_team: 8.0
         }
@@ -1470,6 +1471,7 @@ fn in_ludo_the_master_looks_three_chance_layers_ahead_of_predicted_players() {
         MASTER_DEEP_IMITATED,
         ByRules {
             ludo: 4,
+            ludo_team: 4,
             feixingqi: 4,
             feixingqi_team: 2
         }
