@@ -371,9 +371,10 @@ impl ModelBot {
     /// ([`ModelBot::KNOBS`]; [`ModelBot::new`], [`ModelBot::with_imitate`]): `prior`, `weak`,
     /// `imitate`, `imitate_after` (every rule set), `deep` or `deep_imitated` (chance layers, at
     /// most [`ModelBot::MAX_LAYERS`]; `deep_imitated` in every rule set), `deepen` (a share,
-    /// every rule set) or `deepen_from` (2 to 4 players; both [`ModelBot::with_deepen`]). Everything it does not set is the Master's,
-    /// so `arena --versus` measures exactly what the items change. The error names the first
-    /// item that sets nothing, or whose value is not a finite number.
+    /// every rule set) or `deepen_from` (2 to 4 players; both [`ModelBot::with_deepen`]).
+    /// Everything it does not set is the Master's, so `arena --versus` measures exactly what the
+    /// items change. The error names the first item that sets nothing, or whose value is not a
+    /// finite number.
     pub fn master_with(spec: &str, name: impl Into<String>) -> Result<ModelBot, MasterSpecError> {
         let mut bot = ModelBot::master();
         bot.name = name.into();
