@@ -842,7 +842,8 @@ pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
 /// alone (`arena --rules ludo --seats master,hard,hard,hard --versus master:deepen=0.005
 /// --luck`), luck-adjusted: seed 1 +0.79 [−0.35, +1.94] (4,000 games), seed 2 +0.08 [−1.62,
 /// +1.78] (2,000), seed 3 +2.30 [+0.70, +3.89] (2,000); over the three, weighted by their
-/// intervals, +1.0 [+0.2, +1.8]. The Master's decision p50 / p95 1.96 / 10.9–11.3 ms → 2.54–2.65
+/// intervals, +1.0 [+0.2, +1.8]; seed 4, after, +1.53 [−0.15, +3.21] (2,000), over the four
+/// +1.12 [+0.39, +1.85]. The Master's decision p50 / p95 1.96 / 10.9–11.3 ms → 2.54–2.65
 /// / 26.0–26.3 ms, p99 56 ms (`hint --rules ludo --positions 2000 --seed 1 --master`, one core).
 pub const MASTER_DEEPEN: ByRules<f32> = ByRules {
     ludo: 0.005,

@@ -45,10 +45,11 @@
 //! the time), the Ludo Master with four players takes a second look a fifth layer deep at the
 //! options within half a point of its best ([`MASTER_DEEPEN`], [`MASTER_DEEPEN_FROM`]):
 //! paired against four layers alone, three Hard players, luck-adjusted +0.79 / +0.08 / +2.30
-//! points (seeds 1 / 2 / 3), +1.0 [+0.2, +1.8] over the three; its 20,000-game row is not yet
-//! measured. The gain before is in Ludo: with the evaluator's threats from compile-time tables
-//! (the same choices in less time), the search against players predicted as Hard looks four
-//! chance layers ahead everywhere ([`MASTER_DEEP_IMITATED`]); paired against three layers with the second look below,
+//! points (seeds 1 / 2 / 3), +1.0 [+0.2, +1.8] over the three (seed 4 +1.53, the four +1.12
+//! [+0.39, +1.85]); its 20,000-game row is not yet measured. The gain before is in Ludo: with
+//! the evaluator's threats from compile-time tables (the same choices in less time), the search
+//! against players predicted as Hard looks four chance layers ahead everywhere
+//! ([`MASTER_DEEP_IMITATED`]); paired against three layers with the second look below,
 //! luck-adjusted: three Hard players +0.13 / +0.56 / +0.06 points (seeds 1 / 2 / 3, 4,000 games
 //! each), 2 players against Hard +0.47; 20,000 games on seed 1: 32.26 → 33.13 % plain, 32.65 →
 //! 33.27 % adjusted (the Ludo 2-player row predates both). Before it, the options
