@@ -112,8 +112,11 @@ impl Search {
     /// Every distinct option of `pos` (which must be in [`Phase::Move`]) with its value, in the
     /// order of [`Position::distinct_moves`]. Empty in any other phase.
     pub fn score_options(&self, pos: &Position) -> Vec<Scored> {
-        let memo = &mut Memo::new();
-        let walk = &mut Walk::new(pos, memo);
+        self.score_with(pos, &mut Walk::new(pos, &mut Memo::new()))
+    }
+
+    /// [`Search::score_options`] along `walk`.
+    fn score_with(&self, pos: &Position, walk: &mut Walk<'_>) -> Vec<Scored> {
         pos.distinct_moves()
             .iter()
             .map(|&mv| Scored {
@@ -133,7 +136,10 @@ impl Search {
             return self.best(pos);
         }
         let me = pos.turn();
-        let mut near = self.score_options(pos);
+        // One memo for both looks, which start from the same positions (it keeps values exact).
+        let memo = &mut Memo::new();
+        let walk = &mut Walk::new(pos, memo);
+        let mut near = self.score_with(pos, walk);
         let top = near
             .iter()
             .map(|s| s.shares[me])
@@ -142,8 +148,6 @@ impl Search {
         if near.len() <= 1 {
             return near.first().map(|s| s.mv);
         }
-        let memo = &mut Memo::new();
-        let walk = &mut Walk::new(pos, memo);
         let mut best: Option<(Move, f32)> = None;
         for s in near {
             let v = self.after(pos, s.mv, self.depth + 1, walk)[me];

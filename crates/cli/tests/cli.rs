@@ -150,26 +150,29 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
     );
 }
 
+/// `hint` on ten positions of 2-piece Ludo with one more flag and its value.
+fn small_ludo_hint(flag: &str, value: &str) -> std::process::Output {
+    bin()
+        .args([
+            "hint",
+            "--rules",
+            "ludo",
+            "--pieces",
+            "2",
+            "--positions",
+            "10",
+            flag,
+            value,
+        ])
+        .output()
+        .expect("runs")
+}
+
 /// `--players` samples the positions from games of that many players (it was read by no one,
 /// so every figure measured with it was of 4-player games).
 #[test]
 fn hint_samples_games_of_the_players_asked_for() {
-    let hint = |players: &str| {
-        bin()
-            .args([
-                "hint",
-                "--rules",
-                "ludo",
-                "--pieces",
-                "2",
-                "--positions",
-                "10",
-                "--players",
-                players,
-            ])
-            .output()
-            .expect("runs")
-    };
+    let hint = |players: &str| small_ludo_hint("--players", players);
     let out = hint("2");
     assert!(
         out.status.success(),
@@ -189,22 +192,7 @@ fn hint_samples_games_of_the_players_asked_for() {
 
 #[test]
 fn hint_times_a_master_with_items_set_and_refuses_items_that_set_nothing() {
-    let hint = |spec: &str| {
-        bin()
-            .args([
-                "hint",
-                "--rules",
-                "ludo",
-                "--pieces",
-                "2",
-                "--positions",
-                "10",
-                "--master-with",
-                spec,
-            ])
-            .output()
-            .expect("runs")
-    };
+    let hint = |spec: &str| small_ludo_hint("--master-with", spec);
     let out = hint("deepen=0.01/deep_imitated=2");
     assert!(
         out.status.success(),
