@@ -23,7 +23,10 @@ use feixingqi_rules::{
     BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
-use crate::arena::{flag, mean_se, mix, num, quantile, rules_from, sample_positions};
+use crate::arena::{
+    check_args, flag, mean_se, mix, num, quantile, rules_from, sample_positions, Flags,
+    FEIXINGQI_FLAGS, RULE_FLAGS,
+};
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -413,6 +416,24 @@ fn argmax(v: &[f64]) -> usize {
 
 /// `feixingqi hint-accuracy`.
 pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
+    let own = Flags {
+        values: &[
+            "--decisions",
+            "--rollouts",
+            "--max-rollouts",
+            "--players",
+            "--policy",
+            "--others",
+            "--seed",
+            "--threads",
+            "--compare",
+            "--save",
+            "--load",
+            "--worst",
+        ],
+        switches: &[],
+    };
+    check_args("hint-accuracy", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
     let rules = rules_from(args)?;
     let decisions: usize = num(args, "--decisions", 1000)?;
     let rollouts: u32 = num(args, "--rollouts", 2000)?;

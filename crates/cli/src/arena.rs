@@ -21,6 +21,57 @@ use feixingqi_rules::{
     DiceStream, Move, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
 
+/// Flags a subcommand reads: those followed by a value, and switches.
+#[derive(Clone, Copy)]
+pub(crate) struct Flags {
+    /// Each read with [`flag`] or [`num`].
+    pub values: &'static [&'static str],
+    /// Each present or not.
+    pub switches: &'static [&'static str],
+}
+
+/// The rule options of RULES.md §7 both rule sets have, read by [`rules_from`].
+pub(crate) const RULE_FLAGS: Flags = Flags {
+    values: &["--rules", "--pieces"],
+    switches: &["--team"],
+};
+
+/// 飞行棋's own rule options (RULES.md §7), read by [`rules_from`], which refuses them in Ludo.
+pub(crate) const FEIXINGQI_FLAGS: Flags = Flags {
+    values: &[],
+    switches: &[
+        "--takeoff-on-five",
+        "--six-stops-on-stack",
+        "--triple-six-penalty",
+        "--items",
+    ],
+};
+
+/// Refuses what `feixingqi COMMAND` would otherwise drop without a word: an argument that is
+/// none of the command's flags (the `groups`), a flag given twice (only the first would count)
+/// and a flag whose value is missing. [`flag`], [`num`] and the switches' `any` read the
+/// arguments after this has passed them.
+pub(crate) fn check_args(command: &str, args: &[String], groups: &[Flags]) -> Result<()> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i).map(String::as_str) {
+        let takes_value = groups.iter().any(|g| g.values.contains(&a));
+        ensure!(
+            takes_value || groups.iter().any(|g| g.switches.contains(&a)),
+            "`feixingqi {command}` has no argument {a:?}; see `feixingqi help`"
+        );
+        ensure!(!seen.contains(&a), "{a} is given twice");
+        seen.push(a);
+        if takes_value {
+            let value = args.get(i + 1).filter(|v| !v.starts_with("--"));
+            ensure!(value.is_some(), "{a} needs a value");
+            i += 1;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)
@@ -45,7 +96,14 @@ pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
     let mut rules = Rules::new(rule_set);
     rules.options.team = args.iter().any(|a| a == "--team");
     rules.options.pieces = num(args, "--pieces", 4u8)?;
-    if !rules.is_ludo() {
+    if rules.is_ludo() {
+        if let Some(a) = args
+            .iter()
+            .find(|a| FEIXINGQI_FLAGS.switches.contains(&a.as_str()))
+        {
+            bail!("{a} is a 飞行棋 option; Ludo has no such rule (add --rules feixingqi)");
+        }
+    } else {
         rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
         rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
         rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
@@ -298,6 +356,18 @@ fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: 
 
 /// `feixingqi arena`.
 pub fn arena(args: &[String]) -> Result<ExitCode> {
+    let own = Flags {
+        values: &[
+            "--seats",
+            "--versus",
+            "--players",
+            "--games",
+            "--seed",
+            "--threads",
+        ],
+        switches: &["--luck"],
+    };
+    check_args("arena", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
     let rules = rules_from(args)?;
     let names: Vec<String> = flag(args, "--seats")
         .unwrap_or("master,random,random,random")
@@ -796,6 +866,17 @@ pub fn sample_positions(
 
 /// `feixingqi hint`: the master hint on sample mid-game positions, and its latency.
 pub fn hint(args: &[String]) -> Result<ExitCode> {
+    let own = Flags {
+        values: &[
+            "--positions",
+            "--seed",
+            "--players",
+            "--depth",
+            "--master-with",
+        ],
+        switches: &["--master"],
+    };
+    check_args("hint", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
     let rules = rules_from(args)?;
     let count: usize = num(args, "--positions", 2000)?;
     let seed: u64 = num(args, "--seed", 1)?;
@@ -887,6 +968,21 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
 
 /// `feixingqi train`: a TD(λ) self-play table for one rule set, written as Rust source.
 pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
+    let own = Flags {
+        values: &[
+            "--out",
+            "--games",
+            "--lambda",
+            "--alpha",
+            "--explore",
+            "--two-player-every",
+            "--seed",
+            "--from",
+            "--policy",
+        ],
+        switches: &[],
+    };
+    check_args("train", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
     let rules = rules_from(args)?;
     ensure!(
         !rules.options.team,

@@ -6,7 +6,7 @@ mod arena;
 mod loadtest;
 mod solve;
 
-use arena::{flag, num};
+use arena::{check_args, flag, num, Flags};
 
 /// The server's rooms and connections make and drop many small buffers on two or more threads
 /// (a state, its events, the frames): mimalloc serves them from per-thread pages, where glibc's
@@ -144,6 +144,9 @@ USAGE:
         error.
     feixingqi help
         This text.
+
+An argument a command does not read, a flag given twice or without its value, and 飞行棋's
+rule options with --rules ludo are refused (exit 2), never dropped.
 ";
 
 fn main() -> ExitCode {
@@ -442,6 +445,11 @@ fn bench(args: &[String]) -> Result<ExitCode> {
     if args.first().map(String::as_str) != Some("playout") {
         bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]");
     }
+    let own = Flags {
+        values: &["--rules", "--games", "--seed"],
+        switches: &["--items"],
+    };
+    check_args("bench playout", &args[1..], &[own])?;
     let rules_name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set = RuleSet::from_name(rules_name)
         .with_context(|| format!("unknown rule set {rules_name:?}"))?;

@@ -190,6 +190,53 @@ fn hint_samples_games_of_the_players_asked_for() {
     );
 }
 
+/// Every analysis subcommand refuses an argument it would not read, a flag given twice and a
+/// flag without its value: each of these used to run with the defaults, without a word (a
+/// misspelt `--player 2` timed 4-player games), and Ludo refuses 飞行棋's rule options.
+#[test]
+fn analysis_commands_refuse_what_they_would_not_read() {
+    let refused = |args: &[&str], why: &str| {
+        let out = bin().args(args).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+    };
+    let out = small_ludo_hint("--player", "2");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("`feixingqi hint` has no argument \"--player\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    refused(
+        &["arena", "--games", "4", "--games", "8"],
+        "--games is given twice",
+    );
+    refused(&["arena", "--seats", "--luck"], "--seats needs a value");
+    refused(&["arena", "--games"], "--games needs a value");
+    refused(
+        &["solve", "--rules", "ludo", "ludo"],
+        "has no argument \"ludo\"",
+    );
+    refused(
+        &["train", "--out", "x.rs", "--depth", "2"],
+        "has no argument \"--depth\"",
+    );
+    refused(
+        &["hint-accuracy", "--master"],
+        "has no argument \"--master\"",
+    );
+    refused(
+        &["bench", "playout", "--team"],
+        "has no argument \"--team\"",
+    );
+    refused(
+        &["arena", "--rules", "ludo", "--takeoff-on-five"],
+        "--takeoff-on-five is a 飞行棋 option",
+    );
+}
+
 #[test]
 fn hint_times_a_master_with_items_set_and_refuses_items_that_set_nothing() {
     let hint = |spec: &str| small_ludo_hint("--master-with", spec);
