@@ -23,10 +23,7 @@ use feixingqi_rules::{
     BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
-use crate::arena::{
-    check_args, flag, mean_se, mix, num, quantile, rules_from, sample_positions, Flags,
-    FEIXINGQI_FLAGS, RULE_FLAGS,
-};
+use crate::arena::{flag, mean_se, mix, num, quantile, rules_from, sample_positions, Flags};
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -433,8 +430,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         ],
         switches: &[],
     };
-    check_args("hint-accuracy", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
-    let rules = rules_from(args)?;
+    let rules = rules_from("hint-accuracy", args, own)?;
     let decisions: usize = num(args, "--decisions", 1000)?;
     let rollouts: u32 = num(args, "--rollouts", 2000)?;
     let max_rollouts: u32 = num(args, "--max-rollouts", 4 * rollouts)?;

@@ -31,13 +31,13 @@ pub(crate) struct Flags {
 }
 
 /// The rule options of RULES.md §7 both rule sets have, read by [`rules_from`].
-pub(crate) const RULE_FLAGS: Flags = Flags {
+const RULE_FLAGS: Flags = Flags {
     values: &["--rules", "--pieces"],
     switches: &["--team"],
 };
 
 /// 飞行棋's own rule options (RULES.md §7), read by [`rules_from`], which refuses them in Ludo.
-pub(crate) const FEIXINGQI_FLAGS: Flags = Flags {
+const FEIXINGQI_FLAGS: Flags = Flags {
     values: &[],
     switches: &[
         "--takeoff-on-five",
@@ -89,7 +89,10 @@ pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T)
     }
 }
 
-pub(crate) fn rules_from(args: &[String]) -> Result<Rules> {
+/// The rules a game-playing `feixingqi COMMAND` plays by, once [`check_args`] has passed its
+/// arguments against the rule options and the command's `own` flags.
+pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<Rules> {
+    check_args(command, args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
     let name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
@@ -367,8 +370,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         ],
         switches: &["--luck"],
     };
-    check_args("arena", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
-    let rules = rules_from(args)?;
+    let rules = rules_from("arena", args, own)?;
     let names: Vec<String> = flag(args, "--seats")
         .unwrap_or("master,random,random,random")
         .split(',')
@@ -876,8 +878,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         ],
         switches: &["--master"],
     };
-    check_args("hint", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
-    let rules = rules_from(args)?;
+    let rules = rules_from("hint", args, own)?;
     let count: usize = num(args, "--positions", 2000)?;
     let seed: u64 = num(args, "--seed", 1)?;
     if count == 0 {
@@ -982,8 +983,7 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
         ],
         switches: &[],
     };
-    check_args("train", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
-    let rules = rules_from(args)?;
+    let rules = rules_from("train", args, own)?;
     ensure!(
         !rules.options.team,
         "train plays individual games; drop --team"

@@ -13,7 +13,7 @@ use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules,
 
 use crate::{
     accuracy::{fit_calibration, log_loss, Point},
-    arena::{check_args, flag, make_bot, mix, num, rules_from, Flags, FEIXINGQI_FLAGS, RULE_FLAGS},
+    arena::{flag, make_bot, mix, num, rules_from, Flags},
 };
 
 /// What `solve` reports of each bot beyond its loss: `--why` and `--worst N`.
@@ -62,8 +62,7 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
         values: &["--against", "--bots", "--games", "--seed", "--worst"],
         switches: &["--why", "--calibration"],
     };
-    check_args("solve", args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
-    let mut rules = rules_from(args)?;
+    let mut rules = rules_from("solve", args, own)?;
     rules.options.pieces = 2;
     let against = match flag(args, "--against").unwrap_or("random") {
         "random" => Opponent::Random,
