@@ -1676,8 +1676,8 @@ mod tests {
     }
 
     /// Two racers: [`two_seat_race`]'s `P(X₀ < X₁) = Φ((d₁ − d₀) / √(σ₀² + σ₁²))` is what the
-    /// quadrature gives, within the error of [`erfc_with`] and `f32`, over the distances and spreads the
-    /// evaluator meets, whichever two seats race.
+    /// quadrature gives, within the error of [`erfc_with`] and `f32`, over the distances and
+    /// spreads the evaluator meets, whichever two seats race.
     #[test]
     fn a_two_seat_gaussian_race_matches_its_closed_form() {
         let mut worst = 0f32;
