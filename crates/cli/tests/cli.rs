@@ -228,6 +228,10 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         "has no argument \"--master\"",
     );
     refused(
+        &["solve", "--pieces", "4"],
+        "solve plays the game of 2 pieces a side only",
+    );
+    refused(
         &["bench", "playout", "--team"],
         "has no argument \"--team\"",
     );
