@@ -30,16 +30,11 @@ pub(crate) struct Flags {
     pub switches: &'static [&'static str],
 }
 
-/// The rule options of RULES.md §7 both rule sets have, read by [`rules_from`].
+/// The rule options of RULES.md §7, read by [`rules_from`].
 const RULE_FLAGS: Flags = Flags {
     values: &["--rules", "--pieces"],
-    switches: &["--team"],
-};
-
-/// 飞行棋's own rule options (RULES.md §7), read by [`rules_from`], which refuses them in Ludo.
-const FEIXINGQI_FLAGS: Flags = Flags {
-    values: &[],
     switches: &[
+        "--team",
         "--takeoff-on-five",
         "--six-stops-on-stack",
         "--triple-six-penalty",
@@ -90,28 +85,21 @@ pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T)
 }
 
 /// The rules a game-playing `feixingqi COMMAND` plays by, once [`check_args`] has passed its
-/// arguments against the rule options and the command's `own` flags.
+/// arguments against the rule options and the command's `own` flags, checked by
+/// [`Rules::validate`] (which refuses 飞行棋's options in Ludo and piece counts but 2–4).
 pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<Rules> {
-    check_args(command, args, &[RULE_FLAGS, FEIXINGQI_FLAGS, own])?;
+    check_args(command, args, &[RULE_FLAGS, own])?;
     let name = flag(args, "--rules").unwrap_or("ludo");
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
     let mut rules = Rules::new(rule_set);
     rules.options.team = args.iter().any(|a| a == "--team");
     rules.options.pieces = num(args, "--pieces", 4u8)?;
-    if rules.is_ludo() {
-        if let Some(a) = args
-            .iter()
-            .find(|a| FEIXINGQI_FLAGS.switches.contains(&a.as_str()))
-        {
-            bail!("{a} is a 飞行棋 option; Ludo has no such rule (add --rules feixingqi)");
-        }
-    } else {
-        rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
-        rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
-        rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
-        rules.options.items = args.iter().any(|a| a == "--items");
-    }
+    rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
+    rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
+    rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
+    rules.options.items = args.iter().any(|a| a == "--items");
+    rules.validate().context("the rule options")?;
     Ok(rules)
 }
 

@@ -63,11 +63,10 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
         switches: &["--why", "--calibration"],
     };
     let mut rules = rules_from("solve", args, own)?;
-    // The solved game has two pieces a side: another count asked for would be dropped.
-    if let Some(n) = flag(args, "--pieces").filter(|&n| n != "2") {
-        bail!("--pieces {n}: solve plays the game of 2 pieces a side only");
+    // The solved game has two pieces a side; another count asked for is the solver's to refuse.
+    if flag(args, "--pieces").is_none() {
+        rules.options.pieces = 2;
     }
-    rules.options.pieces = 2;
     let against = match flag(args, "--against").unwrap_or("random") {
         "random" => Opponent::Random,
         "hard" => Opponent::Hard,
