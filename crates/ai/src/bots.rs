@@ -810,7 +810,8 @@ pub const MASTER_DEEP: u8 = 2;
 /// +2.83 [+0.73, +4.92] (1,000 games), 3 players against two Hard +2.71 [+0.88, +4.53] (1,200),
 /// at first past the hint's 50 ms, which is stated for 4-player positions: the Master's decision
 /// p50 / p95 34 / 201 ms with 2 players, 21 / 85 ms with 3 (`hint --players N`; docs/AI.md);
-/// with two racers in closed form (`two_seat_race`) 5.0 / 28 ms with 2 players.
+/// with two racers in closed form (`two_seat_race`) 5.0 / 28 ms with 2 players, with three as
+/// bivariate normals (`three_seat_race`) 6.5 / 26 ms with 3.
 pub const MASTER_DEEP_IMITATED: ByRules<u8> = ByRules {
     ludo: 4,
     ludo_team: 4,
