@@ -67,6 +67,12 @@ pub(crate) fn check_args(command: &str, args: &[String], groups: &[Flags]) -> Re
     Ok(())
 }
 
+/// Whether the switch `name` was given: [`check_args`] refuses a value that starts with `--`,
+/// so any argument equal to it is the switch itself.
+pub(crate) fn switch(args: &[String], name: &str) -> bool {
+    args.iter().any(|a| a == name)
+}
+
 pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
         .position(|a| a == name)
@@ -93,12 +99,12 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
     let rule_set =
         RuleSet::from_name(name).with_context(|| format!("unknown rule set {name:?}"))?;
     let mut rules = Rules::new(rule_set);
-    rules.options.team = args.iter().any(|a| a == "--team");
+    rules.options.team = switch(args, "--team");
     rules.options.pieces = num(args, "--pieces", 4u8)?;
-    rules.options.takeoff_on_five = args.iter().any(|a| a == "--takeoff-on-five");
-    rules.options.six_stops_on_stack = args.iter().any(|a| a == "--six-stops-on-stack");
-    rules.options.triple_six_penalty = args.iter().any(|a| a == "--triple-six-penalty");
-    rules.options.items = args.iter().any(|a| a == "--items");
+    rules.options.takeoff_on_five = switch(args, "--takeoff-on-five");
+    rules.options.six_stops_on_stack = switch(args, "--six-stops-on-stack");
+    rules.options.triple_six_penalty = switch(args, "--triple-six-penalty");
+    rules.options.items = switch(args, "--items");
     rules.validate().context("the rule options")?;
     Ok(rules)
 }
@@ -403,7 +409,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
     let games: u64 = num(args, "--games", 1000)?;
     let seed: u64 = num(args, "--seed", 1)?;
-    let luck = args.iter().any(|a| a == "--luck");
+    let luck = switch(args, "--luck");
     ensure!(
         !(luck && rules.options.items),
         "--luck is not measured in item mode (an item can fix a die)"
@@ -897,7 +903,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     // `master:ITEMS` in the arena (for research: what a candidate costs).
     let master_bot = match flag(args, "--master-with") {
         Some(spec) => Some(ModelBot::master_with(spec, "master")?),
-        None => args.iter().any(|a| a == "--master").then(ModelBot::master),
+        None => switch(args, "--master").then(ModelBot::master),
     };
     let master = master_bot.map(|bot| {
         // The 大师 level's own decision on each position, as deep as it searches: every enemy

@@ -6,7 +6,7 @@ mod arena;
 mod loadtest;
 mod solve;
 
-use arena::{check_args, flag, num, Flags};
+use arena::{check_args, flag, num, switch, Flags};
 
 /// The server's rooms and connections make and drop many small buffers on two or more threads
 /// (a state, its events, the frames): mimalloc serves them from per-thread pages, where glibc's
@@ -456,7 +456,7 @@ fn bench(args: &[String]) -> Result<ExitCode> {
     let games: u64 = num(args, "--games", 1_000_000)?;
     let seed: u64 = num(args, "--seed", 0x1234_5678_9abc_def0)?;
     let mut rules = Rules::new(rule_set);
-    rules.options.items = args.iter().any(|a| a == "--items");
+    rules.options.items = switch(args, "--items");
     let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);
     // Item mode: items used at random, distinct options compared with the item state, items and

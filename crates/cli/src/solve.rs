@@ -13,7 +13,7 @@ use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules,
 
 use crate::{
     accuracy::{fit_calibration, log_loss, Point},
-    arena::{flag, make_bot, mix, num, rules_from, Flags},
+    arena::{flag, make_bot, mix, num, rules_from, switch, Flags},
 };
 
 /// What `solve` reports of each bot beyond its loss: `--why` and `--worst N`.
@@ -99,7 +99,7 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
     let games: u32 = num(args, "--games", 2000)?;
     let seed: u64 = num(args, "--seed", 1)?;
     let report = Report {
-        why: args.iter().any(|a| a == "--why"),
+        why: switch(args, "--why"),
         worst: num(args, "--worst", 0)?,
     };
     println!(
@@ -141,7 +141,7 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
             ensure!(m.lost == 0.0, "the perfect player lost {} points", m.lost);
         }
     }
-    if args.iter().any(|a| a == "--calibration") {
+    if switch(args, "--calibration") {
         calibration(&solver, rules, against, games, seed)?;
     }
     Ok(ExitCode::SUCCESS)
