@@ -1343,10 +1343,10 @@ pub(crate) fn shares_of(
     }
     if race > 0.0 && !team {
         let spread = race * 1.28 * temp;
-        let mut two = racing.iter();
-        return match (two.next(), two.next(), two.next()) {
+        let mut racers = racing.iter();
+        return match (racers.next(), racers.next(), racers.next()) {
             (Some(a), Some(b), None) => two_seat_race(&dist, a, b, spread),
-            (Some(a), Some(b), Some(c)) if two.next().is_none() => {
+            (Some(a), Some(b), Some(c)) if racers.next().is_none() => {
                 three_seat_race(&dist, [a, b, c], spread)
             }
             _ => gaussian_race::<RACE_POINTS>(&dist, racing, spread),
@@ -1417,7 +1417,7 @@ fn three_seat_race(dist: &[f32; 4], seats: [Seat; 3], spread: f32) -> Shares {
         );
         let (sj, sk) = ((var[i] + var[j]).sqrt(), (var[i] + var[k]).sqrt());
         let (h, k) = ((dj - di) / sj, (dk - di) / sk);
-        // The last node is at 0.98 of the arc, so cos² θ > 10⁻³ even as ρ comes near 1.
+        // The last node is at 0.98 of the arc, so cos² θ > 9·10⁻⁴ even as ρ comes near 1.
         let arc = (var[i] / (sj * sk)).min(1.0).asin();
         let (sum, cross) = (h * h + k * k, 2.0 * h * k);
         let mut integral = 0f32;
