@@ -47,7 +47,7 @@ pub struct Weights {
     pub lane: f32,
     /// Squares of bonus for the seat whose turn it is.
     pub tempo: f32,
-    /// Softmax temperature factor: `T = temp · √(mean distance)`.
+    /// Softmax temperature factor: `T = temp · √(mean distance + 4)`.
     pub temp: f32,
     /// Extra squares when a seat has pieces left but none in play (every roll but a takeoff roll
     /// is wasted).
@@ -1353,7 +1353,7 @@ pub(crate) fn shares_of(
         };
     }
     mean /= count;
-    let temp = temp * (mean + 4.0).sqrt();
+    let temp = temp * (mean + SPREAD_OFFSET).sqrt();
     let lo = racing
         .iter()
         .map(|s| dist[s.index()])
@@ -1373,6 +1373,13 @@ pub(crate) fn shares_of(
     BySeat(out)
 }
 
+/// The squares added to a distance under the square root that sets how uncertain a seat's
+/// finishing time is: `σ_i = spread · √(d_i + 4)` in the race ([`Weights::race`]), `T = temp ·
+/// √(mean d + 4)` in the softmax, so that a seat at the centre still has a spread. One constant
+/// for [`shares_of`], [`two_seat_race`] (`σ_a² + σ_b²`), [`three_seat_race`],
+/// [`gaussian_race`] and the trained table's softmax (`td`).
+pub(crate) const SPREAD_OFFSET: f32 = 4.0;
+
 /// Points of the trapezoid rule in [`gaussian_race`]: 32, whose shares are within 6·10⁻⁸ of
 /// a rule of 1,500 points (in `f64`) for two to four seats, distances 0 to 300 and spreads 0.5
 /// to 7, the same as 48 points and below the error of [`erfc_with`] (24 points are up to 1·10⁻⁶
@@ -1387,7 +1394,7 @@ const RACE_POINTS: usize = 32;
 /// the race was nine tenths of a 2-player 飞行棋 Master's decision.
 fn two_seat_race(dist: &[f32; 4], a: Seat, b: Seat, spread: f32) -> Shares {
     let (da, db) = (dist[a.index()], dist[b.index()]);
-    let first = normal_cdf((db - da) / (spread * (da + db + 8.0).sqrt()));
+    let first = normal_cdf((db - da) / (spread * (da + db + 2.0 * SPREAD_OFFSET).sqrt()));
     let mut out = [0f32; 4];
     out[a.index()] = first;
     out[b.index()] = 1.0 - first;
@@ -1406,7 +1413,7 @@ fn two_seat_race(dist: &[f32; 4], a: Seat, b: Seat, spread: f32) -> Shares {
 /// evaluator meets (test `a_three_seat_race_is_a_bivariate_normal`). The quadrature was four
 /// fifths of a 3-player 飞行棋 Master's decision; with this the decision is 5.6 times faster.
 fn three_seat_race(dist: &[f32; 4], seats: [Seat; 3], spread: f32) -> Shares {
-    let var = seats.map(|s| spread * spread * (dist[s.index()] + 4.0));
+    let var = seats.map(|s| spread * spread * (dist[s.index()] + SPREAD_OFFSET));
     let mut share = [0f32; 3];
     for i in 0..3 {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -1488,7 +1495,7 @@ fn gaussian_race<const POINTS: usize>(dist: &[f32; 4], racing: SeatSet, spread: 
     for s in racing.iter() {
         let i = s.index();
         mu[m] = dist[i];
-        sd[m] = spread * (dist[i] + 4.0).sqrt();
+        sd[m] = spread * (dist[i] + SPREAD_OFFSET).sqrt();
         live[m] = true;
         seat[m] = i;
         lo = lo.min(mu[m] - 5.0 * sd[m]);

@@ -52,7 +52,8 @@ use feixingqi_rules::{
 };
 
 use crate::eval::{
-    exposure, shares_of, Evaluator, Exposure, Later, Shares, Weights, FXQ_REMAINING, TEAM,
+    exposure, shares_of, Evaluator, Exposure, Later, Shares, Weights, FXQ_REMAINING, SPREAD_OFFSET,
+    TEAM,
 };
 
 /// Number of weights of a [`Learned`] table.
@@ -326,7 +327,7 @@ pub fn train(
                 mean += d[s.index()].max(0.0);
             }
             mean /= st.seats.len() as f32;
-            let temp = net.temp * (mean + 4.0).sqrt();
+            let temp = net.temp * (mean + SPREAD_OFFSET).sqrt();
             let share = softmax(&d, st.seats, temp);
             // d(cross-entropy)/dD_s = (y_s − share_s) / T.
             let mut grad = [0f32; 4];
