@@ -44,8 +44,8 @@ const RULE_FLAGS: Flags = Flags {
 
 /// Refuses what `feixingqi COMMAND` would otherwise drop without a word: an argument that is
 /// none of the command's flags (the `groups`), a flag given twice (only the first would count)
-/// and a flag whose value is missing. [`flag`], [`num`] and the switches' `any` read the
-/// arguments after this has passed them.
+/// and a flag whose value is missing. [`flag`], [`num`] and [`switch`] read the arguments
+/// after this has passed them.
 pub(crate) fn check_args(command: &str, args: &[String], groups: &[Flags]) -> Result<()> {
     let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;

@@ -6,7 +6,7 @@ mod arena;
 mod loadtest;
 mod solve;
 
-use arena::{check_args, flag, num, switch, Flags};
+use arena::{num, rules_from, Flags};
 
 /// The server's rooms and connections make and drop many small buffers on two or more threads
 /// (a state, its events, the frames): mimalloc serves them from per-thread pages, where glibc's
@@ -25,7 +25,7 @@ use feixingqi_rules::{
     chi_square, chi_square_p,
     playout::{item_playouts, playouts, FastRng},
     scenario::run_paths,
-    Position, Record, RecordError, RuleSet, Rules, SeatSet,
+    Position, Record, RecordError, RuleSet, SeatSet,
 };
 
 const HELP: &str = "feixingqi — 飞行棋 (Aeroplane Chess) and Ludo
@@ -51,10 +51,11 @@ USAGE:
         ‖ k) mapped to 1–6. Prints the rolls checked and each seat's 1–6 counts with χ² and
         p-value, exit 0; exit 1 naming the first roll that differs, a commitment that does not
         match, or a seed not revealed yet; exit 2 when the file is not a record.
-    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]
+    feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
-        prints ns per roll, games/s and rolls per game. --items: 飞行棋 item mode (random
-        item uses, items and weather from each game's item stream).
+        prints ns per roll, games/s and rolls per game. The rule options are arena's (--team,
+        --pieces, ...); --items: 飞行棋 item mode (random item uses, items and weather from each
+        game's item stream).
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
@@ -443,20 +444,15 @@ fn verify_error_zh(record: &Record, e: &RecordError) -> String {
 
 fn bench(args: &[String]) -> Result<ExitCode> {
     if args.first().map(String::as_str) != Some("playout") {
-        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [--items]");
+        bail!("usage: feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]");
     }
     let own = Flags {
-        values: &["--rules", "--games", "--seed"],
-        switches: &["--items"],
+        values: &["--games", "--seed"],
+        switches: &[],
     };
-    check_args("bench playout", &args[1..], &[own])?;
-    let rules_name = flag(args, "--rules").unwrap_or("ludo");
-    let rule_set = RuleSet::from_name(rules_name)
-        .with_context(|| format!("unknown rule set {rules_name:?}"))?;
+    let rules = rules_from("bench playout", &args[1..], own)?;
     let games: u64 = num(args, "--games", 1_000_000)?;
     let seed: u64 = num(args, "--seed", 0x1234_5678_9abc_def0)?;
-    let mut rules = Rules::new(rule_set);
-    rules.options.items = switch(args, "--items");
     let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);
     // Item mode: items used at random, distinct options compared with the item state, items and
@@ -474,7 +470,7 @@ fn bench(args: &[String]) -> Result<ExitCode> {
     let dt = t0.elapsed().as_secs_f64();
     println!(
         "{{\"engine\": \"feixingqi\", \"rules\": \"{}\", \"items\": {}, \"games\": {}, \"secs\": {:.4}, \"games_per_s\": {:.1}, \"rolls_per_game\": {:.2}, \"moves_per_game\": {:.2}, \"ns_per_roll\": {:.2}}}",
-        rule_set.name(),
+        rules.rule_set.name(),
         rules.options.items,
         st.games,
         dt,

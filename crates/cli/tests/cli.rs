@@ -16,6 +16,16 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The standard output of a run that must succeed (its standard error in the failure).
+fn stdout_of(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The wins column of `bot`'s first row in the output of `feixingqi arena`.
 fn arena_wins(text: &str, bot: &str) -> u32 {
     text.lines()
@@ -111,15 +121,25 @@ fn replay_validates_a_record_and_rejects_a_tampered_one() {
 
 #[test]
 fn bench_prints_its_figures() {
-    let out = bin()
-        .args(["bench", "playout", "--rules", "feixingqi", "--games", "200"])
-        .output()
-        .expect("runs");
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
-    assert_eq!(v["games"], 200);
-    assert!(v["ns_per_roll"].as_f64().is_some_and(|x| x > 0.0));
-    assert!(v["rolls_per_game"].as_f64().is_some_and(|x| x > 50.0));
+    let bench = |extra: &[&str]| {
+        let out = bin()
+            .args(["bench", "playout", "--rules", "feixingqi", "--games", "200"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        let v: serde_json::Value = serde_json::from_str(&stdout_of(&out)).expect("one JSON line");
+        assert_eq!(v["games"], 200);
+        assert!(v["ns_per_roll"].as_f64().is_some_and(|x| x > 0.0));
+        v["rolls_per_game"].as_f64().expect("rolls per game")
+    };
+    let four = bench(&[]);
+    assert!(four > 50.0, "{four}");
+    // The rule options are arena's: two planes each finish in far fewer rolls.
+    let two = bench(&["--pieces", "2"]);
+    assert!(
+        two < 0.8 * four,
+        "2 pieces {two} rolls against 4 pieces {four}"
+    );
 }
 
 #[test]
@@ -137,12 +157,7 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
         ])
         .output()
         .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout_of(&out);
     assert!(text.contains("hint latency over 20 positions"), "{text}");
     assert!(
         text.contains("Master decision latency over the same positions"),
@@ -174,12 +189,7 @@ fn small_ludo_hint(flag: &str, value: &str) -> std::process::Output {
 fn hint_samples_games_of_the_players_asked_for() {
     let hint = |players: &str| small_ludo_hint("--players", players);
     let out = hint("2");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout_of(&out);
     assert!(text.contains("(ludo, 2 players,"), "{text}");
     let out = hint("5");
     assert!(!out.status.success());
@@ -228,8 +238,12 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         "4 pieces: only 2 can be solved",
     );
     refused(
-        &["bench", "playout", "--team"],
-        "has no argument \"--team\"",
+        &["bench", "playout", "--rules", "ludo", "--items"],
+        "option items applies to 飞行棋 only, not to Ludo",
+    );
+    refused(
+        &["bench", "playout", "--players", "2"],
+        "has no argument \"--players\"",
     );
     refused(
         &["arena", "--rules", "ludo", "--takeoff-on-five"],
@@ -241,12 +255,7 @@ fn analysis_commands_refuse_what_they_would_not_read() {
 fn hint_times_a_master_with_items_set_and_refuses_items_that_set_nothing() {
     let hint = |spec: &str| small_ludo_hint("--master-with", spec);
     let out = hint("deepen=0.01/deep_imitated=2");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout_of(&out);
     assert!(
         text.contains("Master decision latency over the same positions"),
         "{text}"
@@ -315,13 +324,7 @@ fn arena_with_luck_prints_the_luck_adjusted_win_rates() {
         if luck {
             args.push("--luck");
         }
-        let out = bin().args(&args).output().expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        stdout_of(&bin().args(&args).output().expect("runs"))
     };
     let (plain, luck) = (run(false), run(true));
     let wins = |text: &str| arena_wins(text, "hard");
@@ -382,15 +385,10 @@ fn arena_versus_measures_the_challenger_on_the_same_deals() {
         args.extend_from_slice(extra);
         bin().args(&args).output().expect("runs")
     };
-    let text = |out: &std::process::Output| {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let (plain, versus) = (text(&run(&[])), text(&run(&["--versus", "easy", "--luck"])));
+    let (plain, versus) = (
+        stdout_of(&run(&[])),
+        stdout_of(&run(&["--versus", "easy", "--luck"])),
+    );
     let wins = arena_wins;
     assert_eq!(wins(&plain, "hard"), wins(&versus, "hard"), "{versus}");
     assert!(versus.contains("seats easy,random,random:"), "{versus}");
@@ -453,13 +451,7 @@ fn arena_versus_takes_the_master_with_named_weights() {
             .expect("runs")
     };
     let parted = |versus: &str| -> u32 {
-        let out = run(versus);
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = stdout_of(&run(versus));
         let line = text
             .lines()
             .find(|l| l.starts_with("versus:"))
