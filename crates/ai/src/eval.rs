@@ -1325,20 +1325,15 @@ pub(crate) fn shares_of(
     // Team distance: the partner further behind decides (each moves only its own pieces and a
     // finished partner is skipped), plus a little of the other.
     let mut dist = [0f32; 4];
-    let mut mean = 0f32;
-    let mut count = 0f32;
     for s in racing.iter() {
-        let v = if team {
+        dist[s.index()] = if team {
             let (a, b) = (d[s.index()], d[s.opposite().index()]);
             a.max(b) + partner * a.min(b)
         } else {
             d[s.index()]
         };
-        dist[s.index()] = v;
-        mean += v;
-        count += 1.0;
     }
-    if count == 0.0 {
+    if racing.is_empty() {
         return BySeat(out);
     }
     if race > 0.0 && !team {
@@ -1352,32 +1347,40 @@ pub(crate) fn shares_of(
             _ => gaussian_race::<RACE_POINTS>(&dist, racing, spread),
         };
     }
-    mean /= count;
+    BySeat(softmax(&dist, racing, temp, team).0)
+}
+
+/// The shares as a softmax of `−d / T` over the `racing` seats (at least one), `T = temp · √(mean
+/// d + 4)` ([`SPREAD_OFFSET`]), and `T` itself (the trained table's gradient divides by it). In
+/// team play (`team`) each team is counted once: seats 0 and 1 stand for their teams.
+pub(crate) fn softmax(dist: &[f32; 4], racing: SeatSet, temp: f32, team: bool) -> ([f32; 4], f32) {
+    let mut mean = 0f32;
+    for s in racing.iter() {
+        mean += dist[s.index()];
+    }
+    mean /= racing.len() as f32;
     let temp = temp * (mean + SPREAD_OFFSET).sqrt();
     let lo = racing
         .iter()
         .map(|s| dist[s.index()])
         .fold(f32::MAX, f32::min);
+    let mut out = [0f32; 4];
     let mut sum = 0f32;
     for s in racing.iter() {
         let e = (-(dist[s.index()] - lo) / temp).exp();
         out[s.index()] = e;
-        // In team play each team is counted once (seats 0 and 1 stand for their teams).
         if !team || s.index() < 2 {
             sum += e;
         }
     }
-    for v in &mut out {
-        *v /= sum;
-    }
-    BySeat(out)
+    (out.map(|v| v / sum), temp)
 }
 
 /// The squares added to a distance under the square root that sets how uncertain a seat's
 /// finishing time is: `σ_i = spread · √(d_i + 4)` in the race ([`Weights::race`]), `T = temp ·
 /// √(mean d + 4)` in the softmax, so that a seat at the centre still has a spread. One constant
-/// for [`shares_of`], [`two_seat_race`] (`σ_a² + σ_b²`), [`three_seat_race`],
-/// [`gaussian_race`] and the trained table's softmax (`td`).
+/// for [`softmax`] (of [`shares_of`] and the trained table's training), [`two_seat_race`]
+/// (`σ_a² + σ_b²`), [`three_seat_race`] and [`gaussian_race`].
 pub(crate) const SPREAD_OFFSET: f32 = 4.0;
 
 /// Points of the trapezoid rule in [`gaussian_race`]: 32, whose shares are within 6·10⁻⁸ of

@@ -52,8 +52,7 @@ use feixingqi_rules::{
 };
 
 use crate::eval::{
-    exposure, shares_of, Evaluator, Exposure, Later, Shares, Weights, FXQ_REMAINING, SPREAD_OFFSET,
-    TEAM,
+    exposure, shares_of, softmax, Evaluator, Exposure, Later, Shares, Weights, FXQ_REMAINING, TEAM,
 };
 
 /// Number of weights of a [`Learned`] table.
@@ -322,13 +321,7 @@ pub fn train(
             for &(s, k, v) in &st.feats {
                 d[s as usize] += net.theta[k as usize] * v;
             }
-            let mut mean = 0f32;
-            for s in st.seats.iter() {
-                mean += d[s.index()].max(0.0);
-            }
-            mean /= st.seats.len() as f32;
-            let temp = net.temp * (mean + SPREAD_OFFSET).sqrt();
-            let share = softmax(&d, st.seats, temp);
+            let (share, temp) = softmax(&d.map(|x| x.max(0.0)), st.seats, net.temp, false);
             // d(cross-entropy)/dD_s = (y_s − share_s) / T.
             let mut grad = [0f32; 4];
             for s in st.seats.iter() {
@@ -343,21 +336,6 @@ pub fn train(
         }
     }
     net
-}
-
-fn softmax(d: &[f32; 4], seats: SeatSet, temp: f32) -> [f32; 4] {
-    let lo = seats
-        .iter()
-        .map(|s| d[s.index()].max(0.0))
-        .fold(f32::MAX, f32::min);
-    let mut out = [0f32; 4];
-    let mut sum = 0f32;
-    for s in seats.iter() {
-        let e = (-(d[s.index()].max(0.0) - lo) / temp).exp();
-        out[s.index()] = e;
-        sum += e;
-    }
-    out.map(|x| x / sum)
 }
 
 #[cfg(test)]
