@@ -23,7 +23,9 @@ use feixingqi_rules::{
     BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
 };
 
-use crate::arena::{flag, mean_se, mix, num, quantile, rules_from, sample_positions, Flags};
+use crate::arena::{
+    flag, mean_se, mix, num, quantile, rules_from, sample_positions, seats_for, Flags,
+};
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -455,7 +457,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         "--others names one bot, or four: one per seat in seat order"
     );
     let players: u8 = num(args, "--players", 4)?;
-    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
+    let seats = seats_for(players, rules)?;
     if decisions == 0 || rollouts < 2 {
         bail!("--decisions must be at least 1 and --rollouts at least 2");
     }

@@ -109,6 +109,16 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
     Ok(rules)
 }
 
+/// The seats of a game of `players` players under `rules`, as the rules engine takes them: 2–4,
+/// and all four in team play (RULES.md §9). A game-playing command reads `--players` through
+/// this, so that no count it cannot deal plays games of nothing (`arena --team --players 2`
+/// printed 0 wins in games of 0 rolls).
+pub(crate) fn seats_for(players: u8, rules: Rules) -> Result<SeatSet> {
+    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
+    Position::new(rules, seats).with_context(|| format!("{players} players"))?;
+    Ok(seats)
+}
+
 /// splitmix64: derives independent seeds from the arena seed.
 pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -406,7 +416,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         players as usize == names.len(),
         "--players {players} needs {players} names in --seats"
     );
-    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
+    let seats = seats_for(players, rules)?;
     let games: u64 = num(args, "--games", 1000)?;
     let seed: u64 = num(args, "--seed", 1)?;
     let luck = switch(args, "--luck");
@@ -879,11 +889,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         bail!("--positions must be at least 1");
     }
     let players: u8 = num(args, "--players", 4)?;
-    let seats = SeatSet::for_players(players).context("--players must be 2, 3 or 4")?;
-    ensure!(
-        !rules.options.team || players == 4,
-        "team play needs all four seats (--players 4)"
-    );
+    let seats = seats_for(players, rules)?;
     let mut advisor = Advisor::default();
     if let Some(d) = flag(args, "--depth") {
         advisor.search.depth = d.parse().context("--depth must be 0..=3")?;

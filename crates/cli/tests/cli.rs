@@ -245,6 +245,14 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         &["bench", "playout", "--players", "2"],
         "has no argument \"--players\"",
     );
+    // Team play with fewer than four players dealt games of nothing (0 wins, 0 rolls).
+    for args in [
+        &["arena", "--team", "--seats", "master,hard"][..],
+        &["hint", "--team", "--players", "3"],
+        &["hint-accuracy", "--team", "--players", "2"],
+    ] {
+        refused(args, "team play needs all four seats");
+    }
     refused(
         &["arena", "--rules", "ludo", "--takeoff-on-five"],
         "option takeoff applies to 飞行棋 only, not to Ludo",
