@@ -109,6 +109,20 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
     Ok(rules)
 }
 
+/// Refuses a bot name [`make_bot`] would not make, saying which names it knows (a `master:`
+/// spec says what it failed to set), before any game is played.
+pub(crate) fn known_bot(name: &str) -> Result<()> {
+    if let Some(spec) = name.strip_prefix("master:") {
+        ModelBot::master_with(spec, name).with_context(|| format!("bot {name:?}"))?;
+    }
+    ensure!(
+        make_bot(name, 0).is_some(),
+        "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
+        BOT_NAMES.join(", ")
+    );
+    Ok(())
+}
+
 /// The seats of a game of `players` players under `rules`, as the rules engine takes them: 2–4,
 /// and all four in team play (RULES.md §9). A game-playing command reads `--players` through
 /// this, so that no count it cannot deal plays games of nothing (`arena --team --players 2`
@@ -401,14 +415,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                 item_bot_by_name(nm, 0).is_some(),
                 "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, plain:BOT"
             );
-        } else if let Some(spec) = nm.strip_prefix("master:") {
-            ModelBot::master_with(spec, nm.as_str()).with_context(|| format!("bot {nm:?}"))?;
         } else {
-            ensure!(
-                make_bot(nm, 0).is_some(),
-                "unknown bot {nm:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
-                BOT_NAMES.join(", ")
-            );
+            known_bot(nm)?;
         }
     }
     let players: u8 = num(args, "--players", names.len() as u8)?;
@@ -418,6 +426,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     );
     let seats = seats_for(players, rules)?;
     let games: u64 = num(args, "--games", 1000)?;
+    ensure!(games > 0, "--games must be at least 1");
     let seed: u64 = num(args, "--seed", 1)?;
     let luck = switch(args, "--luck");
     ensure!(

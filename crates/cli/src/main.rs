@@ -20,7 +20,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use feixingqi_rules::{
     chi_square, chi_square_p,
     playout::{item_playouts, playouts, FastRng},
@@ -452,6 +452,7 @@ fn bench(args: &[String]) -> Result<ExitCode> {
     };
     let rules = rules_from("bench playout", &args[1..], own)?;
     let games: u64 = num(args, "--games", 1_000_000)?;
+    ensure!(games > 0, "--games must be at least 1");
     let seed: u64 = num(args, "--seed", 0x1234_5678_9abc_def0)?;
     let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);

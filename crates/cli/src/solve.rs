@@ -13,7 +13,7 @@ use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules,
 
 use crate::{
     accuracy::{fit_calibration, log_loss, Point},
-    arena::{flag, make_bot, mix, num, rules_from, switch, Flags},
+    arena::{flag, known_bot, make_bot, mix, num, rules_from, switch, Flags},
 };
 
 /// What `solve` reports of each bot beyond its loss: `--why` and `--worst N`.
@@ -72,6 +72,11 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
         "hard" => Opponent::Hard,
         other => bail!("--against {other:?}: random or hard"),
     };
+    let bots = flag(args, "--bots").unwrap_or("master,hard");
+    // Names are checked before the solve, which takes minutes.
+    for name in bots.split(',').filter(|&n| n != "perfect") {
+        known_bot(name)?;
+    }
     let t0 = Instant::now();
     let mut hard = |p: &Position| Opponent::Hard.choose(p, &mut FastRng(0));
     let solver = match against {
@@ -105,7 +110,7 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
     println!(
         "bot         decisions  with choice  mean loss (pp)  errors  errors ≥1pp  lost per game (pp)  won in games"
     );
-    for name in flag(args, "--bots").unwrap_or("master,hard").split(',') {
+    for name in bots.split(',') {
         let m = measure(&solved, rules, against, name, games, seed, report)?;
         let rate = m.wins as f64 / games.max(1) as f64;
         println!(

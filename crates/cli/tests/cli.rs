@@ -245,6 +245,25 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         &["bench", "playout", "--players", "2"],
         "has no argument \"--players\"",
     );
+    // No games printed NaN rates.
+    for command in [&["arena"][..], &["bench", "playout"]] {
+        refused(
+            &[command, &["--games", "0"]].concat(),
+            "--games must be at least 1",
+        );
+    }
+    // A misspelt bot is refused before the solve (minutes), not after it.
+    let out = bin()
+        .args(["solve", "--bots", "master,nobody"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown bot \"nobody\""));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // Team play with fewer than four players dealt games of nothing (0 wins, 0 rolls).
     for args in [
         &["arena", "--team", "--seats", "master,hard"][..],
