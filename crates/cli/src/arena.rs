@@ -112,15 +112,16 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
 /// Refuses a bot name [`make_bot`] would not make, saying which names it knows (a `master:`
 /// spec says what it failed to set), before any game is played.
 pub(crate) fn known_bot(name: &str) -> Result<()> {
+    if make_bot(name, 0).is_some() {
+        return Ok(());
+    }
     if let Some(spec) = name.strip_prefix("master:") {
         ModelBot::master_with(spec, name).with_context(|| format!("bot {name:?}"))?;
     }
-    ensure!(
-        make_bot(name, 0).is_some(),
+    bail!(
         "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
         BOT_NAMES.join(", ")
-    );
-    Ok(())
+    )
 }
 
 /// The seats of a game of `players` players under `rules`, as the rules engine takes them: 2–4,

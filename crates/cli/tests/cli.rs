@@ -210,6 +210,7 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(why), "{args:?}: {err}");
+        out
     };
     refused(
         &["hint", "--player", "2"],
@@ -253,12 +254,10 @@ fn analysis_commands_refuse_what_they_would_not_read() {
         );
     }
     // A misspelt bot is refused before the solve (minutes), not after it.
-    let out = bin()
-        .args(["solve", "--bots", "master,nobody"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown bot \"nobody\""));
+    let out = refused(
+        &["solve", "--bots", "master,nobody"],
+        "unknown bot \"nobody\"",
+    );
     assert!(
         out.stdout.is_empty(),
         "{}",
