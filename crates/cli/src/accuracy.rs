@@ -2,14 +2,7 @@
 //! slow reference — every distinct option played out to the first finisher (the first team in
 //! team play) many times.
 
-use std::{
-    process::ExitCode,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Mutex,
-    },
-    time::{Duration, Instant},
-};
+use std::{process::ExitCode, time::Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
@@ -26,6 +19,7 @@ use feixingqi_rules::{
 use crate::arena::{
     flag, mean_se, mix, num, quantile, rules_from, sample_positions, seats_for, Flags,
 };
+use crate::progress::in_parallel;
 
 /// The levels whose choices are scored against the reference besides the hint (the hint is
 /// Master's engine).
@@ -538,7 +532,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Measures the reference of every decision on `threads` threads, with a progress line.
+/// Measures the reference of every decision on `threads` threads, with a progress bar.
 fn measure_all(
     positions: &[Position],
     policy: Policy<'_>,
@@ -547,60 +541,15 @@ fn measure_all(
     seed: u64,
     threads: usize,
 ) -> Result<Vec<Measured>> {
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Measured>>> = Mutex::new(vec![None; positions.len()]);
-    let t0 = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..threads.max(1) {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= positions.len() {
-                    break;
-                }
-                let m = measure(
-                    &positions[i],
-                    policy,
-                    rollouts,
-                    max_rollouts,
-                    decision_seed(seed, i),
-                );
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(m);
-                }
-                done.fetch_add(1, Ordering::Relaxed);
-            });
-        }
-        let mut last = 0;
-        loop {
-            std::thread::sleep(Duration::from_millis(500));
-            let d = done.load(Ordering::Relaxed);
-            if d != last {
-                last = d;
-                let secs = t0.elapsed().as_secs_f64();
-                eprint!(
-                    "\r{d}/{} decisions, {secs:.0} s, about {:.0} s left   ",
-                    positions.len(),
-                    secs / d as f64 * (positions.len() - d) as f64
-                );
-            }
-            if d >= positions.len() {
-                break;
-            }
-        }
-    });
-    eprintln!();
-    let results: Vec<Measured> = results
-        .into_inner()
-        .map_err(|_| anyhow::anyhow!("a worker panicked"))?
-        .into_iter()
-        .flatten()
-        .collect();
-    ensure!(
-        results.len() == positions.len(),
-        "some decisions were not measured"
-    );
-    Ok(results)
+    in_parallel(positions.len(), threads, "decisions", |i| {
+        measure(
+            &positions[i],
+            policy,
+            rollouts,
+            max_rollouts,
+            decision_seed(seed, i),
+        )
+    })
 }
 
 /// One option's calibration point: the hint's share, the fair share, the reference's win rate

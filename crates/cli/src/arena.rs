@@ -3,10 +3,7 @@
 
 use std::{
     process::ExitCode,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Mutex,
-    },
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
@@ -20,6 +17,8 @@ use feixingqi_rules::{
     playout::FastRng,
     DiceStream, Move, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
+
+use crate::progress::{in_parallel, Count};
 
 /// Flags a subcommand reads: those followed by a value, and switches.
 #[derive(Clone, Copy)]
@@ -446,51 +445,14 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         "--threads",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
-    let next = AtomicUsize::new(0);
     // Unit `u` is game `u / lineups` of lineup `u % lineups`: the lineups play each deal side by
     // side.
-    let results: Mutex<Vec<Option<GameResult>>> = Mutex::new(vec![None; units]);
     let t0 = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..threads.max(1) {
-            sc.spawn(|| loop {
-                let u = next.fetch_add(1, Ordering::Relaxed);
-                if u >= units {
-                    break;
-                }
-                let lineup = &lineups[u % lineups.len()];
-                let g = (u / lineups.len()) as u64;
-                let r = play_game(rules, seats, lineup, seed, g, luck);
-                if let Ok(mut v) = results.lock() {
-                    v[u] = Some(r);
-                }
-            });
-        }
-        let mut last = 0;
-        loop {
-            std::thread::sleep(Duration::from_millis(200));
-            let done = next.load(Ordering::Relaxed).min(units);
-            if done != last {
-                last = done;
-                eprint!(
-                    "\r{done}/{units} games, {:.0} s",
-                    t0.elapsed().as_secs_f64()
-                );
-            }
-            if done >= units {
-                break;
-            }
-        }
-    });
-    eprintln!();
+    let results = in_parallel(units, threads, "games", |u| {
+        let lineup = &lineups[u % lineups.len()];
+        play_game(rules, seats, lineup, seed, (u / lineups.len()) as u64, luck)
+    })?;
     let wall = t0.elapsed().as_secs_f64();
-    let results: Vec<GameResult> = results
-        .into_inner()
-        .map_err(|_| anyhow::anyhow!("a worker panicked"))?
-        .into_iter()
-        .flatten()
-        .collect();
-    ensure!(results.len() == units, "some games did not finish");
     let mut by_lineup: Vec<Vec<GameResult>> =
         vec![Vec::with_capacity(games as usize); lineups.len()];
     for (u, r) in results.into_iter().enumerate() {
@@ -1030,14 +992,9 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
         ),
     };
     let t0 = Instant::now();
-    let table = train(rules, start, &cfg, |g| {
-        eprint!(
-            "\r{g}/{} games, {:.0} s",
-            cfg.games,
-            t0.elapsed().as_secs_f64()
-        )
-    });
-    eprintln!();
+    let mut count = Count::new("games", cfg.games as usize);
+    let table = train(rules, start, &cfg, |g| count.show(g as usize));
+    count.finish();
     let command = format!(
         "Trained by `feixingqi train --rules {} --games {} --lambda {} --alpha {} --explore {} --two-player-every {} --seed {} --policy {}{}` (TD(λ) self-play, see td.rs); do not edit.",
         rules.rule_set.name(),

@@ -19,7 +19,6 @@
 //! and what it left in flight is answered before the next one starts.
 
 use std::{
-    io::{IsTerminal, Write as _},
     net::SocketAddr,
     ops::ControlFlow,
     path::PathBuf,
@@ -41,6 +40,8 @@ use tokio::{
     sync::Semaphore,
 };
 use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
+
+use crate::progress::Progress;
 
 /// A client's WebSocket connection.
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -1135,35 +1136,24 @@ async fn sample_memory(http: SocketAddr, t0: Instant, out: Memory, stop: Arc<Ato
 
 /// The progress bar on stderr while `phase` runs for `total`.
 async fn progress(label: &str, total: Duration, stats: Arc<Stats>, count: fn(&Stats) -> u64) {
-    let tty = std::io::stderr().is_terminal();
+    let mut bar = Progress::new();
     let t0 = Instant::now();
-    let mut last_line = Instant::now();
     let n0 = count(&stats);
     loop {
         let el = t0.elapsed().min(total);
-        let frac = el.as_secs_f64() / total.as_secs_f64().max(1e-9);
         let n = count(&stats) - n0;
         let rate = n as f64 / el.as_secs_f64().max(1e-9);
-        let filled = (frac * 30.0) as usize;
-        let bar = format!(
-            "{label} [{}{}] {:>5.1}/{:.1}s  {n} ({rate:.0}/s)  errors {}",
-            "#".repeat(filled),
-            ".".repeat(30 - filled),
-            el.as_secs_f64(),
-            total.as_secs_f64(),
-            stats.errors.load(Ordering::Relaxed)
+        bar.draw(
+            el.as_secs_f64() / total.as_secs_f64().max(1e-9),
+            &format!(
+                "{label} {:>5.1}/{:.1}s  {n} ({rate:.0}/s)  errors {}",
+                el.as_secs_f64(),
+                total.as_secs_f64(),
+                stats.errors.load(Ordering::Relaxed)
+            ),
         );
-        if tty {
-            eprint!("\r{bar}");
-            let _ = std::io::stderr().flush();
-        } else if last_line.elapsed() >= Duration::from_secs(10) || el >= total {
-            eprintln!("{bar}");
-            last_line = Instant::now();
-        }
         if el >= total {
-            if tty {
-                eprintln!();
-            }
+            bar.finish();
             return;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;

@@ -4,6 +4,7 @@
 mod accuracy;
 mod arena;
 mod loadtest;
+mod progress;
 mod solve;
 
 use arena::{num, rules_from, Flags};
@@ -63,7 +64,8 @@ USAGE:
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish; in team play, --team, the first team with both partners finished)
         with 95% CI, mean game length, ms per decision and decisions with a choice per game per
-        bot. --luck also prints each bot's luck-adjusted win rate: every roll's luck (the value
+        bot; while the games run, a progress bar on stderr with the time left (on a terminal; a
+        line every 10 s into a file). --luck also prints each bot's luck-adjusted win rate: every roll's luck (the value
         of the face rolled minus the mean of the six, under the Master's evaluator one chance
         layer deep) subtracted from the wins in the proportion the wins follow it. It has the
         same expectation and a narrower interval (against three Hard players about as narrow as
