@@ -388,6 +388,51 @@ fn arena_with_luck_prints_the_luck_adjusted_win_rates() {
     assert!(!items.status.success(), "--luck is refused in item mode");
 }
 
+/// Same seed, same result: the arena's figures do not depend on how many threads played the
+/// games, and its progress bar (stderr, not a terminal here) ends on the full count.
+#[test]
+fn arena_prints_the_same_result_on_any_number_of_threads() {
+    let run = |threads: &str| {
+        bin()
+            .args([
+                "arena",
+                "--rules",
+                "feixingqi",
+                "--seats",
+                "hard,normal,random,easy",
+                "--games",
+                "24",
+                "--seed",
+                "5",
+                "--luck",
+                "--threads",
+                threads,
+            ])
+            .output()
+            .expect("runs")
+    };
+    let (one, three) = (run("1"), run("3"));
+    let (a, b) = (stdout_of(&one), stdout_of(&three));
+    for bot in ["hard", "normal", "random", "easy"] {
+        assert_eq!(arena_wins(&a, bot), arena_wins(&b, bot), "{bot}: {a}\n{b}");
+    }
+    // The luck-adjusted table has no timings: it is the same line for line.
+    let luck = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with("luck-adjusted"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(luck(&a).len() > 4, "{a}");
+    assert_eq!(luck(&a), luck(&b));
+    let bar = String::from_utf8_lossy(&three.stderr);
+    assert!(
+        bar.lines()
+            .any(|l| l.starts_with('[') && l.contains("] 24/24 games, ")),
+        "{bar}"
+    );
+}
+
 /// `arena --versus BOT` plays the same games a second time with the first bot replaced, leaves
 /// the first lineup's games as they are without it, and prints the difference of the two.
 #[test]
