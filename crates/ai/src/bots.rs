@@ -751,11 +751,13 @@ impl fmt::Display for Level {
     }
 }
 
-/// The Master search: [`Evaluator::MASTER`] with one chance layer (deeper layers measured no
-/// stronger; see the crate documentation). In Ludo it expects an enemy's answer halfway between
-/// its best option and the mean of its options ([`Search::reply`] 0.5: about +0.4 point against
-/// three random and three Hard players on seeds 1, 2 and 5); in 飞行棋 the best answer (0.5
-/// measured no stronger there).
+/// The Master search, the hint's ([`crate::hint()`]) and the Master level's against players it can
+/// neither predict nor take for random ([`ModelBot`]): [`Evaluator::MASTER`] with one chance
+/// layer (with best answers a second layer measured no stronger, `expectimax-2` in docs/AI.md;
+/// the Master level looks deeper against the answers it can predict). In Ludo it expects an
+/// enemy's answer halfway between its best option and the mean of its options
+/// ([`Search::reply`] 0.5: about +0.4 point against three random and three Hard players on seeds
+/// 1, 2 and 5); in 飞行棋 the best answer (0.5 measured no stronger there).
 pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0);
 
 /// The Master level's search depth (chance layers) while every enemy's estimated skill is at
@@ -763,7 +765,7 @@ pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0
 /// every answer valued as the mean of the options measured +0.6, +0.8 and +1.3 points over
 /// [`MASTER`] (20,000 games, seeds 5, 1, 2); the Master level, which first has to see how the
 /// players play, +0.3, +0.4 and +0.75. Against best answers the second layer measured no
-/// stronger (see the crate documentation); against enemies predicted as Hard
+/// stronger (`expectimax-2`, docs/AI.md); against enemies predicted as Hard
 /// ([`MASTER_IMITATE`]) it did.
 pub const MASTER_DEEP: u8 = 2;
 
