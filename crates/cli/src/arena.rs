@@ -731,20 +731,30 @@ fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luc
     }
     for (label, p) in rows {
         println!(
-            "{:<14} {:>7.2}% {:>7.2}% {:>+8.2}  [{:>+6.2}, {:>+6.2}] {:>8.2}",
+            "{:<14} {:>7.2}% {:>7.2}% {:>+8.2}  [{:>+6.2}, {:>+6.2}] {:>8}",
             label,
             100.0 * p.a,
             100.0 * p.b,
             100.0 * p.diff(),
             100.0 * (p.diff() - 1.96 * p.diff_se),
             100.0 * (p.diff() + 1.96 * p.diff_se),
-            p.worth()
+            times(p.worth())
         );
     }
     println!(
         "diff in points of win rate; games×: how many times the games two separate runs would \
          need for the same interval of the difference"
     );
+}
+
+/// A "games×" figure of the `--versus` and `--luck` tables, or a dash where it has no finite
+/// value (no deal changed, or an interval of zero width: a run of a few games).
+fn times(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        "—".to_string()
+    }
 }
 
 /// The `--luck` table: each bot's win rate with the dice's luck subtracted ([`luck_reference`]).
@@ -767,14 +777,14 @@ fn print_luck(names: &[String], results: &[GameResult]) {
             )
         };
         println!(
-            "{:<14} {:>7.2}%  {} {:>7.2}%  {} {:>6.3} {:>8.2}",
+            "{:<14} {:>7.2}%  {} {:>7.2}%  {} {:>6.3} {:>8}",
             nm,
             100.0 * l.raw,
             ci(l.raw, l.raw_se),
             100.0 * l.adjusted,
             ci(l.adjusted, l.adjusted_se),
             l.beta,
-            (l.raw_se / l.adjusted_se).powi(2)
+            times((l.raw_se / l.adjusted_se).powi(2))
         );
     }
     println!(
@@ -1114,6 +1124,9 @@ mod tests {
         let same = Paired::new(&a, &a);
         assert_eq!((same.diff(), same.diff_se), (0.0, 0.0));
         assert!(same.unpaired_se > 0.0 && same.worth().is_infinite());
+        assert_eq!(times(same.worth()), "—");
+        assert_eq!(times(f64::NAN), "—");
+        assert_eq!(times(2.345), "2.35");
         // One deal in six changes by +0.5: the difference is 1/12, and the pairing leaves only
         // that deal's spread.
         let mut b = a;
