@@ -62,20 +62,20 @@ USAGE:
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
                     [--luck] [--versus BOT]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
-        (first to finish; in team play, --team, the first team with both partners finished)
-        with 95% CI, mean game length, ms per decision and decisions with a choice per game per
-        bot; while the games run, a progress bar on stderr with the time left (on a terminal; a
-        line every 10 s into a file). --luck also prints each bot's luck-adjusted win rate: every roll's luck (the value
-        of the face rolled minus the mean of the six, under the Master's evaluator one chance
-        layer deep) subtracted from the wins in the proportion the wins follow it. It has the
-        same expectation and a narrower interval (against three Hard players about as narrow as
-        2.4 times the games); not in item mode. --versus BOT plays every game a second time with
-        the first bot of --seats (each of its entries) replaced by BOT (same deals, seats and bot
-        seeds) and prints the difference BOT makes with a 95% interval over the paired deals:
-        the two play alike until BOT first chooses otherwise, so the interval is narrower than
-        two separate runs give (games×: about 2 to 8 for one weight of the Master's search). The
-        rule options are RULES.md §7's; --takeoff-on-five, --six-stops-on-stack,
-        --triple-six-penalty and --items are 飞行棋's. Bots:
+        (first to finish; in team play, --team, the first team with both partners finished) with 95%
+        CI, mean game length, ms per decision and decisions with a choice per game per bot; while
+        the games run, a progress bar on stderr with the time left (on a terminal; a line every 10 s
+        into a file). --luck also prints each bot's luck-adjusted win rate: every roll's luck (the
+        value of the face rolled minus the mean of the six, under the Master's evaluator one chance
+        layer deep) subtracted from the wins in the proportion the wins follow it. It has the same
+        expectation and a narrower interval (against three Hard players about as narrow as 2.4 times
+        the games); not in item mode. --versus BOT plays every game a second time with the first bot
+        of --seats (each of its entries) replaced by BOT (same deals, seats and bot seeds) and
+        prints the difference BOT makes with a 95% interval over the paired deals: the two play
+        alike until BOT first chooses otherwise, so the interval is narrower than two separate runs
+        give (games×: about 2 to 8 for one weight of the Master's search). The rule options are
+        RULES.md §7's; --takeoff-on-five, --six-stops-on-stack, --triple-six-penalty and --items are
+        飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N;
         for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
         otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
