@@ -51,10 +51,11 @@
 //! the other players make it models each enemy ([`Bot::observe`]; never the dice stream): an
 //! enemy that plays Hard's choice is predicted to go on doing so ([`MASTER_IMITATE`]), and
 //! against such players (or random-looking ones beside them) the search looks four chance
-//! layers ahead ([`MASTER_DEEP_IMITATED`]), in 4-player Ludo a fifth at the options within half
-//! a point of its best ([`MASTER_DEEPEN`]); while every enemy looks random it looks two layers
-//! ahead ([`MASTER_DEEP`], [`MASTER_EVAL_WEAK`]) with their answers valued as the mean of their
-//! options; against anyone else (a person who plays neither way) it plays the hint's search. Its
+//! layers ahead ([`MASTER_DEEP_IMITATED`]; two in 飞行棋 team play), in 4-player Ludo without
+//! teams a fifth at the options within half a point of its best ([`MASTER_DEEPEN`]); while every
+//! enemy looks random it looks two layers ahead ([`MASTER_DEEP`], [`MASTER_EVAL_WEAK`]) with
+//! their answers valued near the mean of their options (as near as the skill it estimates for
+//! them says); against anyone else (a person who plays neither way) it plays the hint's search. Its
 //! own decision takes p50 / p95 2.6 / 26.7 ms in Ludo and 5.3 / 27 ms in 飞行棋 on one core
 //! (`feixingqi hint --master`, 4-player positions where every enemy is predicted as Hard).
 //!
