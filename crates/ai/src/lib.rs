@@ -29,16 +29,15 @@
 //! |---|---|---|---|
 //! | Master 1v3 random | 83.25 % ¹ | 77.75 % | ≥ 82 % / ≥ 80 % |
 //! | Master 1v3 Hard | 33.92 % ² | 34.19 % ³ | ≥ 34 % |
-//! | Master vs Hard, 2 players | 63.91 % ⁴ | 58.99 % | > 50 % |
+//! | Master vs Hard, 2 players | 64.92 % ⁴ | 58.99 % | > 50 % |
 //! | Master vs random, 2 players | 95.49 % | 94.22 % | ≥ 96 % (飞行棋) |
 //! | Hard vs Normal, 2 players | 64.8 % | 66.5 % | > 50 % |
 //! | Normal vs Easy, 2 players | 73.1 % | 76.9 % | > 50 % |
 //! | Easy 1v3 random | 36.2 % | 35.2 % | a novice: ≤ 40 % |
 //!
 //! ¹ 100,000 games on seed 3. ² 40,000 games on seeds 1 and 2; luck-adjusted (`arena --luck`)
-//! 34.12 %. ³ Luck-adjusted 34.37 %. ⁴ Measured before a fourth chance layer at close calls and
-//! then everywhere (paired against the build before each: +0.41 and +0.47 points
-//! luck-adjusted).
+//! 34.12 %. ³ Luck-adjusted 34.37 %. ⁴ 8,000 games (63.91 % on 20,000 before a fourth chance
+//! layer at close calls and then everywhere).
 //!
 //! # How the Master plays
 //!
