@@ -3,14 +3,11 @@
 
 use std::{
     io::{IsTerminal, Write},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Mutex,
-    },
+    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
-use anyhow::{anyhow, ensure, Result};
+use anyhow::{anyhow, Result};
 
 /// How often a bar is written as a line of its own when stderr is not a terminal (a log file
 /// keeps a readable history instead of one redrawn line).
@@ -140,44 +137,40 @@ pub(crate) fn in_parallel<T: Send>(
 ) -> Result<Vec<T>> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
     let mut count = Count::new(unit, n);
-    let joined = std::thread::scope(|sc| {
+    // Each worker keeps what it ran, by unit; the units come back in order once all have joined.
+    let mut ran: Vec<(usize, T)> = std::thread::scope(|sc| {
         let workers: Vec<_> = (0..threads.max(1))
             .map(|_| {
-                sc.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
+                sc.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            return mine;
+                        }
+                        mine.push((i, work(i)));
+                        done.fetch_add(1, Ordering::Relaxed);
                     }
-                    let r = work(i);
-                    if let Ok(mut v) = results.lock() {
-                        v[i] = Some(r);
-                    }
-                    done.fetch_add(1, Ordering::Relaxed);
                 })
             })
             .collect();
-        loop {
+        while !workers.iter().all(|w| w.is_finished()) {
             count.show(done.load(Ordering::Relaxed));
-            if workers.iter().all(|w| w.is_finished()) {
-                break;
-            }
             std::thread::sleep(Duration::from_millis(200));
         }
         count.show(done.load(Ordering::Relaxed));
-        workers.into_iter().all(|w| w.join().is_ok())
-    });
-    count.finish();
-    ensure!(joined, "a worker panicked");
-    let results: Vec<T> = results
-        .into_inner()
-        .map_err(|_| anyhow!("a worker panicked"))?
-        .into_iter()
-        .flatten()
-        .collect();
-    ensure!(results.len() == n, "some units did not finish");
-    Ok(results)
+        count.finish();
+        workers
+            .into_iter()
+            .map(|w| w.join().map_err(|_| anyhow!("a worker panicked")))
+            .collect::<Result<Vec<_>>>()
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    ran.sort_unstable_by_key(|&(i, _)| i);
+    Ok(ran.into_iter().map(|(_, r)| r).collect())
 }
 
 #[cfg(test)]
