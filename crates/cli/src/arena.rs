@@ -770,11 +770,8 @@ fn print_luck(names: &[String], results: &[GameResult]) {
     for (nm, idx) in bots_of(names) {
         let l = luck_adjusted(results, &idx, names.len());
         let ci = |m: f64, se: f64| {
-            format!(
-                "[{:>6.2}%, {:>6.2}%]",
-                100.0 * (m - 1.96 * se),
-                100.0 * (m + 1.96 * se)
-            )
+            let (lo, hi) = rate_interval(m, se);
+            format!("[{:>6.2}%, {:>6.2}%]", 100.0 * lo, 100.0 * hi)
         };
         println!(
             "{:<14} {:>7.2}%  {} {:>7.2}%  {} {:>6.3} {:>8}",
@@ -791,6 +788,16 @@ fn print_luck(names: &[String], results: &[GameResult]) {
         "games×: how many times the games the plain rate would need for the adjusted rate's \
          interval"
     );
+}
+
+/// The 95% interval `m ± 1.96·se` of a win rate, kept within 0 and 1: a win rate cannot lie
+/// outside them, though on a run of a few games the normal interval (and, for the luck-adjusted
+/// rate, the estimate itself) can.
+fn rate_interval(m: f64, se: f64) -> (f64, f64) {
+    (
+        (m - 1.96 * se).clamp(0.0, 1.0),
+        (m + 1.96 * se).clamp(0.0, 1.0),
+    )
 }
 
 /// The value at fraction `f` (0..=1) of `sorted`, an ascending non-empty list: the nearest rank,
@@ -1176,6 +1183,17 @@ mod tests {
         assert!(
             (lo - (0.8225 - 1.96 * se)).abs() < 2e-4 && (hi - (0.8225 + 1.96 * se)).abs() < 2e-4
         );
+    }
+
+    #[test]
+    fn the_luck_tables_intervals_stay_within_0_and_100_percent() {
+        // 3 wins in 4 deals: 75% ± 1.96·25% ran to [26%, 124%] before it was kept within bounds.
+        let (lo, hi) = rate_interval(0.75, 0.25);
+        assert!((lo - 0.26).abs() < 1e-12 && hi == 1.0, "{lo} {hi}");
+        let (lo, hi) = rate_interval(-0.02, 0.05);
+        assert!(lo == 0.0 && (hi - 0.078).abs() < 1e-12, "{lo} {hi}");
+        let (lo, hi) = rate_interval(0.34, 0.002);
+        assert!((lo - 0.33608).abs() < 1e-12 && (hi - 0.34392).abs() < 1e-12);
     }
 
     #[test]
