@@ -2,11 +2,11 @@
 //! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points), and
 //! the luck of every seat's rolls in the same points.
 
-use feixingqi_rules::{BySeat, Move, NoEvents, Ply, Position, Seat, SeatSet};
+use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Seat, SeatSet};
 
 use crate::{
     eval::Shares,
-    hint::{win_probability_of, Advisor},
+    hint::{win_probability_of, Advisor, RankedOption, Reason},
     search::{luck, Search},
 };
 
@@ -38,17 +38,27 @@ impl Grade {
     }
 }
 
-/// One graded decision.
+/// One graded decision, with what the player needs to look at it again: the roll, where the
+/// piece played went and where the hint's best would have gone, and why.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Decision {
-    /// Index of the move ply in the game's plies.
+    /// Index of the move ply in the game's plies: the position it was decided in is the one after
+    /// that many plies.
     pub ply: usize,
     /// Who decided.
     pub seat: Seat,
+    /// The roll it was decided on.
+    pub die: Die,
     /// What was played.
     pub played: Move,
+    /// Where the piece played ended.
+    pub played_to: Progress,
     /// What the hint ranks first.
     pub best: Move,
+    /// Where the hint's best would have taken its piece.
+    pub best_to: Progress,
+    /// The main reason for the hint's best ([`RankedOption::reason`]).
+    pub reason: Reason,
     /// Percentage points of win probability lost (≥ 0).
     pub loss: f32,
     /// Its grade.
@@ -120,8 +130,14 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
 }
 
 /// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves.
+/// Returns the hint's best option and the option played (the ranked option it equals: pieces
+/// standing together are interchangeable), whose [`RankedOption::gap`] is the points it lost.
 /// `None` when the position had fewer than two distinct options or `played` is not legal.
-pub fn grade(advisor: &Advisor, pos: &Position, played: Move) -> Option<(Move, f32)> {
+pub fn grade(
+    advisor: &Advisor,
+    pos: &Position,
+    played: Move,
+) -> Option<(RankedOption, RankedOption)> {
     if pos.distinct_moves().len() < 2 || !pos.is_legal(played) {
         return None;
     }
@@ -130,13 +146,16 @@ pub fn grade(advisor: &Advisor, pos: &Position, played: Move) -> Option<(Move, f
     after.play_unchecked(played, &mut NoEvents);
     let canon = after.canonical();
     let ranked = advisor.hint(pos);
-    let best = ranked.first()?;
-    let mine = ranked.iter().find(|o| {
-        let mut a = *pos;
-        a.play_unchecked(o.mv, &mut NoEvents);
-        a.canonical() == canon
-    })?;
-    Some((best.mv, mine.gap))
+    let mine = ranked
+        .iter()
+        .find(|o| {
+            let mut a = *pos;
+            a.play_unchecked(o.mv, &mut NoEvents);
+            a.canonical() == canon
+        })?
+        .clone();
+    let best = ranked.into_iter().next()?;
+    Some((best, mine))
 }
 
 /// Replays `plies` from `start`, grades every decision with a choice of the seats in `graded`
@@ -162,8 +181,17 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatS
             }
             Ply::Move(mv) => {
                 let graded = graded.contains(pos.turn());
-                if let Some((best, loss)) = graded.then(|| grade(advisor, &pos, mv)).flatten() {
+                let die = match pos.phase() {
+                    Phase::Move(die) => Some(die),
+                    _ => None,
+                };
+                let graded = die.filter(|_| graded).and_then(|die| {
+                    let (best, mine) = grade(advisor, &pos, mv)?;
+                    Some((die, best, mine))
+                });
+                if let Some((die, best, mine)) = graded {
                     let seat = pos.turn();
+                    let loss = mine.gap;
                     let g = Grade::of_loss(loss);
                     let s = &mut out.seats[seat];
                     s.decisions += 1;
@@ -177,8 +205,12 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatS
                     out.decisions.push(Decision {
                         ply: i,
                         seat,
+                        die,
                         played: mv,
-                        best,
+                        played_to: mine.to,
+                        best: best.mv,
+                        best_to: best.to,
+                        reason: best.reason,
                         loss,
                         grade: g,
                     });

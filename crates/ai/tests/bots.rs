@@ -397,6 +397,44 @@ fn analysis_grades_random_play_worse_than_master_play() {
 }
 
 #[test]
+fn a_graded_decision_names_its_roll_and_both_landings_as_the_game_played_them() {
+    // What the end screen shows and the replay viewer marks: the position after `ply` plies
+    // waits for the move played, on the decision's roll; the piece played lands on `played_to`
+    // and the hint's best would land on `best_to`, for the reason the hint gives it.
+    for (rules, seed) in [(Rules::feixingqi(), 5), (Rules::ludo(), 6)] {
+        let mut bots: Vec<Box<dyn Bot + Send>> = (0..4)
+            .map(|i| bot_by_name(if i == 0 { "random" } else { "normal" }, i))
+            .collect::<Option<_>>()
+            .expect("bots");
+        let (_, _, start, plies) = play(rules, SeatSet::ALL, &mut bots, seed);
+        let advisor = Advisor::default();
+        let a = analyse(&advisor, &start, &plies, SeatSet::ALL);
+        assert!(a.decisions.len() > 20, "{}", a.decisions.len());
+        assert!(a.decisions.iter().any(|d| d.played != d.best));
+        for d in &a.decisions {
+            let mut pos = start;
+            for ply in &plies[..d.ply] {
+                match *ply {
+                    Ply::Roll(die) => pos.roll(die, &mut NoEvents).map(|_| ()).expect("roll"),
+                    Ply::Move(mv) => pos.play(mv, &mut NoEvents).expect("move"),
+                }
+            }
+            assert_eq!(plies[d.ply], Ply::Move(d.played));
+            assert_eq!((pos.phase(), pos.turn()), (Phase::Move(d.die), d.seat));
+            let ranked = advisor.hint(&pos);
+            assert_eq!(ranked[0].mv, d.best);
+            assert_eq!((ranked[0].to, ranked[0].reason), (d.best_to, d.reason));
+            for (mv, to) in [(d.played, d.played_to), (d.best, d.best_to)] {
+                let mut after = pos;
+                after.play_unchecked(mv, &mut NoEvents);
+                let landed = after.piece(d.seat, mv.piece).expect("piece");
+                assert_eq!(landed, to, "{d:?}: {mv:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn master_beats_random_clearly_in_a_small_arena() {
     // 60 deals × 4 rotations with duplicate dice; the fair share is 25%. The Master's search
     // without its rollouts on close calls, which are too slow for a debug build.

@@ -1166,8 +1166,14 @@ impl Session {
                 json!({
                     "ply": d.ply,
                     "seat": d.seat.get(),
+                    "die": d.die.get(),
                     "played": d.played.piece,
+                    "playedTo": view::progress(d.played_to),
                     "best": d.best.piece,
+                    "bestTo": view::progress(d.best_to),
+                    "reason": reason_code(d.reason),
+                    "zh": d.reason.zh(),
+                    "en": d.reason.en(),
                     "loss": round(f64::from(d.loss), 2),
                     "grade": grade_code(d.grade),
                 })

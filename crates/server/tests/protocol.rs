@@ -172,6 +172,33 @@ async fn whole_game_against_computers_with_hint_and_undo() {
     );
     let record = feixingqi_rules::Record::from_json(&rec).unwrap();
     assert!(record.replay().unwrap().position().is_over());
+    // Each graded decision names the record's ply it was, its roll, both landings and the
+    // reason for the best: what the end screen lists and the replay viewer marks.
+    let decisions = over["analysis"]["decisions"].as_array().unwrap();
+    assert!(!decisions.is_empty());
+    for d in decisions {
+        let ply = d["ply"].as_u64().unwrap() as usize;
+        let feixingqi_rules::Ply::Move(mv) = record.plies[ply] else {
+            panic!("ply {ply} is not a move: {d}");
+        };
+        assert_eq!(d["played"], u64::from(mv.piece), "{d}");
+        assert_eq!(
+            record.plies[ply - 1],
+            feixingqi_rules::Ply::Roll(
+                feixingqi_rules::Die::new(d["die"].as_u64().unwrap() as u8).unwrap()
+            ),
+            "{d}"
+        );
+        for k in ["playedTo", "bestTo"] {
+            assert!(
+                d[k].is_null() || d[k].as_u64().is_some_and(|p| p <= 56),
+                "{d}"
+            );
+        }
+        for k in ["reason", "zh", "en"] {
+            assert!(!d[k].as_str().unwrap().is_empty(), "{d}");
+        }
+    }
 }
 
 async fn play_by_steps(server: &Server, msg: Value) -> (Value, Value) {
