@@ -1,7 +1,7 @@
 // The front end: set-up screen, the game (driven by the server's `state` messages, docs/PROTOCOL.md),
 // keyboard and screen-reader play, the end screen and the replay viewer.
 
-import { t, setLang, getLang, seatName } from './i18n.js';
+import { t, setLang, getLang, seatName, whereText } from './i18n.js';
 import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
@@ -375,13 +375,6 @@ const progressOf = (st) => {
 const seatsOf = (st) => st.seats.map((s) => s.seat);
 const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
 
-function whereText(rules, p) {
-  if (p === null || p === undefined || p < 0) return t(rules === 'ludo' ? 'yard' : 'hangar');
-  if (p >= 56) return t('centre');
-  if (p >= 51) return t('laneN', { n: p - 50 });
-  if (p === 0) return t(rules === 'ludo' ? 'startSq' : 'takeoffPoint');
-  return t('square', { n: p });
-}
 function pieceLabel(rules, st, seat, piece, p) {
   const who = seatName(rules, seat);
   const shape = SHAPE_NAMES[getLang()][seat];
@@ -935,6 +928,8 @@ function openEnd(st, fromFastForward) {
     onWatch: watch,
     onDownload: downloadRecord,
     onReplay: () => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null }); },
+    // 复盘: the replay at the position of a graded decision, the Master's best marked
+    onReview: (d) => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null, decision: d }); },
     onAgain: () => {
       dlg.close();
       if (room) { rooms.forget(); store.set('fxq.mode', 'online'); }
@@ -984,6 +979,7 @@ async function openViewerFor(src) {
   try {
     const record = src.record ?? await fetchRecord(src.gameId);
     await viewer.load(record, src.local);
+    if (src.decision) viewer.showDecision(src.decision);
   } catch (e) {
     toast(t('recordBad', { msg: e.message }));
   }

@@ -1,7 +1,7 @@
 // The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, χ²
 // p-value and dice luck in win-% points, the post-game move grades of the human seats, and a link to verify the dice.
 
-import { t, seatName } from './i18n.js';
+import { t, seatName, whereText } from './i18n.js';
 import { COLOURS } from './board.js';
 import { formatP } from './verify.js';
 
@@ -31,7 +31,8 @@ export function histogramSvg(counts, colour) {
  * @param {HTMLElement} host
  * @param {any} st  the final `state`
  * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain:()=>void, onClose:()=>void,
- *   nameOf?:(seat:number)=>string|null, extra?:string}} h  `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
+ *   onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string}} h  `onReview`: open the replay at a graded
+ *   decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
  */
 export function renderEnd(host, st, h) {
   const rules = st.rules;
@@ -59,11 +60,13 @@ export function renderEnd(host, st, h) {
       ${typeof l.p === 'number' ? `<br><span class="p">${esc(t('luckP', { x: Number(l.chi2).toFixed(2), p: formatP(l.p) }))}</span>` : ''}</div></figure>`;
   }).join('');
   const an = over.analysis;
+  // the twelve costliest of the graded decisions, in the order they were played
+  const bad = (an?.decisions || []).filter((d) => d.grade !== 'good');
+  const shown = bad.slice().sort((a, b) => b.loss - a.loss).slice(0, 12).sort((a, b) => a.ply - b.ply);
   let grades = '';
   if (an && an.seats?.length) {
     const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong></li>`).join('');
-    const bad = (an.decisions || []).filter((d) => d.grade !== 'good');
-    const items = bad.slice(0, 12).map((d) => `<li>${esc(seatName(rules, d.seat))} · ${esc(t('gradeLine', { ply: d.ply + 1, played: d.played + 1, best: d.best + 1, loss: Number(d.loss).toFixed(1) }))} — <strong>${esc(t('grade_' + d.grade))}</strong></li>`).join('');
+    const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}">${t('review')}</button>` : ''}</li>`).join('');
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}</section>`;
   }
   host.innerHTML = `
@@ -86,4 +89,20 @@ export function renderEnd(host, st, h) {
   host.querySelector('#end-replay')?.addEventListener('click', h.onReplay);
   host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
   host.querySelector('#end-close')?.addEventListener('click', h.onClose);
+  host.querySelectorAll('button.review').forEach((b) => b.addEventListener('click', () => h.onReview?.(shown[Number(/** @type {HTMLElement} */ (b).dataset.i)])));
+}
+
+/** The fields of a graded decision (docs/PROTOCOL.md §3 `over.analysis`) that both its line and its review note name. */
+export function decisionWords(rules, d) {
+  return {
+    ply: d.ply + 1, die: d.die,
+    played: t('piece', { n: d.played + 1 }), playedWhere: whereText(rules, d.playedTo),
+    best: t('piece', { n: d.best + 1 }), bestWhere: whereText(rules, d.bestTo),
+    loss: Number(d.loss).toFixed(1),
+  };
+}
+
+/** The end screen's line for a graded decision. */
+function gradeLine(rules, d) {
+  return t('gradeLine', decisionWords(rules, d));
 }

@@ -168,7 +168,10 @@ const S = {
     meanRoll: '平均点数 {m}',
     rollsN: '共 {n} 次',
     gradeSummary: '{name}：{n} 次选择，共损失 {lost} 个百分点胜率',
-    gradeLine: '第 {ply} 步：走了 {played} 号，大师会走 {best} 号（胜率 −{loss}%）',
+    gradeLine: '第 {ply} 步（掷出 {die}）：走了 {played} → {playedWhere}，大师会走 {best} → {bestWhere}（胜率 −{loss}%）',
+    review: '复盘',
+    reviewTitle: '在棋谱回放中看这一步',
+    reviewNote: '第 {ply} 步 · {name}掷出 {die}：走了 {played} → {playedWhere}（{grade}，胜率 −{loss}%）。大师提示：{best} → {bestWhere}。{why}',
     grade_good: '好棋', grade_doubtful: '可疑', grade_bad: '失误', grade_blunder: '大错',
     noGrades: '没有明显失误，走得漂亮！',
     replayUnavailable: '服务器暂时不能回放这份棋谱：{msg}',
@@ -371,7 +374,10 @@ const S = {
     meanRoll: 'mean roll {m}',
     rollsN: '{n} rolls',
     gradeSummary: '{name}: {n} decisions, {lost} points of win chance lost',
-    gradeLine: 'Ply {ply}: moved {played}, the Master would move {best} (−{loss}% win)',
+    gradeLine: 'Ply {ply} (rolled {die}): moved {played} → {playedWhere}; the Master would move {best} → {bestWhere} (−{loss}% win)',
+    review: 'Review',
+    reviewTitle: 'See this move in the replay',
+    reviewNote: 'Ply {ply} · {name} rolled {die}: moved {played} → {playedWhere} ({grade}, −{loss}% win). Master hint: {best} → {bestWhere}. {why}',
     grade_good: 'good', grade_doubtful: 'doubtful', grade_bad: 'mistake', grade_blunder: 'blunder',
     noGrades: 'No clear mistakes. Well played!',
     replayUnavailable: 'The server cannot replay this record yet: {msg}',
@@ -740,6 +746,15 @@ export function seatName(rules, seat) {
   const fxq = ['red', 'yellow', 'blue', 'green'];
   const ludo = ['red', 'green', 'yellow', 'blue'];
   return t((rules === 'ludo' ? ludo : fxq)[seat]);
+}
+
+/** Where a piece at progress `p` stands, in words (null or below 0: the hangar / yard). @param {string} rules @param {number|null|undefined} p */
+export function whereText(rules, p) {
+  if (p === null || p === undefined || p < 0) return t(rules === 'ludo' ? 'yard' : 'hangar');
+  if (p >= 56) return t('centre');
+  if (p >= 51) return t('laneN', { n: p - 50 });
+  if (p === 0) return t(rules === 'ludo' ? 'startSq' : 'takeoffPoint');
+  return t('square', { n: p });
 }
 
 export const KEYS = Object.keys(S.zh);

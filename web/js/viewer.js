@@ -1,7 +1,8 @@
 // The replay viewer: a game record, replayed by the server into one frame per ply
 // (POST /api/replay, docs/PROTOCOL.md "Front-end requests" 1), stepped, played and scrubbed.
 
-import { t, seatName } from './i18n.js';
+import { t, seatName, getLang } from './i18n.js';
+import { decisionWords } from './end.js';
 import { createBoard } from './board.js';
 import { verifyHref } from './verify.js';
 
@@ -34,6 +35,7 @@ export class Viewer {
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating from the last record must not land on this one
     this.playing = false;
     this.frames = [];
+    this.perPly = false;
     this.i = 0;
     $('v-log').innerHTML = '';
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
@@ -74,7 +76,32 @@ export class Viewer {
     }
     this.start = replay.start;
     this.frames = replay.frames || [];
+    this.perPly = true;
     this.seek(0);
+  }
+
+  /**
+   * 复盘: shows a graded decision of the end screen (docs/PROTOCOL.md §3 `over.analysis`) — the
+   * position it was made in, the Master's best piece and landing square marked, and a note
+   * saying what was played and what the Master would have played. Only on the server's replay,
+   * whose frames are one per ply (this browser's own frames need not be).
+   * @param {any} d
+   */
+  showDecision(d) {
+    if (!this.perPly || !this.board || !(d.ply >= 0 && d.ply < this.frames.length)) return false;
+    this.seek(d.ply);
+    this.board.setHint({ seat: d.seat, piece: d.best, to: d.bestTo ?? -1 });
+    const why = getLang() === 'zh' ? d.zh : d.en;
+    const note = this.d.$('v-note');
+    note.textContent = t('reviewNote', { ...decisionWords(this.rules, d), name: seatName(this.rules, d.seat), grade: t('grade_' + d.grade), why: why ?? '' });
+    note.hidden = false;
+    return true;
+  }
+
+  /** Takes away what `showDecision` marked. */
+  clearDecision() {
+    this.board?.setHint(null);
+    this.d.$('v-note').hidden = true;
   }
 
   stateAt(i) {
@@ -87,6 +114,7 @@ export class Viewer {
     if (!this.board || !this.start) return;
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating must not move on from here
     this.playing = false;
+    this.clearDecision();
     this.i = Math.max(0, Math.min(this.frames.length, i));
     const f = this.stateAt(this.i);
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
@@ -98,6 +126,7 @@ export class Viewer {
   async next() {
     if (!this.board || this.busy || this.i >= this.frames.length) return false;
     this.busy = true;
+    this.clearDecision();
     const epoch = this.epoch;
     const f = this.frames[this.i];
     const said = [];

@@ -109,3 +109,58 @@ async function recordAndReplay(page, b, rules) {
   console.log(`${rules}: #record= link → ${await link.locator('#v-info').innerText()}`);
   await link.close();
 }
+
+test('复盘: a graded mistake opens the replay at its position, the Master\'s best marked', { timeout: 200000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    // The human always moves the first legal piece: it gives away points sooner or later.
+    let shown = 0;
+    for (let game = 1; game <= 3 && !shown; game++) {
+      if (game > 1) await page.click('#end-again');
+      await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'easy' } });
+      await playThrough(page, {});
+      await page.waitForSelector('#end[open]');
+      shown = await page.locator('#end .grades button.review').count();
+    }
+    assert.ok(shown > 0, 'three games of always the first piece without a graded mistake');
+    // The line names the roll and both landings; the first mistake listed opens the replay.
+    const decisions = await page.evaluate(() => {
+      const d = /** @type {any} */ (window).__fxq.current.st.over.analysis.decisions;
+      return d.filter((x) => x.grade !== 'good').sort((a, x) => a.ply - x.ply);
+    });
+    const line = await page.locator('#end .grades li:has(button.review)').first().innerText();
+    assert.match(line, /掷出 [1-6]）：走了 \d 号 → .+，大师会走 \d 号 → .+（胜率 −\d+\.\d%）/, line);
+    const first = await page.evaluate(() => {
+      const li = document.querySelector('#end .grades li:has(button.review)');
+      return li?.textContent ?? '';
+    });
+    const d = decisions.find((x) => first.includes(`第 ${x.ply + 1} 步`));
+    assert.ok(d, `the line is one of the graded decisions: ${first}`);
+    await shot(page, 'end-review-ludo.png');
+    await page.locator('#end .grades button.review').first().click();
+    await page.waitForSelector('#view-viewer:not([hidden]) svg.board');
+    await page.waitForSelector('#v-note:not([hidden])');
+    // The position it was decided in: after d.ply plies, the roll made, the move not yet.
+    assert.match(await page.locator('#v-pos').innerText(), new RegExp(`^\\D*${d.ply}\\D+\\d+`));
+    const frame = await page.evaluate((i) => /** @type {any} */ (window).__fxq.viewer.stateAt(i), d.ply);
+    assert.equal(frame.phase, 'move');
+    assert.equal(frame.turn, d.seat);
+    assert.equal(frame.die, d.die);
+    // The Master's best piece marked with its landing square, and the note says both moves.
+    assert.equal(await page.locator(`svg.board .piece.hinted[data-seat="${d.seat}"][data-piece="${d.best + 1}"]`).count(), 1);
+    assert.ok(await page.locator('svg.board g.hint-mark').count() > 0, 'the landing square is marked');
+    const note = await page.locator('#v-note').innerText();
+    assert.ok(note.includes(`第 ${d.ply + 1} 步`) && note.includes(`掷出 ${d.die}`) && note.includes('大师提示'), note);
+    assert.ok(note.includes(d.zh), `the note gives the Master's reason: ${note}`);
+    await shot(page, 'review-ludo.png');
+    // Stepping on takes the marks away.
+    await page.click('#v-next');
+    await page.waitForSelector('#v-note', { state: 'hidden' });
+    assert.equal(await page.locator('svg.board g.hint-mark').count(), 0);
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
