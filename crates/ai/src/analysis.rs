@@ -180,16 +180,13 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatS
                 }
             }
             Ply::Move(mv) => {
-                let graded = graded.contains(pos.turn());
-                let die = match pos.phase() {
-                    Phase::Move(die) => Some(die),
+                let decided = match pos.phase() {
+                    Phase::Move(die) if graded.contains(pos.turn()) => {
+                        grade(advisor, &pos, mv).map(|(best, mine)| (die, best, mine))
+                    }
                     _ => None,
                 };
-                let graded = die.filter(|_| graded).and_then(|die| {
-                    let (best, mine) = grade(advisor, &pos, mv)?;
-                    Some((die, best, mine))
-                });
-                if let Some((die, best, mine)) = graded {
+                if let Some((die, best, mine)) = decided {
                     let seat = pos.turn();
                     let loss = mine.gap;
                     let g = Grade::of_loss(loss);
