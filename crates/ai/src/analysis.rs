@@ -2,7 +2,9 @@
 //! best option (gnubg's thresholds translated: doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points), and
 //! the luck of every seat's rolls in the same points.
 
-use feixingqi_rules::{BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Seat, SeatSet};
+use feixingqi_rules::{
+    items::ItemState, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Seat, SeatSet,
+};
 
 use crate::{
     eval::Shares,
@@ -129,33 +131,91 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
     luck(&faces, die)
 }
 
-/// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves.
-/// Returns the hint's best option and the option played (the ranked option it equals: pieces
-/// standing together are interchangeable), whose [`RankedOption::gap`] is the points it lost.
-/// `None` when the position had fewer than two distinct options or `played` is not legal.
+/// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves;
+/// in 道具模式 `items` is the item state beside it, and the options are ranked by their
+/// item-aware values ([`Advisor::hint_with_items`]). Returns the hint's best option and the
+/// option played (the ranked option it equals: pieces standing together are interchangeable),
+/// whose [`RankedOption::gap`] is the points it lost. `None` when the position had fewer than
+/// two distinct options or `played` is not legal.
 pub fn grade(
     advisor: &Advisor,
     pos: &Position,
+    items: Option<&ItemState>,
     played: Move,
 ) -> Option<(RankedOption, RankedOption)> {
-    if pos.distinct_moves().len() < 2 || !pos.is_legal(played) {
+    if !pos.is_legal(played) || (items.is_none() && pos.distinct_moves().len() < 2) {
         return None;
     }
-    // Pieces standing together are interchangeable: map the played piece to its representative.
-    let mut after = *pos;
-    after.play_unchecked(played, &mut NoEvents);
-    let canon = after.canonical();
-    let ranked = advisor.hint(pos);
+    let ranked = match items {
+        Some(items) => advisor.hint_with_items(pos, items),
+        None => advisor.hint(pos),
+    };
+    if ranked.len() < 2 {
+        return None;
+    }
+    // Pieces standing together are interchangeable: the played piece is the option whose
+    // outcome it shares (with the items it leaves, in 道具模式).
+    let outcome = |mv: Move| {
+        let mut after = *pos;
+        let mut it = items.copied().unwrap_or_default();
+        match items {
+            Some(_) => after.play_unchecked_with_items(mv, &mut it, &mut NoEvents),
+            None => after.play_unchecked(mv, &mut NoEvents),
+        }
+        (after.canonical(), it)
+    };
+    let played_outcome = outcome(played);
     let mine = ranked
         .iter()
-        .find(|o| {
-            let mut a = *pos;
-            a.play_unchecked(o.mv, &mut NoEvents);
-            a.canonical() == canon
-        })?
+        .find(|o| o.mv == played)
+        .or_else(|| ranked.iter().find(|o| outcome(o.mv) == played_outcome))?
         .clone();
     let best = ranked.into_iter().next()?;
     Some((best, mine))
+}
+
+impl Analysis {
+    /// Grades the move `mv` chosen in `pos` (ply `ply` of the game; `items` as [`grade`]) and
+    /// counts it in its seat's summary. Nothing for a position without a choice.
+    fn add_decision(
+        &mut self,
+        advisor: &Advisor,
+        ply: usize,
+        pos: &Position,
+        items: Option<&ItemState>,
+        mv: Move,
+    ) {
+        let Phase::Move(die) = pos.phase() else {
+            return;
+        };
+        let Some((best, mine)) = grade(advisor, pos, items, mv) else {
+            return;
+        };
+        let seat = pos.turn();
+        let loss = mine.gap;
+        let g = Grade::of_loss(loss);
+        let s = &mut self.seats[seat];
+        s.decisions += 1;
+        s.lost += loss;
+        match g {
+            Grade::Good => {}
+            Grade::Doubtful => s.doubtful += 1,
+            Grade::Bad => s.bad += 1,
+            Grade::Blunder => s.blunders += 1,
+        }
+        self.decisions.push(Decision {
+            ply,
+            seat,
+            die,
+            played: mv,
+            played_to: mine.to,
+            best: best.mv,
+            best_to: best.to,
+            reason: best.reason,
+            loss,
+            grade: g,
+        });
+    }
 }
 
 /// Replays `plies` from `start`, grades every decision with a choice of the seats in `graded`
@@ -180,42 +240,32 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatS
                 }
             }
             Ply::Move(mv) => {
-                let decided = match pos.phase() {
-                    Phase::Move(die) if graded.contains(pos.turn()) => {
-                        grade(advisor, &pos, mv).map(|(best, mine)| (die, best, mine))
-                    }
-                    _ => None,
-                };
-                if let Some((die, best, mine)) = decided {
-                    let seat = pos.turn();
-                    let loss = mine.gap;
-                    let g = Grade::of_loss(loss);
-                    let s = &mut out.seats[seat];
-                    s.decisions += 1;
-                    s.lost += loss;
-                    match g {
-                        Grade::Good => {}
-                        Grade::Doubtful => s.doubtful += 1,
-                        Grade::Bad => s.bad += 1,
-                        Grade::Blunder => s.blunders += 1,
-                    }
-                    out.decisions.push(Decision {
-                        ply: i,
-                        seat,
-                        die,
-                        played: mv,
-                        played_to: mine.to,
-                        best: best.mv,
-                        best_to: best.to,
-                        reason: best.reason,
-                        loss,
-                        grade: g,
-                    });
+                if graded.contains(pos.turn()) {
+                    out.add_decision(advisor, i, &pos, None, mv);
                 }
                 if pos.play(mv, &mut NoEvents).is_err() {
                     break;
                 }
             }
+        }
+    }
+    out
+}
+
+/// The post-game grading of a 道具模式 game (RULES.md §10.3): `moves` are its moves in order,
+/// each with its index in the game's plies, the position and the item state it was chosen in,
+/// graded by the item-aware hint for the seats in `graded`. The caller replays the game to get
+/// them: the items on the board come from the game's item stream, a domain of the dice stream,
+/// which this crate never sees. No luck: an item can fix a die (`luck` stays 0).
+pub fn analyse_item_moves(
+    advisor: &Advisor,
+    moves: impl IntoIterator<Item = (usize, Position, ItemState, Move)>,
+    graded: SeatSet,
+) -> Analysis {
+    let mut out = Analysis::default();
+    for (ply, pos, items, mv) in moves {
+        if graded.contains(pos.turn()) {
+            out.add_decision(advisor, ply, &pos, Some(&items), mv);
         }
     }
     out

@@ -7,6 +7,7 @@
 
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},
+    items::ItemState,
     BySeat, Die, Move, NoEvents, Phase, Position, Progress, Rules, Seat,
 };
 
@@ -123,9 +124,37 @@ impl Advisor {
             .search
             .score_options(pos)
             .iter()
-            .map(|s| RankedOption {
-                share: s.shares[me],
-                ..describe(pos, me, die, s.mv)
+            .map(|s| {
+                let mut after = *pos;
+                after.play_unchecked(s.mv, &mut NoEvents);
+                RankedOption {
+                    share: s.shares[me],
+                    ..describe(pos, &after, me, die, s.mv)
+                }
+            })
+            .collect();
+        rank(pos, &mut out, &self.opposition);
+        out
+    }
+
+    /// [`Advisor::hint`] in 道具模式 (RULES.md §10.3), where weather and shields change what a
+    /// move does: the options distinct with the items, each valued by the Master's item-aware
+    /// valuer ([`crate::items::item_move_hint`]) and described by where it really ends (a storm
+    /// pushes a plane back, a shield stops a capture).
+    pub fn hint_with_items(&self, pos: &Position, items: &ItemState) -> Vec<RankedOption> {
+        let Phase::Move(die) = pos.phase() else {
+            return Vec::new();
+        };
+        let me = pos.turn();
+        let mut out: Vec<RankedOption> = crate::items::item_move_hint(pos, items)
+            .into_iter()
+            .map(|(mv, share)| {
+                let mut after = *pos;
+                after.play_unchecked_with_items(mv, &mut { *items }, &mut NoEvents);
+                RankedOption {
+                    share,
+                    ..describe(pos, &after, me, die, mv)
+                }
             })
             .collect();
         rank(pos, &mut out, &self.opposition);
@@ -380,11 +409,10 @@ pub fn hint(pos: &Position) -> Vec<RankedOption> {
     Advisor::default().hint(pos)
 }
 
-/// Where a move lands and why; `win`, `share` and `gap` are left at 0.
-fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
+/// Where move `mv` of `pos` lands and why, `after` the position it leaves (played with the items
+/// in 道具模式); `win`, `share` and `gap` are left at 0.
+fn describe(pos: &Position, after: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
     let from = pos.piece(me, mv.piece).unwrap_or(Progress::Hangar);
-    let mut after = *pos;
-    after.play_unchecked(mv, &mut NoEvents);
     let to = after.piece(me, mv.piece).unwrap_or(Progress::Hangar);
     let square = after.square(me, mv.piece);
     let mut reasons = Vec::new();
@@ -395,7 +423,7 @@ fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
             .map(|s| p.pieces(s).filter(|x| *x == Progress::Hangar).count() as u32)
             .sum()
     };
-    if home(&after) > home(pos) {
+    if home(after) > home(pos) {
         reasons.push(Reason::Capture);
     }
     if to.is_finished() {
@@ -405,7 +433,7 @@ fn describe(pos: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
     let after_danger = if to == Progress::Hangar {
         0.0
     } else {
-        danger(&after, me, mv.piece)
+        danger(after, me, mv.piece)
     };
     if before_danger >= 0.15 && after_danger < before_danger * 0.5 && !to.is_finished() {
         reasons.push(Reason::EscapeThreat);

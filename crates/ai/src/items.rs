@@ -619,6 +619,40 @@ mod tests {
     }
 
     #[test]
+    fn the_post_game_grading_of_an_item_game_sees_the_storm() {
+        // The storm of `the_move_choice_sees_the_storm`: walking piece 0 into it is graded
+        // against the storm-free walk of piece 1, the landing where the storm left it.
+        let p = rolled(pos("feixingqi turn=0 0:3,20,H,H 1:H,H,H,H"), 5);
+        let mut items = ItemState::default();
+        items.set_weather(Some(WeatherCell {
+            square: feixingqi_rules::geometry::fxq_abs(0, 7),
+            kind: Weather::Storm,
+            until_round: 9,
+        }));
+        let moves = [(7, p, items, Move { piece: 0 })];
+        let a = crate::analyse_item_moves(
+            &crate::Advisor::default(),
+            moves,
+            feixingqi_rules::SeatSet::ALL,
+        );
+        let d = a.decisions[0];
+        assert_eq!((d.ply, d.seat, d.die.get()), (7, Seat::S0, 5));
+        assert_eq!(
+            (d.played, d.played_to),
+            (Move { piece: 0 }, Progress::At(4))
+        );
+        assert_eq!((d.best, d.best_to), (Move { piece: 1 }, Progress::At(25)));
+        assert!(d.loss > 0.0 && a.seats[Seat::S0].decisions == 1, "{d:?}");
+        // Graded for the seats asked only.
+        let none = crate::analyse_item_moves(
+            &crate::Advisor::default(),
+            moves,
+            feixingqi_rules::SeatSet::EMPTY,
+        );
+        assert!(none.decisions.is_empty());
+    }
+
+    #[test]
     fn weather_changes_the_risk_of_a_plane() {
         let v = ItemPlayer::new(Level::Hard, 1).valuer;
         let weather = |kind, at| {

@@ -116,7 +116,9 @@ pub mod solo;
 pub mod solve;
 pub mod td;
 
-pub use analysis::{analyse, grade, roll_luck, Analysis, Decision, Grade, SeatSummary};
+pub use analysis::{
+    analyse, analyse_item_moves, grade, roll_luck, Analysis, Decision, Grade, SeatSummary,
+};
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,
     RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEPEN,

@@ -3,7 +3,9 @@
 //!
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
-use feixingqi_ai::{analyse, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level, Opposition};
+use feixingqi_ai::{
+    analyse, analyse_item_moves, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level, Opposition,
+};
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
     json::{rules_from_json, rules_to_json, seats_to_json},
@@ -904,17 +906,12 @@ impl Session {
         };
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let advisor = self.advisor();
-        let mut ranked = advisor.hint(pos);
-        if self.items_on() {
+        let ranked = if self.items_on() {
             // Weather and shields change what a move does: rank by the item-aware values.
-            let values = feixingqi_ai::items::item_move_hint(pos, items);
-            for o in &mut ranked {
-                if let Some((_, v)) = values.iter().find(|(m, _)| *m == o.mv) {
-                    o.share = *v;
-                }
-            }
-            feixingqi_ai::hint::rank(pos, &mut ranked, &advisor.opposition);
-        }
+            advisor.hint_with_items(pos, items)
+        } else {
+            advisor.hint(pos)
+        };
         let options: Vec<Value> = ranked
             .iter()
             .map(|o| {
@@ -1102,6 +1099,24 @@ impl Session {
         }
     }
 
+    /// Every move of the game, with its index among the record's `plies` (where item uses stand
+    /// too, as in the replay's frames) and the position and item state it was chosen in: the
+    /// game replayed from its start on its own dice stream (道具模式's post-game grading,
+    /// [`analyse_item_moves`]).
+    fn item_moves(&self) -> Vec<(usize, Position, feixingqi_rules::items::ItemState, Move)> {
+        let mut game = Game::from_position(*self.game.start(), self.game.dice().cloned());
+        let mut moves = Vec::new();
+        for (i, step) in self.game.steps().enumerate() {
+            if let Step::Ply(Ply::Move(mv)) = step {
+                moves.push((i, *game.position(), *game.items(), mv));
+            }
+            if game.apply_step(step, &mut NoEvents).is_err() {
+                break;
+            }
+        }
+        moves
+    }
+
     /// The game-over summary (computed once).
     fn over_summary(&mut self) -> &Value {
         if self.over.is_none() {
@@ -1120,14 +1135,14 @@ impl Session {
             .iter()
             .filter(|&s| self.is_human(s))
             .collect();
-        // The post-game grading and the rolls' luck replay plain plies; item-mode games, where
-        // an item can fix a die, are not analysed (yet).
-        let analysed = !self.items_on();
-        let analysis = if analysed {
-            let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
+        // The post-game grading, with the items beside each position in 道具模式; the rolls'
+        // luck only without items, where no item can fix a die.
+        let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
+        let plain = !self.items_on();
+        let analysis = if plain {
             analyse(&self.advisor(), self.game.start(), &self.plies(), graded)
         } else {
-            feixingqi_ai::Analysis::default()
+            analyse_item_moves(&self.advisor(), self.item_moves(), graded)
         };
         let luck: Vec<Value> = self
             .config
@@ -1135,7 +1150,7 @@ impl Session {
             .iter()
             .map(|s| {
                 let mut l = luck_json(s, &stats[s]);
-                l["winLuck"] = if analysed {
+                l["winLuck"] = if plain {
                     json!(round(f64::from(analysis.luck[s]), 1))
                 } else {
                     Value::Null

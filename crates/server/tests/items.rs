@@ -122,6 +122,18 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
     assert_eq!(status, 200);
     let record = feixingqi_rules::Record::from_json(&rec).unwrap();
     assert!(!record.uses.is_empty());
+    // The post-game grading covers item games: each decision indexes a move among the record's
+    // `plies`, where the uses stand too (as the replay's frames do).
+    let analysis = &st["over"]["analysis"];
+    assert!(
+        analysis["seats"][0]["decisions"].as_u64().unwrap() > 0,
+        "{analysis}"
+    );
+    for d in analysis["decisions"].as_array().unwrap() {
+        let ply = d["ply"].as_u64().unwrap() as usize;
+        assert_eq!(rec["plies"][ply], json!({"piece": d["played"]}), "{d}");
+    }
+    assert!(st["over"]["luck"][0]["winLuck"].is_null());
     assert!(record.replay().unwrap().position().is_over());
     let (status, _, body) = server
         .http("POST", "/api/replay", Some(&rec.to_string()))
