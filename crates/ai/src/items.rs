@@ -653,6 +653,33 @@ mod tests {
     }
 
     #[test]
+    fn the_item_hint_does_not_call_a_capture_what_a_shield_stops() {
+        // Red p3 with a 5 lands on red p8, where a yellow plane stands: a capture by the plain
+        // rules, none when that plane is shielded.
+        let at = feixingqi_rules::geometry::fxq_abs(0, 8);
+        let y = (1..=50u8)
+            .find(|&p| feixingqi_rules::geometry::fxq_abs(1, p) == at)
+            .expect("yellow's progress on red p8");
+        let p = rolled(pos(&format!("feixingqi turn=0 0:3,20,H,H 1:{y},H,H,H")), 5);
+        let advisor = crate::Advisor::default();
+        let walk = |ranked: Vec<crate::RankedOption>| {
+            ranked
+                .into_iter()
+                .find(|o| o.mv == Move { piece: 0 })
+                .expect("piece 0 moves")
+        };
+        let plain = walk(advisor.hint_with_items(&p, &ItemState::default()));
+        assert!(plain.reasons.contains(&crate::Reason::Capture), "{plain:?}");
+        let mut items = ItemState::default();
+        items.set_shield(Seat::S1, 0);
+        let shielded = walk(advisor.hint_with_items(&p, &items));
+        assert!(
+            !shielded.reasons.contains(&crate::Reason::Capture),
+            "{shielded:?}"
+        );
+    }
+
+    #[test]
     fn weather_changes_the_risk_of_a_plane() {
         let v = ItemPlayer::new(Level::Hard, 1).valuer;
         let weather = |kind, at| {
