@@ -9,13 +9,13 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, ByRules, Evaluator, Learned, Level,
-    ModelBot, Search, SearchBot, SoloRace, Training, BOT_NAMES,
+    analyse, bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, ByRules, Evaluator,
+    Learned, Level, ModelBot, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
     playout::FastRng,
-    DiceStream, Move, NoEvents, Phase, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
+    DiceStream, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
 
 use crate::progress::{in_parallel, Count};
@@ -183,6 +183,8 @@ struct GameResult {
     /// Per entry: the luck of its seat's side summed over the game's rolls ([`luck_reference`]), when the
     /// arena measures it (`--luck`).
     luck: Vec<f64>,
+    /// Per entry: its decisions as the post-game analysis grades them (`--grades`).
+    graded: Vec<SeatSummary>,
 }
 
 /// The reference that prices the luck of a roll (`--luck`): the Master's evaluator one chance
@@ -209,6 +211,7 @@ impl GameResult {
             decisions: vec![0; n],
             time: vec![Duration::ZERO; n],
             luck: vec![0.0; n],
+            graded: vec![SeatSummary::default(); n],
             ..GameResult::default()
         }
     }
@@ -251,7 +254,9 @@ fn seat_bots<B>(
 }
 
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where); with `luck`, adds
-/// up each entry's luck ([`luck_reference`]; not in 道具模式, where items can fix a die).
+/// up each entry's luck ([`luck_reference`]; not in 道具模式, where items can fix a die); with
+/// `grades`, grades every decision as the post-game analysis does ([`analyse`]: the hint's
+/// points lost per decision).
 fn play_game(
     rules: Rules,
     seats: SeatSet,
@@ -259,6 +264,7 @@ fn play_game(
     seed: u64,
     g: u64,
     luck: bool,
+    grades: bool,
 ) -> GameResult {
     if rules.options.items {
         return play_item_game(rules, seats, names, seed, g);
@@ -274,6 +280,8 @@ fn play_game(
     let Ok(mut pos) = Position::new(rules, seats) else {
         return res;
     };
+    let start = pos;
+    let mut plies = Vec::new();
     let reference = luck.then(|| luck_reference(names, &entry_at));
     let team = rules.options.team;
     while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
@@ -284,6 +292,9 @@ fn play_game(
             for s in pos.seats().iter() {
                 res.luck[entry_at[s.index()]] += f64::from(l[s]);
             }
+        }
+        if grades {
+            plies.push(Ply::Roll(die));
         }
         if let Rolled::Move = pos.roll_unchecked(die, &mut NoEvents) {
             let opts = pos.distinct_moves();
@@ -306,10 +317,19 @@ fn play_game(
                 }
                 mv
             };
+            if grades {
+                plies.push(Ply::Move(mv));
+            }
             pos.play_unchecked(mv, &mut NoEvents);
         }
     }
     res.credit_winner(&pos, &entry_at, seats);
+    if grades {
+        let a = analyse(&Advisor::default(), &start, &plies, seats);
+        for s in seats.iter() {
+            res.graded[entry_at[s.index()]] = a.seats[s];
+        }
+    }
     res
 }
 
@@ -386,7 +406,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             "--seed",
             "--threads",
         ],
-        switches: &["--luck"],
+        switches: &["--luck", "--grades"],
     };
     let rules = rules_from("arena", args, own)?;
     let names: Vec<String> = flag(args, "--seats")
@@ -433,6 +453,11 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         !(luck && rules.options.items),
         "--luck is not measured in item mode (an item can fix a die)"
     );
+    let grades = switch(args, "--grades");
+    ensure!(
+        !(grades && rules.options.items),
+        "--grades is not measured in item mode"
+    );
     let units = games as usize * lineups.len();
     let rotations = names.len() as u64;
     if games % rotations != 0 {
@@ -450,7 +475,15 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     let t0 = Instant::now();
     let results = in_parallel(units, threads, "games", |u| {
         let lineup = &lineups[u % lineups.len()];
-        play_game(rules, seats, lineup, seed, (u / lineups.len()) as u64, luck)
+        play_game(
+            rules,
+            seats,
+            lineup,
+            seed,
+            (u / lineups.len()) as u64,
+            luck,
+            grades,
+        )
     })?;
     let wall = t0.elapsed().as_secs_f64();
     let mut by_lineup: Vec<Vec<GameResult>> =
@@ -485,6 +518,9 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         print_table(lineup, results, games);
         if luck {
             print_luck(lineup, results);
+        }
+        if grades {
+            print_grades(lineup, results);
         }
     }
     if let [a, b] = &by_lineup[..] {
@@ -539,6 +575,59 @@ fn print_table(names: &[String], results: &[GameResult], games: u64) {
          two or more distinct options per game",
         rolls as f64 / games as f64
     );
+}
+
+/// The `--grades` table: each bot's decisions as the post-game analysis grades them — the
+/// points of win probability lost per decision against the hint's best (with a 95% interval over
+/// the games), and how many per game were doubtful, bad and blunders.
+fn print_grades(names: &[String], results: &[GameResult]) {
+    println!(
+        "graded as the post-game analysis does (the hint's points of win probability lost per \
+         decision against its best; 95% intervals over the games):"
+    );
+    println!(
+        "{:<14} {:>10} {:>12}  {:<17} {:>9} {:>9} {:>9}",
+        "bot", "decisions", "loss/dec", "95% CI", "doubtful", "bad", "blunders"
+    );
+    for (nm, idx) in bots_of(names) {
+        let games: Vec<SeatSummary> = results
+            .iter()
+            .flat_map(|r| idx.iter().map(|&i| r.graded[i]))
+            .collect();
+        let (rate, se) = loss_per_decision(&games);
+        let (lo, hi) = (rate - 1.96 * se, rate + 1.96 * se);
+        let n = games.len().max(1) as f64;
+        let per_game =
+            |f: fn(&SeatSummary) -> u32| games.iter().map(|g| f64::from(f(g))).sum::<f64>() / n;
+        println!(
+            "{:<14} {:>10.1} {:>12.3}  [{:>6.3}, {:>6.3}] {:>9.2} {:>9.2} {:>9.2}",
+            nm,
+            per_game(|g| g.decisions),
+            rate,
+            lo.max(0.0),
+            hi,
+            per_game(|g| g.doubtful),
+            per_game(|g| g.bad),
+            per_game(|g| g.blunders)
+        );
+    }
+    println!("decisions, doubtful (≥ 2 points), bad (≥ 4), blunders (≥ 8): per game");
+}
+
+/// Points lost per decision over `games` (the ratio of the sums) and its standard error (the
+/// ratio estimator's, from the games' deviations from it).
+fn loss_per_decision(games: &[SeatSummary]) -> (f64, f64) {
+    let d: f64 = games.iter().map(|g| f64::from(g.decisions)).sum();
+    if d == 0.0 {
+        return (0.0, 0.0);
+    }
+    let rate = games.iter().map(|g| f64::from(g.lost)).sum::<f64>() / d;
+    let var: f64 = games
+        .iter()
+        .map(|g| (f64::from(g.lost) - rate * f64::from(g.decisions)).powi(2))
+        .sum();
+    let n = games.len() as f64;
+    (rate, (var * n / (n - 1.0).max(1.0)).sqrt() / d)
 }
 
 /// Each bot of the `--seats` list once, in the order of its first entry, with every entry it
@@ -1046,8 +1135,8 @@ mod tests {
             .to_vec();
         for rules in [Rules::ludo(), Rules::feixingqi()] {
             for g in 0..8 {
-                let a = play_game(rules, SeatSet::ALL, &names, 3, g, false);
-                let b = play_game(rules, SeatSet::ALL, &names, 3, g, false);
+                let a = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
+                let b = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
                 assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
                 assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
             }
@@ -1055,9 +1144,9 @@ mod tests {
         // Duplicate dice: every rotation of a deal replays the same dice, so a table of identical
         // deterministic bots plays the same game and only the winning entry rotates.
         let same: Vec<String> = ["normal"; 4].map(String::from).to_vec();
-        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0, false);
+        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0, false, false);
         for r in 1..4 {
-            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r, false);
+            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r, false, false);
             assert_eq!(g.rolls, g0.rolls);
             let w0 = g0.won.iter().position(|&w| w).expect("a winner");
             assert!(g.won[(w0 + r as usize) % 4]);
@@ -1071,8 +1160,8 @@ mod tests {
             .to_vec();
         for rules in [Rules::ludo(), Rules::feixingqi()] {
             for g in 0..4 {
-                let plain = play_game(rules, SeatSet::ALL, &names, 7, g, false);
-                let luck = play_game(rules, SeatSet::ALL, &names, 7, g, true);
+                let plain = play_game(rules, SeatSet::ALL, &names, 7, g, false, false);
+                let luck = play_game(rules, SeatSet::ALL, &names, 7, g, true, false);
                 assert_eq!((plain.won, plain.rolls), (luck.won.clone(), luck.rolls));
                 assert!(plain.luck.iter().all(|&l| l == 0.0));
                 // The shares of a position add up to one, so what one seat's roll gains the
@@ -1153,8 +1242,8 @@ mod tests {
             .map(String::from)
             .to_vec();
         for g in 0..4 {
-            let a = play_game(rules, SeatSet::ALL, &names, 3, g, false);
-            let b = play_game(rules, SeatSet::ALL, &names, 3, g, false);
+            let a = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
+            let b = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
             assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
             assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
         }

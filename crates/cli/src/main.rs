@@ -60,7 +60,7 @@ USAGE:
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
-                    [--luck] [--versus BOT]
+                    [--luck] [--grades] [--versus BOT]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish; in team play, --team, the first team with both partners finished) with 95%
         CI, mean game length, ms per decision and decisions with a choice per game per bot; while
@@ -69,7 +69,10 @@ USAGE:
         value of the face rolled minus the mean of the six, under the Master's evaluator one chance
         layer deep) subtracted from the wins in the proportion the wins follow it. It has the same
         expectation and a narrower interval (against three Hard players about as narrow as 2.4 times
-        the games); not in item mode. --versus BOT plays every game a second time with the first bot
+        the games); not in item mode. --grades grades every decision as the end screen's post-game
+        analysis does (the hint's points of win probability lost per decision, with doubtful, bad
+        and blunder counts per game): the figures behind its 棋力 comparison (the AI crate's
+        TYPICAL_LOSS); not in item mode. --versus BOT plays every game a second time with the first bot
         of --seats (each of its entries) replaced by BOT (same deals, seats and bot seeds) and
         prints the difference BOT makes with a 95% interval over the paired deals: the two play
         alike until BOT first chooses otherwise, so the interval is narrower than two separate runs

@@ -433,6 +433,55 @@ fn arena_prints_the_same_result_on_any_number_of_threads() {
     );
 }
 
+/// `arena --grades` grades each bot's decisions as the post-game analysis does: the weaker the
+/// level, the more it gives away per decision.
+#[test]
+fn arena_grades_the_levels_decisions_as_the_post_game_analysis_does() {
+    let out = bin()
+        .args([
+            "arena",
+            "--rules",
+            "ludo",
+            "--seats",
+            "hard,normal,easy",
+            "--players",
+            "3",
+            "--games",
+            "30",
+            "--seed",
+            "2",
+            "--grades",
+            "--threads",
+            "2",
+        ])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    let rate = |bot: &str| -> f64 {
+        text.lines()
+            .skip_while(|l| !l.starts_with("graded as the post-game analysis"))
+            .find(|l| l.split_whitespace().next() == Some(bot))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no graded row for {bot}: {text}"))
+    };
+    let (hard, normal, easy) = (rate("hard"), rate("normal"), rate("easy"));
+    assert!(0.0 < hard && hard < normal && normal < easy, "{text}");
+    let refused = bin()
+        .args([
+            "arena",
+            "--rules",
+            "feixingqi",
+            "--items",
+            "--games",
+            "4",
+            "--grades",
+        ])
+        .output()
+        .expect("runs");
+    assert!(!refused.status.success());
+}
+
 /// `arena --versus BOT` plays the same games a second time with the first bot replaced, leaves
 /// the first lineup's games as they are without it, and prints the difference of the two.
 #[test]
