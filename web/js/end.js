@@ -65,7 +65,7 @@ export function renderEnd(host, st, h) {
   const shown = bad.slice().sort((a, b) => b.loss - a.loss).slice(0, 12).sort((a, b) => a.ply - b.ply);
   let grades = '';
   if (an && an.seats?.length) {
-    const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong></li>`).join('');
+    const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong>${playsLikeLine(s)}</li>`).join('');
     const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}">${t('review')}</button>` : ''}</li>`).join('');
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}</section>`;
   }
@@ -100,6 +100,15 @@ export function decisionWords(rules, d) {
     best: t('piece', { n: d.best + 1 }), bestWhere: whereText(rules, d.bestTo),
     loss: Number(d.loss).toFixed(1),
   };
+}
+
+/** 棋力: which computer level the seat's loss per decision was nearest, beside what each gives away (empty in 道具模式). */
+function playsLikeLine(s) {
+  if (!s.typical?.length) return '';
+  const text = s.playsLike
+    ? t('playsLike', { level: t(s.playsLike), rate: Number(s.errorRate).toFixed(2), typical: s.typical.map((x) => `${t(x.level)} ${Number(x.loss).toFixed(2)}`).join(' · ') })
+    : t('playsLikeFew');
+  return `<br><span class="plays-like">${esc(text)}</span>`;
 }
 
 /** The end screen's line for a graded decision. */

@@ -125,6 +125,10 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
       shown = await page.locator('#end .grades button.review').count();
     }
     assert.ok(shown > 0, 'three games of always the first piece without a graded mistake');
+    // 棋力: the computer level the play was nearest (or too few decisions to say).
+    const strength = await page.locator('#end .grades .plays-like').first().innerText();
+    const summary = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.analysis.seats[0]);
+    assert.match(strength, summary.decisions >= 10 ? /^棋力：本局约相当于电脑“(入门|普通|困难|大师)”.*电脑：入门 \d/ : /选择太少/, strength);
     // The line names the roll and both landings; the first mistake listed opens the replay.
     const decisions = await page.evaluate(() => {
       const d = /** @type {any} */ (window).__fxq.current.st.over.analysis.decisions;

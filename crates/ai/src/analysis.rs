@@ -3,10 +3,12 @@
 //! the luck of every seat's rolls in the same points.
 
 use feixingqi_rules::{
-    items::ItemState, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Seat, SeatSet,
+    items::ItemState, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rules, Seat,
+    SeatSet,
 };
 
 use crate::{
+    bots::{ByRules, Level},
     eval::Shares,
     hint::{win_probability_of, Advisor, RankedOption, Reason},
     search::{luck, Search},
@@ -91,6 +93,82 @@ impl SeatSummary {
             self.lost / self.decisions as f32
         }
     }
+}
+
+/// How many points of win probability each level typically gives away per decision as the
+/// post-game analysis grades it ([`analyse`] with the default [`Advisor`]), weakest first
+/// ([`Level::ALL`]: 入门 Easy, 普通 Normal, 困难 Hard, 大师 Master), in 2-player games (`duel`)
+/// and with 3 or 4 players (`table`; team play has its own, 4 players).
+///
+/// Measured with `feixingqi arena --grades`, seed 1 (2026-12-06): 2 players each level against
+/// Hard (`--players 2 --seats L,hard`, 2,000 games; the Master 300), the table with the four
+/// levels at one table (`--seats master,hard,normal,easy`, Ludo 2,000 games, 飞行棋 600; team
+/// play `--team`, 400). With 3 players the levels give away a tenth to a quarter more (Ludo Hard
+/// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.133 against 0.104): the 4-player
+/// figures stand for both, the levels being two to four times apart.
+pub const TYPICAL_LOSS: ByRules<TypicalLoss> = ByRules {
+    ludo: TypicalLoss {
+        duel: [0.656, 0.241, 0.078, 0.048],
+        table: [0.314, 0.148, 0.035, 0.010],
+    },
+    ludo_team: TypicalLoss {
+        duel: [0.656, 0.241, 0.078, 0.048],
+        table: [0.226, 0.096, 0.016, 0.011],
+    },
+    feixingqi: TypicalLoss {
+        duel: [1.388, 0.624, 0.101, 0.208],
+        table: [0.906, 0.484, 0.104, 0.019],
+    },
+    feixingqi_team: TypicalLoss {
+        duel: [1.388, 0.624, 0.101, 0.208],
+        table: [0.637, 0.297, 0.044, 0.010],
+    },
+};
+
+/// The points a level gives away per decision ([`TYPICAL_LOSS`]), per [`Level::ALL`].
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TypicalLoss {
+    /// 2 players (never in team play, whose entries repeat the plain game's).
+    pub duel: [f32; 4],
+    /// 3 or 4 players.
+    pub table: [f32; 4],
+}
+
+/// Fewer graded decisions than this say too little about a player to compare ([`plays_like`]).
+pub const PLAYS_LIKE_MIN_DECISIONS: u32 = 10;
+
+/// The levels a player's loss per decision is compared with in a game of `rules` with `players`
+/// players, weakest first, each with its typical loss ([`TYPICAL_LOSS`]). The 大师 Master only
+/// where the analysis tells it from 困难 Hard, giving away less than half as much: with 2 players
+/// and in Ludo team play its deeper search and its model of the opponents choose otherwise than
+/// the hint's one chance layer often enough (飞行棋 with 2 players: 0.208 points against Hard's
+/// 0.101) that a player who played like it would be graded no better than Hard.
+pub fn typical_losses(rules: &Rules, players: usize) -> Vec<(Level, f32)> {
+    let t = TYPICAL_LOSS.get(rules);
+    let losses = if players <= 2 { t.duel } else { t.table };
+    let (hard, master) = (losses[2], losses[3]);
+    Level::ALL
+        .into_iter()
+        .zip(losses)
+        .filter(|&(l, _)| l != Level::Master || master < hard / 2.0)
+        .collect()
+}
+
+/// The level whose play a seat's decisions were most like this game ([`typical_losses`]): the
+/// one whose typical loss per decision is nearest the seat's on a logarithmic scale (the levels
+/// lie a factor of two to four apart). `None` with fewer than [`PLAYS_LIKE_MIN_DECISIONS`].
+pub fn plays_like(rules: &Rules, players: usize, summary: &SeatSummary) -> Option<Level> {
+    if summary.decisions < PLAYS_LIKE_MIN_DECISIONS {
+        return None;
+    }
+    let rate = summary.error_rate().max(1e-4);
+    typical_losses(rules, players)
+        .into_iter()
+        .min_by(|a, b| {
+            let d = |x: f32| (rate.ln() - x.ln()).abs();
+            d(a.1).total_cmp(&d(b.1))
+        })
+        .map(|(l, _)| l)
 }
 
 /// The analysis of a game.

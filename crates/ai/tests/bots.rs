@@ -1,11 +1,12 @@
 //! Bots, hint and analysis: legality, determinism, ranking, reasons, and a strength smoke test.
 
 use feixingqi_ai::{
-    analyse, bot_by_name, danger, hint, win_probability, Advisor, Answer, Bot, ByRules,
-    Calibration, Evaluator, Grade, Level, ModelBot, Opposition, Reason, Search, SearchBot, Style,
-    Weights, BOT_NAMES, CALIBRATION, HARD, MASTER, MASTER_DEEP, MASTER_DEEPEN,
-    MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK,
-    MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK, TEAM_CALIBRATION,
+    analyse, bot_by_name, danger, hint, plays_like, typical_losses, win_probability, Advisor,
+    Answer, Bot, ByRules, Calibration, Evaluator, Grade, Level, ModelBot, Opposition, Reason,
+    Search, SearchBot, SeatSummary, Style, Weights, BOT_NAMES, CALIBRATION, HARD, MASTER,
+    MASTER_DEEP, MASTER_DEEPEN, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
+    MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK,
+    PLAYS_LIKE_MIN_DECISIONS, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -432,6 +433,71 @@ fn a_graded_decision_names_its_roll_and_both_landings_as_the_game_played_them() 
             }
         }
     }
+}
+
+#[test]
+fn a_seat_is_said_to_play_like_the_level_that_played_it() {
+    // The end screen's 棋力 line: Easy's and Hard's decisions, graded over a few games, are
+    // nearest their own typical loss per decision (TYPICAL_LOSS), for both rule sets.
+    for rules in [Rules::ludo(), Rules::feixingqi()] {
+        let mut sums = [SeatSummary::default(); 4];
+        for g in 0..12u64 {
+            let mut bots: Vec<Box<dyn Bot + Send>> = ["easy", "normal", "hard", "easy"]
+                .iter()
+                .map(|n| bot_by_name(n, g))
+                .collect::<Option<_>>()
+                .expect("bots");
+            let (_, _, start, plies) = play(rules, SeatSet::ALL, &mut bots, 100 + g);
+            let a = analyse(&Advisor::default(), &start, &plies, SeatSet::ALL);
+            for (sum, s) in sums.iter_mut().zip(Seat::ALL) {
+                sum.decisions += a.seats[s].decisions;
+                sum.lost += a.seats[s].lost;
+            }
+        }
+        let like = |i: usize| plays_like(&rules, 4, &sums[i]);
+        assert_eq!(like(0), Some(Level::Easy), "{rules:?}: {:?}", sums[0]);
+        assert_eq!(like(2), Some(Level::Hard), "{rules:?}: {:?}", sums[2]);
+        assert_eq!(like(3), Some(Level::Easy), "{rules:?}: {:?}", sums[3]);
+    }
+}
+
+#[test]
+fn each_level_is_nearest_its_own_typical_loss_and_few_decisions_say_nothing() {
+    let team = |mut r: Rules| {
+        r.options.team = true;
+        r
+    };
+    for rules in [
+        Rules::ludo(),
+        Rules::feixingqi(),
+        team(Rules::ludo()),
+        team(Rules::feixingqi()),
+    ] {
+        for players in [2, 3, 4] {
+            let levels = typical_losses(&rules, players);
+            // Weakest first, each giving away less than the one before.
+            assert!(levels.windows(2).all(|w| w[0].1 > w[1].1), "{levels:?}");
+            for &(level, loss) in &levels {
+                let s = SeatSummary {
+                    decisions: 40,
+                    lost: 40.0 * loss,
+                    ..SeatSummary::default()
+                };
+                assert_eq!(plays_like(&rules, players, &s), Some(level));
+            }
+        }
+    }
+    // The Master is offered where the analysis tells it from Hard: with 3–4 players, not in a
+    // 2-player 飞行棋 game (where it gives away more than Hard by the hint's measure).
+    let has_master = |r: &Rules, n| typical_losses(r, n).iter().any(|l| l.0 == Level::Master);
+    assert!(has_master(&Rules::ludo(), 4) && has_master(&Rules::feixingqi(), 3));
+    assert!(!has_master(&Rules::feixingqi(), 2));
+    let few = SeatSummary {
+        decisions: PLAYS_LIKE_MIN_DECISIONS - 1,
+        lost: 1.0,
+        ..SeatSummary::default()
+    };
+    assert_eq!(plays_like(&Rules::ludo(), 4, &few), None);
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{
-    analyse, analyse_item_moves, item_hint, Advisor, Grade, ItemBot, ItemPlayer, Level, Opposition,
+    analyse, analyse_item_moves, item_hint, plays_like, typical_losses, Advisor, Grade, ItemBot,
+    ItemPlayer, Level, Opposition,
 };
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
@@ -1158,6 +1159,19 @@ impl Session {
                 l
             })
             .collect();
+        // What each level gives away per decision in a game like this one, for 棋力 (plays like);
+        // not measured in 道具模式, whose grading values the options with the items.
+        let rules = &self.config.rules;
+        let players = self.config.seats.len() as usize;
+        let typical = if plain {
+            typical_losses(rules, players)
+        } else {
+            Vec::new()
+        };
+        let typical_json: Vec<Value> = typical
+            .iter()
+            .map(|(l, loss)| json!({"level": l.name(), "loss": round(f64::from(*loss), 3)}))
+            .collect();
         let seat_summaries: Vec<Value> = humans
             .iter()
             .map(|&s| {
@@ -1170,6 +1184,8 @@ impl Session {
                     "doubtful": x.doubtful,
                     "bad": x.bad,
                     "blunders": x.blunders,
+                    "playsLike": plain.then(|| plays_like(rules, players, &x)).flatten().map(Level::name),
+                    "typical": typical_json,
                 })
             })
             .collect();

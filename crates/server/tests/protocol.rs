@@ -153,8 +153,23 @@ async fn whole_game_against_computers_with_hint_and_undo() {
         (a + b).abs() <= 0.25 * (a.abs() + b.abs()) + 1.0,
         "{win_luck:?}"
     );
-    assert_eq!(over["analysis"]["seats"][0]["seat"], 0);
-    assert!(over["analysis"]["seats"][0]["decisions"].as_u64().unwrap() > 0);
+    let me = &over["analysis"]["seats"][0];
+    assert_eq!(me["seat"], 0);
+    let decisions = me["decisions"].as_u64().unwrap();
+    assert!(decisions > 0);
+    // 棋力: the levels to compare with, weakest first, and the nearest once there are 10
+    // decisions.
+    let typical = me["typical"].as_array().unwrap();
+    assert_eq!(typical[0]["level"], "easy", "{me}");
+    assert!(typical
+        .windows(2)
+        .all(|w| w[0]["loss"].as_f64() > w[1]["loss"].as_f64()));
+    let like = me["playsLike"].as_str();
+    assert_eq!(like.is_some(), decisions >= 10, "{me}");
+    assert!(
+        like.is_none_or(|l| typical.iter().any(|t| t["level"] == l)),
+        "{me}"
+    );
     assert_eq!(st["canUndo"], false);
     // Over: every action but sync/hint says game_over.
     let e = c
