@@ -119,7 +119,7 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
     let shown = 0;
     for (let game = 1; game <= 3 && !shown; game++) {
       if (game > 1) await page.click('#end-again');
-      await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'easy' } });
+      await setupGame(page, { rules: 'ludo', players: 2, pieces: 4, seats: { 2: 'easy' } });
       await playThrough(page, {});
       await page.waitForSelector('#end[open]');
       shown = await page.locator('#end .grades button.review').count();
