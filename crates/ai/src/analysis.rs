@@ -8,7 +8,7 @@ use feixingqi_rules::{
 };
 
 use crate::{
-    bots::{ByRules, Level},
+    bots::Level,
     eval::Shares,
     hint::{win_probability_of, Advisor, RankedOption, Reason},
     search::{luck, Search},
@@ -97,8 +97,8 @@ impl SeatSummary {
 
 /// How many points of win probability each level typically gives away per decision as the
 /// post-game analysis grades it ([`analyse`] with the default [`Advisor`]), weakest first
-/// ([`Level::ALL`]: 入门 Easy, 普通 Normal, 困难 Hard, 大师 Master), in 2-player games (`duel`)
-/// and with 3 or 4 players (`table`; team play has its own, 4 players).
+/// ([`Level::ALL`]: 入门 Easy, 普通 Normal, 困难 Hard, 大师 Master), in 2-player games (`duel`),
+/// with 3 or 4 players (`table`) and in team play (`team`, 4 players).
 ///
 /// Measured with `feixingqi arena --grades`, seed 1 (2026-12-06): 2 players each level against
 /// Hard (`--players 2 --seats L,hard`, 2,000 games; the Master 300), the table with the four
@@ -106,32 +106,38 @@ impl SeatSummary {
 /// play `--team`, 400). With 3 players the levels give away a tenth to a quarter more (Ludo Hard
 /// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.133 against 0.104): the 4-player
 /// figures stand for both, the levels being two to four times apart.
-pub const TYPICAL_LOSS: ByRules<TypicalLoss> = ByRules {
+pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
     ludo: TypicalLoss {
         duel: [0.656, 0.241, 0.078, 0.048],
         table: [0.314, 0.148, 0.035, 0.010],
-    },
-    ludo_team: TypicalLoss {
-        duel: [0.656, 0.241, 0.078, 0.048],
-        table: [0.226, 0.096, 0.016, 0.011],
+        team: [0.226, 0.096, 0.016, 0.011],
     },
     feixingqi: TypicalLoss {
         duel: [1.388, 0.624, 0.101, 0.208],
         table: [0.906, 0.484, 0.104, 0.019],
-    },
-    feixingqi_team: TypicalLoss {
-        duel: [1.388, 0.624, 0.101, 0.208],
-        table: [0.637, 0.297, 0.044, 0.010],
+        team: [0.637, 0.297, 0.044, 0.010],
     },
 };
 
-/// The points a level gives away per decision ([`TYPICAL_LOSS`]), per [`Level::ALL`].
+/// [`TYPICAL_LOSS`] per rule set.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TypicalLosses {
+    /// Ludo.
+    pub ludo: TypicalLoss,
+    /// 飞行棋.
+    pub feixingqi: TypicalLoss,
+}
+
+/// The points a level gives away per decision in one rule set ([`TYPICAL_LOSS`]), per
+/// [`Level::ALL`].
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TypicalLoss {
-    /// 2 players (never in team play, whose entries repeat the plain game's).
+    /// 2 players.
     pub duel: [f32; 4],
     /// 3 or 4 players.
     pub table: [f32; 4],
+    /// Team play (4 players).
+    pub team: [f32; 4],
 }
 
 /// Fewer graded decisions than this say too little about a player to compare ([`plays_like`]).
@@ -144,8 +150,16 @@ pub const PLAYS_LIKE_MIN_DECISIONS: u32 = 10;
 /// the hint's one chance layer often enough (飞行棋 with 2 players: 0.208 points against Hard's
 /// 0.101) that a player who played like it would be graded no better than Hard.
 pub fn typical_losses(rules: &Rules, players: usize) -> Vec<(Level, f32)> {
-    let t = TYPICAL_LOSS.get(rules);
-    let losses = if players <= 2 { t.duel } else { t.table };
+    let t = if rules.is_ludo() {
+        TYPICAL_LOSS.ludo
+    } else {
+        TYPICAL_LOSS.feixingqi
+    };
+    let losses = match (rules.options.team, players) {
+        (true, _) => t.team,
+        (false, ..=2) => t.duel,
+        (false, _) => t.table,
+    };
     let (hard, master) = (losses[2], losses[3]);
     Level::ALL
         .into_iter()

@@ -602,11 +602,8 @@ mod tests {
         assert_eq!(item_hint(&p, &items, &Opposition::HARD), None);
     }
 
-    #[test]
-    fn the_move_choice_sees_the_storm() {
-        // Roll 5: piece 0 (p3) would reach p8 but the storm on p7 pushes it back to p4; piece 1
-        // (p20) walks to p25 freely. The race evaluator prefers the storm-free walk once it
-        // sees the storm (without items both options gain 5 squares).
+    /// Red to move a 5 with piece 0 on p3 and piece 1 on p20, a storm on red p7.
+    fn storm_ahead() -> (Position, ItemState) {
         let p = rolled(pos("feixingqi turn=0 0:3,20,H,H 1:H,H,H,H"), 5);
         let mut items = ItemState::default();
         items.set_weather(Some(WeatherCell {
@@ -614,6 +611,15 @@ mod tests {
             kind: Weather::Storm,
             until_round: 9,
         }));
+        (p, items)
+    }
+
+    #[test]
+    fn the_move_choice_sees_the_storm() {
+        // Roll 5: piece 0 (p3) would reach p8 but the storm on p7 pushes it back to p4; piece 1
+        // (p20) walks to p25 freely. The race evaluator prefers the storm-free walk once it
+        // sees the storm (without items both options gain 5 squares).
+        let (p, items) = storm_ahead();
         let mut normal = ItemPlayer::new(Level::Normal, 1);
         assert_eq!(normal.choose(&p, &items), Move { piece: 1 });
     }
@@ -622,13 +628,7 @@ mod tests {
     fn the_post_game_grading_of_an_item_game_sees_the_storm() {
         // The storm of `the_move_choice_sees_the_storm`: walking piece 0 into it is graded
         // against the storm-free walk of piece 1, the landing where the storm left it.
-        let p = rolled(pos("feixingqi turn=0 0:3,20,H,H 1:H,H,H,H"), 5);
-        let mut items = ItemState::default();
-        items.set_weather(Some(WeatherCell {
-            square: feixingqi_rules::geometry::fxq_abs(0, 7),
-            kind: Weather::Storm,
-            until_round: 9,
-        }));
+        let (p, items) = storm_ahead();
         let moves = [(7, p, items, Move { piece: 0 })];
         let a = crate::analyse_item_moves(
             &crate::Advisor::default(),

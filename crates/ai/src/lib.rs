@@ -118,7 +118,7 @@ pub mod td;
 
 pub use analysis::{
     analyse, analyse_item_moves, grade, plays_like, roll_luck, typical_losses, Analysis, Decision,
-    Grade, SeatSummary, TypicalLoss, PLAYS_LIKE_MIN_DECISIONS, TYPICAL_LOSS,
+    Grade, SeatSummary, TypicalLoss, TypicalLosses, PLAYS_LIKE_MIN_DECISIONS, TYPICAL_LOSS,
 };
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,
