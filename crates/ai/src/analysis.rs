@@ -10,7 +10,7 @@ use feixingqi_rules::{
 use crate::{
     bots::Level,
     eval::Shares,
-    hint::{win_probability_of, Advisor, RankedOption, Reason},
+    hint::{win_probability_of, Advisor, RankedOption, Reason, Valuation},
     search::{luck, Search},
 };
 
@@ -106,6 +106,12 @@ impl SeatSummary {
 /// play `--team`, 400). With 3 players the levels give away a tenth to a quarter more (Ludo Hard
 /// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.133 against 0.104): the 4-player
 /// figures stand for both, the levels being two to four times apart.
+///
+/// 2-player 飞行棋 is graded by the search the Master plays there
+/// ([`crate::MASTER_AGAINST_HARD_FXQ`]): 800 games each against Hard (Hard against Hard), and
+/// the Master against 普通 Normal (300 games), since against Hard, which it predicts, it plays
+/// the grading search itself and loses nothing (0.000); against a player it does not predict
+/// it plays its own one-layer search.
 pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
     ludo: TypicalLoss {
         duel: [0.656, 0.241, 0.078, 0.048],
@@ -113,7 +119,7 @@ pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
         team: [0.226, 0.096, 0.016, 0.011],
     },
     feixingqi: TypicalLoss {
-        duel: [1.388, 0.624, 0.101, 0.208],
+        duel: [1.870, 0.997, 0.323, 0.104],
         table: [0.906, 0.484, 0.104, 0.019],
         team: [0.637, 0.297, 0.044, 0.010],
     },
@@ -145,10 +151,10 @@ pub const PLAYS_LIKE_MIN_DECISIONS: u32 = 10;
 
 /// The levels a player's loss per decision is compared with in a game of `rules` with `players`
 /// players, weakest first, each with its typical loss ([`TYPICAL_LOSS`]). The 大师 Master only
-/// where the analysis tells it from 困难 Hard, giving away less than half as much: with 2 players
-/// and in Ludo team play its deeper search and its model of the opponents choose otherwise than
-/// the hint's one chance layer often enough (飞行棋 with 2 players: 0.208 points against Hard's
-/// 0.101) that a player who played like it would be graded no better than Hard.
+/// where the analysis tells it from 困难 Hard, giving away less than half as much: in 2-player
+/// Ludo and in Ludo team play its deeper search and its model of the opponents choose otherwise
+/// than the hint's one chance layer often enough (2-player Ludo: 0.048 points against Hard's
+/// 0.078) that a player who played like it would be graded little better than Hard.
 pub fn typical_losses(rules: &Rules, players: usize) -> Vec<(Level, f32)> {
     let t = if rules.is_ludo() {
         TYPICAL_LOSS.ludo
@@ -201,7 +207,8 @@ pub struct Analysis {
 /// The luck of rolling `die` in `pos` (a position waiting for its roll) for every seat, in
 /// percentage points of win probability: the seat's win % after the face rolled and the
 /// mover's best 1-ply answer to it, minus the mean of that over the six faces
-/// ([`Search::faces`], the hint's evaluator one chance layer deep). The win % is the one the
+/// ([`Search::faces`], the evaluator of [`Advisor::search`] one chance layer deep, read through
+/// [`Valuation::Master`]'s maps). The win % is the one the
 /// hint's player ([`Advisor`]) shows, scaled so that the seats' chances add up to 100 %, so
 /// what one roll gives a seat the others lose. gnubg's luck rating, for dice that no player
 /// chooses: a 6 that takes a plane off is lucky when it was needed and worth little when the
@@ -211,7 +218,7 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
         let p: [f32; 4] = core::array::from_fn(|i| {
             let seat = Seat::ALL[i];
             if pos.seats().contains(seat) {
-                win_probability_of(pos, seat, v[seat], &advisor.opposition)
+                win_probability_of(pos, seat, v[seat], &advisor.opposition, Valuation::Master)
             } else {
                 0.0
             }

@@ -12,7 +12,7 @@ use feixingqi_rules::{
 };
 
 use crate::{
-    bots::{Level, MASTER},
+    bots::{Level, MASTER, MASTER_AGAINST_HARD_FXQ},
     eval::danger,
     search::Search,
 };
@@ -94,11 +94,18 @@ pub struct RankedOption {
     pub reasons: Vec<Reason>,
 }
 
-/// The hint engine: a [`Search`] (by default the Master's) and whom the mover plays against.
+/// The hint engine: a [`Search`] (by default the Master level's, [`Advisor::search_for`]) and
+/// whom the mover plays against.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Advisor {
-    /// The search that values the options.
+    /// The search that values the options (by default [`MASTER`]), but for
+    /// [`Advisor::feixingqi_duel`]'s games.
     pub search: Search,
+    /// The search that values the options in 飞行棋 while two seats are still competing (a
+    /// 2-player game, or one of three or four players after the others finished; not in team
+    /// play): by default the Master level's against a player it predicts as Hard
+    /// ([`MASTER_AGAINST_HARD_FXQ`], four chance layers), which the Master plays there.
+    pub feixingqi_duel: Search,
     /// The other players' strength, which turns the search's shares into the win % shown (by
     /// default every seat counts as 困难 Hard).
     pub opposition: Opposition,
@@ -108,20 +115,32 @@ impl Default for Advisor {
     fn default() -> Self {
         Advisor {
             search: MASTER,
+            feixingqi_duel: MASTER_AGAINST_HARD_FXQ,
             opposition: Opposition::HARD,
         }
     }
 }
 
 impl Advisor {
+    /// The search that values the options of `pos`, with the maps that turn its shares into
+    /// the win % shown: [`Advisor::feixingqi_duel`] in 飞行棋 (not team play) while two seats are
+    /// still competing ([`Valuation::AgainstHard`]), [`Advisor::search`] in every other game
+    /// ([`Valuation::Master`]).
+    pub fn search_for(&self, pos: &Position) -> (&Search, Valuation) {
+        match Valuation::AgainstHard.applies(pos) {
+            Valuation::AgainstHard => (&self.feixingqi_duel, Valuation::AgainstHard),
+            Valuation::Master => (&self.search, Valuation::Master),
+        }
+    }
+
     /// Every distinct option of `pos` (in [`Phase::Move`]), best first; empty in other phases.
     pub fn hint(&self, pos: &Position) -> Vec<RankedOption> {
         let Phase::Move(die) = pos.phase() else {
             return Vec::new();
         };
         let me = pos.turn();
-        let mut out: Vec<RankedOption> = self
-            .search
+        let (search, valuation) = self.search_for(pos);
+        let mut out: Vec<RankedOption> = search
             .score_options(pos)
             .iter()
             .map(|s| {
@@ -133,7 +152,7 @@ impl Advisor {
                 }
             })
             .collect();
-        rank(pos, &mut out, &self.opposition);
+        rank(pos, &mut out, &self.opposition, valuation);
         out
     }
 
@@ -157,26 +176,31 @@ impl Advisor {
                 }
             })
             .collect();
-        rank(pos, &mut out, &self.opposition);
+        rank(pos, &mut out, &self.opposition, Valuation::Master);
         out
     }
 }
 
 /// Orders options by their [`RankedOption::share`] (best first, ties by piece) and sets what
-/// follows from it: the win % shown against `opposition` ([`win_probability`]) and the gap to
-/// the best. The hint ranks its search's shares with it, the server the item-aware values of
-/// 道具模式.
-pub fn rank(pos: &Position, options: &mut [RankedOption], opposition: &Opposition) {
+/// follows from it: the win % shown against `opposition` ([`win_probability`], the shares being
+/// `valuation`'s) and the gap to the best. The hint ranks its search's shares with it, and the
+/// item-aware values of 道具模式.
+pub fn rank(
+    pos: &Position,
+    options: &mut [RankedOption],
+    opposition: &Opposition,
+    valuation: Valuation,
+) {
     options.sort_by(|a, b| {
         b.share
             .total_cmp(&a.share)
             .then(a.mv.piece.cmp(&b.mv.piece))
     });
-    let best = options
-        .first()
-        .map_or(0.0, |o| win_probability(pos, o.share, opposition));
+    let best = options.first().map_or(0.0, |o| {
+        win_probability(pos, o.share, opposition, valuation)
+    });
     for o in options.iter_mut() {
-        o.win = win_probability(pos, o.share, opposition);
+        o.win = win_probability(pos, o.share, opposition, valuation);
         o.gap = ((best - o.win) * 100.0).max(0.0);
     }
 }
@@ -305,15 +329,63 @@ pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
     [fit(0.18, -0.02), fit(0.18, 0.04)],
 ];
 
+/// The calibrations of the hint's search in 飞行棋 while two seats are still competing
+/// ([`MASTER_AGAINST_HARD_FXQ`], [`Valuation::AgainstHard`]), `[strength][pieces − 2]` as in
+/// [`CALIBRATION`]. Its four chance layers against Hard's answers are far less sure of
+/// themselves than [`MASTER`]'s one layer (slope 0.66 against 0.26 with four pieces against
+/// Hard), and the mover's own options read a little high (the offset). Fitted by
+/// `hint-accuracy --rules feixingqi --players 2 --pieces K [--others L] --decisions 1000
+/// --rollouts R --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and Normal).
+/// See docs/AI.md.
+pub const AGAINST_HARD_CALIBRATION: [[Calibration; 3]; 3] = [
+    // 入门 Easy.
+    [fit(1.13, 0.34), fit(1.0, 0.82), fit(0.92, 1.12)],
+    // 普通 Normal.
+    [fit(0.98, -0.04), fit(0.81, 0.16), fit(0.72, 0.29)],
+    // 困难 Hard.
+    [fit(0.96, -0.17), fit(0.78, -0.16), fit(0.66, -0.17)],
+];
+
+/// Which search's shares a win % is read from: each has maps of its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Valuation {
+    /// [`MASTER`]'s one chance layer, and 道具模式's item-aware valuer, which searches as deep
+    /// with the same evaluator ([`crate::items::item_move_hint`]): [`CALIBRATION`] and, in team
+    /// play, [`TEAM_CALIBRATION`].
+    Master,
+    /// [`MASTER_AGAINST_HARD_FXQ`], in 飞行棋 (not team play) while two seats are still
+    /// competing: [`AGAINST_HARD_CALIBRATION`].
+    AgainstHard,
+}
+
+impl Valuation {
+    /// This valuation where its maps apply to `pos`, else [`Valuation::Master`].
+    pub fn applies(self, pos: &Position) -> Valuation {
+        let rules = pos.rules();
+        match self {
+            Valuation::AgainstHard
+                if !rules.is_ludo() && !rules.options.team && sides(pos) == 2 =>
+            {
+                Valuation::AgainstHard
+            }
+            _ => Valuation::Master,
+        }
+    }
+}
+
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
-/// place at stake, against players of `level` (see [`CALIBRATION`] and, in team play,
-/// [`TEAM_CALIBRATION`]).
-pub fn calibration(rules: &Rules, sides: usize, level: Level) -> Calibration {
+/// place at stake, against players of `level`, for shares of `valuation` (see
+/// [`CALIBRATION`], in team play [`TEAM_CALIBRATION`], and [`AGAINST_HARD_CALIBRATION`] where it
+/// applies: two sides in 飞行棋 without team play).
+pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuation) -> Calibration {
     let strength = Opposition::strength(level);
     if rules.options.team {
         return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
+    if valuation == Valuation::AgainstHard && !rules.is_ludo() && sides == 2 {
+        return AGAINST_HARD_CALIBRATION[strength][pieces];
+    }
     CALIBRATION[strength][pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
 }
 
@@ -342,20 +414,21 @@ impl Opposition {
         }
     }
 
-    /// The maps of the seats still competing against `me` in `pos` (none when no seat is). In
-    /// team play these are the enemies: the team maps were fitted with the partner at the
-    /// enemies' level.
+    /// The maps of the seats still competing against `me` in `pos` (none when no seat is), for
+    /// shares of `valuation`. In team play these are the enemies: the team maps were fitted
+    /// with the partner at the enemies' level.
     pub fn maps<'a>(
         &'a self,
         pos: &'a Position,
         me: Seat,
+        valuation: Valuation,
     ) -> impl Iterator<Item = Calibration> + 'a {
         let n = sides(pos);
         pos.seats()
             .minus(pos.finished_seats())
             .iter()
             .filter(move |&s| pos.enemies(me, s))
-            .map(move |s| calibration(pos.rules(), n, self.0[s]))
+            .map(move |s| calibration(pos.rules(), n, self.0[s], valuation))
     }
 }
 
@@ -369,27 +442,40 @@ pub fn sides(pos: &Position) -> usize {
     }
 }
 
-/// The win probability shown for the mover's share `share` of `pos` against `opposition` (see
-/// [`Calibration`], [`Opposition`]). With opponents of different strengths each map is read
+/// The win probability shown for the mover's share `share` of `pos` against `opposition`, the
+/// share being `valuation`'s (see [`Calibration`], [`Opposition`]). With opponents of different strengths each map is read
 /// as the chance of beating that many players of its strength, and the contests as
 /// independent: the chance shown is the geometric mean of the maps' chances (the one map when
 /// they are alike). On 1,000 decisions of mixed tables per game this fits the playouts better
 /// than the mean of the maps' slopes and offsets, which was too hopeful above the fair share,
 /// and as well as a map fitted to those decisions (see docs/AI.md).
-pub fn win_probability(pos: &Position, share: f32, opposition: &Opposition) -> f32 {
-    win_probability_of(pos, pos.turn(), share, opposition)
+pub fn win_probability(
+    pos: &Position,
+    share: f32,
+    opposition: &Opposition,
+    valuation: Valuation,
+) -> f32 {
+    win_probability_of(pos, pos.turn(), share, opposition, valuation)
 }
 
 /// [`win_probability`] for the share `share` of any seat `me` of `pos`, not only the mover's.
-pub fn win_probability_of(pos: &Position, me: Seat, share: f32, opposition: &Opposition) -> f32 {
+pub fn win_probability_of(
+    pos: &Position,
+    me: Seat,
+    share: f32,
+    opposition: &Opposition,
+    valuation: Valuation,
+) -> f32 {
     let n = sides(pos);
     if n < 2 {
         return share;
     }
     let fair = 1.0 / n as f32;
-    let mut chances = opposition.maps(pos, me).map(|c| c.apply(share, fair));
+    let mut chances = opposition
+        .maps(pos, me, valuation)
+        .map(|c| c.apply(share, fair));
     let Some(first) = chances.next() else {
-        return calibration(pos.rules(), n, Level::Hard).apply(share, fair);
+        return calibration(pos.rules(), n, Level::Hard, valuation).apply(share, fair);
     };
     let (mut log, mut count, mut alike) = (first.ln(), 1.0f32, true);
     for p in chances {

@@ -31,7 +31,7 @@ use feixingqi_rules::{
 use crate::{
     bots::{bot_by_name, Bot, Level, Style},
     eval::{danger, Evaluator},
-    hint::{win_probability, Opposition},
+    hint::{win_probability, Opposition, Valuation},
     search::place_of,
 };
 
@@ -526,8 +526,8 @@ pub fn item_hint(pos: &Position, items: &ItemState, opposition: &Opposition) -> 
         ItemHint {
             item_use,
             gain: 100.0
-                * (win_probability(pos, base + g, opposition)
-                    - win_probability(pos, base, opposition)),
+                * (win_probability(pos, base + g, opposition, Valuation::Master)
+                    - win_probability(pos, base, opposition, Valuation::Master)),
         }
     })
 }

@@ -122,15 +122,15 @@ pub use analysis::{
 };
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,
-    RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_DEEP, MASTER_DEEPEN,
-    MASTER_DEEPEN_FROM, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM,
-    MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_PRIOR, MASTER_ROLLOUTS,
-    MASTER_WEAK,
+    RolloutBot, SearchBot, Style, BOT_NAMES, MASTER, MASTER_AGAINST_HARD_FXQ, MASTER_DEEP,
+    MASTER_DEEPEN, MASTER_DEEPEN_FROM, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
+    MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER,
+    MASTER_PRIOR, MASTER_ROLLOUTS, MASTER_WEAK,
 };
 pub use eval::{danger, Evaluator, Shares, Weights};
 pub use hint::{
-    hint, win_probability, Advisor, Calibration, Opposition, RankedOption, Reason, CALIBRATION,
-    TEAM_CALIBRATION,
+    hint, win_probability, Advisor, Calibration, Opposition, RankedOption, Reason, Valuation,
+    AGAINST_HARD_CALIBRATION, CALIBRATION, TEAM_CALIBRATION,
 };
 pub use items::{item_bot_by_name, item_hint, ItemBot, ItemHint, ItemPlayer};
 pub use rollout::Rollouts;

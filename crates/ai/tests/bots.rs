@@ -3,10 +3,10 @@
 use feixingqi_ai::{
     analyse, bot_by_name, danger, hint, plays_like, typical_losses, win_probability, Advisor,
     Answer, Bot, ByRules, Calibration, Evaluator, Grade, Level, ModelBot, Opposition, Reason,
-    Search, SearchBot, SeatSummary, Style, Weights, BOT_NAMES, CALIBRATION, HARD, MASTER,
-    MASTER_DEEP, MASTER_DEEPEN, MASTER_DEEP_IMITATED, MASTER_EVAL_IMITATED,
-    MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE, MASTER_IMITATE_AFTER, MASTER_WEAK,
-    PLAYS_LIKE_MIN_DECISIONS, TEAM_CALIBRATION,
+    Search, SearchBot, SeatSummary, Style, Valuation, Weights, BOT_NAMES, CALIBRATION, HARD,
+    MASTER, MASTER_AGAINST_HARD_FXQ, MASTER_DEEP, MASTER_DEEPEN, MASTER_DEEP_IMITATED,
+    MASTER_EVAL_IMITATED, MASTER_EVAL_IMITATED_TEAM, MASTER_EVAL_WEAK, MASTER_IMITATE,
+    MASTER_IMITATE_AFTER, MASTER_WEAK, PLAYS_LIKE_MIN_DECISIONS, TEAM_CALIBRATION,
 };
 use feixingqi_rules::{
     playout::FastRng, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rolled, Rules,
@@ -261,7 +261,11 @@ fn hint_is_empty_outside_the_move_phase_and_covers_sampled_positions() {
             .all(|w| w[0].share >= w[1].share && w[0].win >= w[1].win));
         let fair = 1.0 / feixingqi_ai::hint::sides(pos) as f32;
         for o in &ranked {
-            assert_eq!(o.win, win_probability(pos, o.share, &Opposition::HARD));
+            let valuation = Advisor::default().search_for(pos).1;
+            assert_eq!(
+                o.win,
+                win_probability(pos, o.share, &Opposition::HARD, valuation)
+            );
             assert!(
                 (o.win - fair).abs() <= (o.share - fair).abs() + 0.02,
                 "{o:?}"
@@ -303,7 +307,7 @@ fn the_win_shown_is_the_chance_against_the_players_still_competing() {
         let pos = Position::new(rules, SeatSet::ALL).expect("a game");
         let me = pos.turn();
         let all = |l: Level| Opposition(BySeat([l; 4]));
-        let shown = |o: Opposition| win_probability(&pos, 0.25, &o);
+        let shown = |o: Opposition| win_probability(&pos, 0.25, &o, Valuation::Master);
         // A fair share against weaker players is a better chance than against Hard ones.
         assert!(shown(all(Level::Easy)) > shown(all(Level::Normal)));
         assert!(shown(all(Level::Normal)) > shown(all(Level::Hard)) + 0.05);
@@ -316,8 +320,8 @@ fn the_win_shown_is_the_chance_against_the_players_still_competing() {
         let next = me.next();
         mixed.0[next] = Level::Easy;
         let (easy, hard) = (
-            calibration(&rules, 4, Level::Easy).apply(0.25, 0.25),
-            calibration(&rules, 4, Level::Hard).apply(0.25, 0.25),
+            calibration(&rules, 4, Level::Easy, Valuation::Master).apply(0.25, 0.25),
+            calibration(&rules, 4, Level::Hard, Valuation::Master).apply(0.25, 0.25),
         );
         // Each map the chance of beating that many players of its strength: the geometric mean.
         assert!((shown(mixed) - (easy * hard * hard).powf(1.0 / 3.0)).abs() < 1e-6);
@@ -330,22 +334,26 @@ fn team_games_are_shown_the_team_calibration() {
     // A team's share is surer of itself than a seat's in a 2-player game: in team-play Ludo the
     // 2-player map showed 93% for options that won 78% of the reference's playouts.
     for rules in [Rules::ludo(), Rules::feixingqi()] {
-        let duel = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
+        let duel = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard, Valuation::Master);
         let mut team = rules;
         team.options.team = true;
         let c = TEAM_CALIBRATION[2][!rules.is_ludo() as usize];
-        assert_eq!(feixingqi_ai::hint::calibration(&team, 2, Level::Hard), c);
+        for valuation in [Valuation::Master, Valuation::AgainstHard] {
+            let map = feixingqi_ai::hint::calibration(&team, 2, Level::Hard, valuation);
+            assert_eq!(map, c);
+        }
         assert!(c.apply(0.95, 0.5) < duel.apply(0.95, 0.5) - 0.03);
         let pos = Position::new(team, SeatSet::ALL).expect("a team game");
+        assert_eq!(Advisor::default().search_for(&pos).1, Valuation::Master);
         assert_eq!(
-            feixingqi_ai::win_probability(&pos, 0.95, &Opposition::HARD),
+            feixingqi_ai::win_probability(&pos, 0.95, &Opposition::HARD, Valuation::Master),
             c.apply(0.95, 0.5)
         );
         // Against Easy enemies their own team map (fitted with the partner at their level);
         // the partner's level does not choose the map.
         let mut easy = Opposition(BySeat([Level::Easy; 4]));
         let easy_map = TEAM_CALIBRATION[0][!rules.is_ludo() as usize];
-        let shown = |o: &Opposition| feixingqi_ai::win_probability(&pos, 0.6, o);
+        let shown = |o: &Opposition| feixingqi_ai::win_probability(&pos, 0.6, o, Valuation::Master);
         assert_eq!(shown(&easy), easy_map.apply(0.6, 0.5));
         easy.0[pos.turn().opposite()] = Level::Hard;
         assert_eq!(shown(&easy), easy_map.apply(0.6, 0.5));
@@ -357,16 +365,89 @@ fn team_games_are_shown_the_team_calibration() {
 fn games_with_fewer_pieces_are_shown_their_own_calibration() {
     // With two pieces a 2-player game is short and a share means more than with four: the
     // exact values of `feixingqi solve --calibration` and the reference playouts both say so.
+    for valuation in [Valuation::Master, Valuation::AgainstHard] {
+        let mut rules = Rules::feixingqi();
+        let four = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard, valuation);
+        rules.options.pieces = 2;
+        let two = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard, valuation);
+        assert!(two.apply(0.9, 0.5) > four.apply(0.9, 0.5) + 0.03);
+        let pos = Position::new(rules, SeatSet::for_players(2).expect("2")).expect("a game");
+        assert_eq!(
+            feixingqi_ai::win_probability(&pos, 0.9, &Opposition::HARD, valuation),
+            two.apply(0.9, 0.5)
+        );
+    }
+}
+
+#[test]
+fn in_two_sided_feixingqi_the_hint_values_the_options_as_the_master_plays_them() {
+    // Where two 飞行棋 seats are still competing, the Master searches four chance layers
+    // against an enemy it predicts as Hard (an unseen one from the first move), and the hint
+    // values the options by that search, not by its own one-layer search, which measured far
+    // weaker there: a 2-player game, and a 3-player one after the first seat finished.
+    let advisor = Advisor::default();
+    for (players, seed) in [(2u8, 31u64), (3, 32)] {
+        let seats = SeatSet::for_players(players).expect("players");
+        let mut pos = Position::new(Rules::feixingqi(), seats).expect("start");
+        let mut hard = SearchBot::new(HARD, "hard");
+        let mut rng = FastRng(seed);
+        let mut checked = 0;
+        while !pos.is_over() {
+            if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+                let two_sided = feixingqi_ai::hint::sides(&pos) == 2;
+                if two_sided && pos.distinct_moves().len() > 1 && checked < 3 {
+                    let (search, valuation) = advisor.search_for(&pos);
+                    assert_eq!(valuation, Valuation::AgainstHard);
+                    assert_eq!(*search, MASTER_AGAINST_HARD_FXQ);
+                    // The Master's search as its opponent model sets it up for this position.
+                    let theirs = ModelBot::master().modelled(&pos);
+                    assert_eq!(
+                        Search {
+                            answers: search.answers,
+                            ..theirs
+                        },
+                        *search
+                    );
+                    assert_eq!(Some(advisor.hint(&pos)[0].mv), theirs.best(&pos));
+                    checked += 1;
+                } else if !two_sided {
+                    assert_eq!(advisor.search_for(&pos).1, Valuation::Master);
+                }
+                let mv = hard.choose(&pos);
+                pos.play_unchecked(mv, &mut NoEvents);
+            }
+        }
+        assert_eq!(checked, 3, "{players} players");
+    }
+    // Ludo, and 飞行棋 with more sides, keep the one-layer search.
+    for (rules, players) in [(Rules::ludo(), 2), (Rules::feixingqi(), 4)] {
+        let seats = SeatSet::for_players(players).expect("players");
+        let pos = Position::new(rules, seats).expect("start");
+        assert_eq!(advisor.search_for(&pos), (&MASTER, Valuation::Master));
+    }
+}
+
+#[test]
+fn in_two_player_feixingqi_the_analysis_grades_the_master_as_the_best_player() {
+    // Graded by the one-layer search, the Master lost 0.208 points per decision against Hard's
+    // 0.113 in 2-player 飞行棋 (`arena --players 2 --seats master,hard --grades`): the judge was
+    // the weaker player. Graded by the search the Master plays, its choices lose nothing.
+    let mut bots: Vec<Box<dyn Bot + Send>> = vec![
+        Box::new(ModelBot::master()),
+        bot_by_name("hard", 2).expect("hard"),
+    ];
+    let seats = SeatSet::for_players(2).expect("2");
     let mut rules = Rules::feixingqi();
-    let four = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
     rules.options.pieces = 2;
-    let two = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
-    assert!(two.apply(0.9, 0.5) > four.apply(0.9, 0.5) + 0.03);
-    let pos = Position::new(rules, SeatSet::for_players(2).expect("2")).expect("a game");
-    assert_eq!(
-        feixingqi_ai::win_probability(&pos, 0.9, &Opposition::HARD),
-        two.apply(0.9, 0.5)
+    let (_, _, start, plies) = play(rules, seats, &mut bots, 42);
+    let a = analyse(&Advisor::default(), &start, &plies, SeatSet::ALL);
+    let (master, hard) = (a.seats[Seat::S0], a.seats[Seat::S2]);
+    assert!(
+        master.decisions >= 5 && hard.decisions >= 5,
+        "{master:?} {hard:?}"
     );
+    assert_eq!(master.lost, 0.0, "{master:?}");
+    assert!(hard.lost > 0.0, "{hard:?}");
 }
 
 #[test]
@@ -487,11 +568,12 @@ fn each_level_is_nearest_its_own_typical_loss_and_few_decisions_say_nothing() {
             }
         }
     }
-    // The Master is offered where the analysis tells it from Hard: with 3–4 players, not in a
-    // 2-player 飞行棋 game (where it gives away more than Hard by the hint's measure).
+    // The Master is offered where the analysis tells it from Hard: with 3–4 players and in a
+    // 2-player 飞行棋 game (graded by the search the Master plays there), not in a 2-player Ludo
+    // game (where the hint's one layer grades it little better than Hard).
     let has_master = |r: &Rules, n| typical_losses(r, n).iter().any(|l| l.0 == Level::Master);
     assert!(has_master(&Rules::ludo(), 4) && has_master(&Rules::feixingqi(), 3));
-    assert!(!has_master(&Rules::feixingqi(), 2));
+    assert!(has_master(&Rules::feixingqi(), 2) && !has_master(&Rules::ludo(), 2));
     let few = SeatSummary {
         decisions: PLAYS_LIKE_MIN_DECISIONS - 1,
         lost: 1.0,

@@ -7,7 +7,7 @@ use std::{process::ExitCode, time::Instant};
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     bot_by_name,
-    hint::{calibration as calibration_of, sides},
+    hint::{calibration as calibration_of, sides, Valuation},
     Advisor, Bot, Calibration, Level, Opposition, RankedOption, BOT_NAMES,
 };
 use feixingqi_rules::{
@@ -700,7 +700,9 @@ fn print_calibration(
         // The map shown: one per strength, or the movers' opponents' maps combined.
         let levels = opposition.0 .0;
         let map = if levels.iter().all(|&l| l == levels[0]) {
-            let c = calibration_of(first.rules(), if two == 1 { 2 } else { 4 }, levels[0]);
+            // The hint's maps: its two-sided 飞行棋 search's where they apply.
+            let sides = if two == 1 { 2 } else { 4 };
+            let c = calibration_of(first.rules(), sides, levels[0], Valuation::AgainstHard);
             format!("slope {} offset {}", c.slope, c.offset)
         } else {
             "the opponents' maps combined".to_string()

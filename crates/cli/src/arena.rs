@@ -970,8 +970,10 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     let seats = seats_for(players, rules)?;
     let mut advisor = Advisor::default();
     if let Some(d) = flag(args, "--depth") {
-        advisor.search.depth = d.parse().context("--depth must be 0..=3")?;
-        ensure!(advisor.search.depth <= 3, "--depth must be 0..=3");
+        let depth: u8 = d.parse().context("--depth must be 0..=3")?;
+        ensure!(depth <= 3, "--depth must be 0..=3");
+        advisor.search.depth = depth;
+        advisor.feixingqi_duel.depth = depth;
     }
     let positions = sample_positions(rules, seats, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());

@@ -7,7 +7,7 @@ use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     hint,
     solve::{PerfectBot, Solved, Solver},
-    Bot, Level, HARD,
+    Bot, Level, Valuation, HARD,
 };
 use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules, Seat, SeatSet};
 
@@ -203,7 +203,8 @@ fn calibration(
         100.0 * signed / n.max(1) as f64,
         100.0 * abs / n.max(1) as f64
     );
-    let shown = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard);
+    // The hint's map: its two-sided 飞行棋 search's in 飞行棋.
+    let shown = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard, Valuation::AgainstHard);
     let (a, b) = fit_calibration(&points);
     println!(
         "calibration fit to the exact values: slope {a:.3} offset {b:.3}; cross-entropy shown (slope {} offset {}) {:.4}, fitted {:.4}",
