@@ -127,9 +127,10 @@ impl Advisor {
     /// still competing ([`Valuation::AgainstHard`]), [`Advisor::search`] in every other game
     /// ([`Valuation::Master`]).
     pub fn search_for(&self, pos: &Position) -> (&Search, Valuation) {
-        match Valuation::AgainstHard.applies(pos) {
-            Valuation::AgainstHard => (&self.feixingqi_duel, Valuation::AgainstHard),
-            Valuation::Master => (&self.search, Valuation::Master),
+        if two_sided_feixingqi(pos.rules(), sides(pos)) {
+            (&self.feixingqi_duel, Valuation::AgainstHard)
+        } else {
+            (&self.search, Valuation::Master)
         }
     }
 
@@ -358,32 +359,25 @@ pub enum Valuation {
     AgainstHard,
 }
 
-impl Valuation {
-    /// This valuation where its maps apply to `pos`, else [`Valuation::Master`].
-    pub fn applies(self, pos: &Position) -> Valuation {
-        let rules = pos.rules();
-        match self {
-            Valuation::AgainstHard
-                if !rules.is_ludo() && !rules.options.team && sides(pos) == 2 =>
-            {
-                Valuation::AgainstHard
-            }
-            _ => Valuation::Master,
-        }
-    }
+/// Whether a game of `rules` with `sides` sides competing is one where the hint searches as the
+/// Master does against Hard ([`Advisor::feixingqi_duel`], [`Valuation::AgainstHard`]): 飞行棋
+/// without team play, two sides.
+fn two_sided_feixingqi(rules: &Rules, sides: usize) -> bool {
+    !rules.is_ludo() && !rules.options.team && sides == 2
 }
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
 /// place at stake, against players of `level`, for shares of `valuation` (see
-/// [`CALIBRATION`], in team play [`TEAM_CALIBRATION`], and [`AGAINST_HARD_CALIBRATION`] where it
-/// applies: two sides in 飞行棋 without team play).
+/// [`CALIBRATION`], in team play [`TEAM_CALIBRATION`]; [`AGAINST_HARD_CALIBRATION`] for
+/// [`Valuation::AgainstHard`] in the games where the hint searches so, [`CALIBRATION`] in any
+/// other).
 pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuation) -> Calibration {
     let strength = Opposition::strength(level);
     if rules.options.team {
         return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
-    if valuation == Valuation::AgainstHard && !rules.is_ludo() && sides == 2 {
+    if valuation == Valuation::AgainstHard && two_sided_feixingqi(rules, sides) {
         return AGAINST_HARD_CALIBRATION[strength][pieces];
     }
     CALIBRATION[strength][pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
@@ -443,12 +437,12 @@ pub fn sides(pos: &Position) -> usize {
 }
 
 /// The win probability shown for the mover's share `share` of `pos` against `opposition`, the
-/// share being `valuation`'s (see [`Calibration`], [`Opposition`]). With opponents of different strengths each map is read
-/// as the chance of beating that many players of its strength, and the contests as
-/// independent: the chance shown is the geometric mean of the maps' chances (the one map when
-/// they are alike). On 1,000 decisions of mixed tables per game this fits the playouts better
-/// than the mean of the maps' slopes and offsets, which was too hopeful above the fair share,
-/// and as well as a map fitted to those decisions (see docs/AI.md).
+/// share being `valuation`'s (see [`Calibration`], [`Opposition`]). With opponents of different
+/// strengths each map is read as the chance of beating that many players of its strength, and
+/// the contests as independent: the chance shown is the geometric mean of the maps' chances
+/// (the one map when they are alike). On 1,000 decisions of mixed tables per game this fits the
+/// playouts better than the mean of the maps' slopes and offsets, which was too hopeful above
+/// the fair share, and as well as a map fitted to those decisions (see docs/AI.md).
 pub fn win_probability(
     pos: &Position,
     share: f32,
