@@ -107,14 +107,14 @@ impl SeatSummary {
 /// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.133 against 0.104): the 4-player
 /// figures stand for both, the levels being two to four times apart.
 ///
-/// 2-player 飞行棋 is graded by the search the Master plays there
-/// ([`crate::MASTER_AGAINST_HARD_FXQ`]): 800 games each against Hard (Hard against Hard), and
-/// the Master against 普通 Normal (300 games), since against Hard, which it predicts, it plays
-/// the grading search itself and loses nothing (0.000); against a player it does not predict
-/// it plays its own one-layer search.
+/// 2-player games are graded by the search the Master plays there
+/// ([`crate::MASTER_AGAINST_HARD`]; 飞行棋 800 games each against Hard, Hard against Hard, Ludo
+/// 500), and the Master's figure is its loss against 普通 Normal (飞行棋 300 games, Ludo 200):
+/// against Hard, which it predicts, it plays the grading search itself and loses nothing
+/// (0.000); against a player it does not predict it plays its own one-layer search.
 pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
     ludo: TypicalLoss {
-        duel: [0.656, 0.241, 0.078, 0.048],
+        duel: [0.993, 0.537, 0.227, 0.076],
         table: [0.314, 0.148, 0.035, 0.010],
         team: [0.226, 0.096, 0.016, 0.011],
     },
@@ -151,10 +151,10 @@ pub const PLAYS_LIKE_MIN_DECISIONS: u32 = 10;
 
 /// The levels a player's loss per decision is compared with in a game of `rules` with `players`
 /// players, weakest first, each with its typical loss ([`TYPICAL_LOSS`]). The 大师 Master only
-/// where the analysis tells it from 困难 Hard, giving away less than half as much: in 2-player
-/// Ludo and in Ludo team play its deeper search and its model of the opponents choose otherwise
-/// than the hint's one chance layer often enough (2-player Ludo: 0.048 points against Hard's
-/// 0.078) that a player who played like it would be graded little better than Hard.
+/// where the analysis tells it from 困难 Hard, giving away less than half as much: in Ludo team
+/// play its deeper search and its model of the opponents choose otherwise than the hint's one
+/// chance layer often enough (0.011 points against Hard's 0.016) that a player who played like
+/// it would be graded little better than Hard.
 pub fn typical_losses(rules: &Rules, players: usize) -> Vec<(Level, f32)> {
     let t = if rules.is_ludo() {
         TYPICAL_LOSS.ludo

@@ -751,9 +751,9 @@ impl fmt::Display for Level {
     }
 }
 
-/// The Master search, the hint's ([`crate::hint()`]; in 飞行棋 while two seats are still competing
-/// [`MASTER_AGAINST_HARD_FXQ`]) and the Master level's against players it can neither predict
-/// nor take for random ([`ModelBot`]): [`Evaluator::MASTER`] with one chance
+/// The Master search, the hint's ([`crate::hint()`]; while two seats are still competing
+/// [`MASTER_AGAINST_HARD`]) and the Master level's against players it can neither predict nor
+/// take for random ([`ModelBot`]): [`Evaluator::MASTER`] with one chance
 /// layer (with best answers a second layer measured no stronger, `expectimax-2` in docs/AI.md;
 /// the Master level looks deeper against the answers it can predict). In Ludo it expects an
 /// enemy's answer halfway between its best option and the mean of its options
@@ -761,22 +761,28 @@ impl fmt::Display for Level {
 /// 1, 2 and 5); in 飞行棋 the best answer (0.5 measured no stronger there).
 pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0);
 
-/// The Master level's search in 飞行棋 (without team play) against enemies it predicts as Hard
+/// The Master level's search without team play against enemies it predicts as Hard
 /// ([`ModelBot::modelled`] with every enemy predicted so, as an unseen one is from the first
 /// move, [`MASTER_IMITATE_AFTER`]): [`MASTER`] with [`MASTER_EVAL_IMITATED`],
-/// [`MASTER_DEEP_IMITATED`] chance layers and Hard's answers ([`Answer::Hard`]).
+/// [`MASTER_DEEP_IMITATED`] chance layers (as many in both games) and Hard's answers
+/// ([`Answer::Hard`]).
 ///
-/// It is also the hint's search where two 飞行棋 seats are still competing
-/// ([`crate::Advisor::feixingqi_duel`]): there the Master plays it and [`MASTER`] measured far
-/// weaker, so a hint that valued the options by [`MASTER`] graded the Master's own moves as
-/// worse than Hard's (0.208 against 0.113 points lost per decision, `arena --rules feixingqi
-/// --players 2 --seats master,hard --games 300 --seed 1 --grades`). See docs/AI.md.
-pub const MASTER_AGAINST_HARD_FXQ: Search = Search {
+/// It is also the hint's search where two seats are still competing
+/// ([`crate::Advisor::two_sided`]): there the Master plays it and [`MASTER`] measured weaker
+/// (in the exact 2-piece games against Hard its choices lose 0.058 points per decision in
+/// 飞行棋 and 0.096 in Ludo, [`MASTER`]'s 0.166 and 0.170), so a hint that valued the options by
+/// [`MASTER`] graded the Master's own moves as worse than Hard's in 2-player 飞行棋 (0.208
+/// against 0.113 points lost per decision, `arena --rules feixingqi --players 2 --seats
+/// master,hard --games 300 --seed 1 --grades`). See docs/AI.md.
+pub const MASTER_AGAINST_HARD: Search = Search {
     eval: MASTER_EVAL_IMITATED,
     depth: MASTER_DEEP_IMITATED.feixingqi,
     ..MASTER
 }
 .with_answers([Answer::Hard; 4]);
+
+// One search for both games: the Master searches them equally deep against predicted players.
+const _: () = assert!(MASTER_DEEP_IMITATED.ludo == MASTER_DEEP_IMITATED.feixingqi);
 
 /// The Master level's search depth (chance layers) while every enemy's estimated skill is at
 /// most [`MASTER_WEAK`] ([`ModelBot`]). In 飞行棋 against three random players, two layers with

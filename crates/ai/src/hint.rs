@@ -12,7 +12,7 @@ use feixingqi_rules::{
 };
 
 use crate::{
-    bots::{Level, MASTER, MASTER_AGAINST_HARD_FXQ},
+    bots::{Level, MASTER, MASTER_AGAINST_HARD},
     eval::danger,
     search::Search,
 };
@@ -99,13 +99,13 @@ pub struct RankedOption {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Advisor {
     /// The search that values the options (by default [`MASTER`]), but for
-    /// [`Advisor::feixingqi_duel`]'s games.
+    /// [`Advisor::two_sided`]'s games.
     pub search: Search,
-    /// The search that values the options in 飞行棋 while two seats are still competing (a
-    /// 2-player game, or one of three or four players after the others finished; not in team
-    /// play): by default the Master level's against a player it predicts as Hard
-    /// ([`MASTER_AGAINST_HARD_FXQ`], four chance layers), which the Master plays there.
-    pub feixingqi_duel: Search,
+    /// The search that values the options while two seats are still competing (a 2-player
+    /// game, or one of three or four players after the others finished; not in team play): by
+    /// default the Master level's against a player it predicts as Hard
+    /// ([`MASTER_AGAINST_HARD`], four chance layers), which the Master plays there.
+    pub two_sided: Search,
     /// The other players' strength, which turns the search's shares into the win % shown (by
     /// default every seat counts as 困难 Hard).
     pub opposition: Opposition,
@@ -115,7 +115,7 @@ impl Default for Advisor {
     fn default() -> Self {
         Advisor {
             search: MASTER,
-            feixingqi_duel: MASTER_AGAINST_HARD_FXQ,
+            two_sided: MASTER_AGAINST_HARD,
             opposition: Opposition::HARD,
         }
     }
@@ -123,12 +123,12 @@ impl Default for Advisor {
 
 impl Advisor {
     /// The search that values the options of `pos`, with the maps that turn its shares into
-    /// the win % shown: [`Advisor::feixingqi_duel`] in 飞行棋 (not team play) while two seats are
-    /// still competing ([`Valuation::AgainstHard`]), [`Advisor::search`] in every other game
+    /// the win % shown: [`Advisor::two_sided`] while two seats are still competing (not in team
+    /// play; [`Valuation::AgainstHard`]), [`Advisor::search`] in every other game
     /// ([`Valuation::Master`]).
     pub fn search_for(&self, pos: &Position) -> (&Search, Valuation) {
-        if two_sided_feixingqi(pos.rules(), sides(pos)) {
-            (&self.feixingqi_duel, Valuation::AgainstHard)
+        if two_sided(pos.rules(), sides(pos)) {
+            (&self.two_sided, Valuation::AgainstHard)
         } else {
             (&self.search, Valuation::Master)
         }
@@ -330,21 +330,33 @@ pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
     [fit(0.18, -0.02), fit(0.18, 0.04)],
 ];
 
-/// The calibrations of the hint's search in 飞行棋 while two seats are still competing
-/// ([`MASTER_AGAINST_HARD_FXQ`], [`Valuation::AgainstHard`]), `[strength][pieces − 2]` as in
-/// [`CALIBRATION`]. Its four chance layers against Hard's answers are far less sure of
-/// themselves than [`MASTER`]'s one layer (slope 0.66 against 0.26 with four pieces against
-/// Hard), and the mover's own options read a little high (the offset). Fitted by
-/// `hint-accuracy --rules feixingqi --players 2 --pieces K [--others L] --decisions 1000
-/// --rollouts R --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and Normal).
-/// See docs/AI.md.
-pub const AGAINST_HARD_CALIBRATION: [[Calibration; 3]; 3] = [
+/// The calibrations of the hint's search while two seats are still competing
+/// ([`MASTER_AGAINST_HARD`], [`Valuation::AgainstHard`]), `[strength][pieces − 2][rule set]` as
+/// in [`CALIBRATION`] (Ludo, 飞行棋). In 飞行棋 its four chance layers against Hard's answers are
+/// far less sure of themselves than [`MASTER`]'s one layer (slope 0.66 against 0.26 with four
+/// pieces against Hard), and the mover's own options read a little high (the offset). Fitted by
+/// `hint-accuracy --rules R --players 2 --pieces K [--others L] --decisions 1000 --rollouts R
+/// --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and Normal). See
+/// docs/AI.md.
+pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 2]; 3]; 3] = [
     // 入门 Easy.
-    [fit(1.13, 0.34), fit(1.0, 0.82), fit(0.92, 1.12)],
+    [
+        [fit(0.8, 0.25), fit(1.13, 0.34)],
+        [fit(0.72, 0.78), fit(1.0, 0.82)],
+        [fit(0.62, 1.4), fit(0.92, 1.12)],
+    ],
     // 普通 Normal.
-    [fit(0.98, -0.04), fit(0.81, 0.16), fit(0.72, 0.29)],
+    [
+        [fit(0.71, -0.01), fit(0.98, -0.04)],
+        [fit(0.59, 0.22), fit(0.81, 0.16)],
+        [fit(0.49, 0.51), fit(0.72, 0.29)],
+    ],
     // 困难 Hard.
-    [fit(0.96, -0.17), fit(0.78, -0.16), fit(0.66, -0.17)],
+    [
+        [fit(0.69, -0.17), fit(0.96, -0.17)],
+        [fit(0.54, -0.13), fit(0.78, -0.16)],
+        [fit(0.44, -0.06), fit(0.66, -0.17)],
+    ],
 ];
 
 /// Which search's shares a win % is read from: each has maps of its own.
@@ -354,16 +366,16 @@ pub enum Valuation {
     /// with the same evaluator ([`crate::items::item_move_hint`]): [`CALIBRATION`] and, in team
     /// play, [`TEAM_CALIBRATION`].
     Master,
-    /// [`MASTER_AGAINST_HARD_FXQ`], in 飞行棋 (not team play) while two seats are still
-    /// competing: [`AGAINST_HARD_CALIBRATION`].
+    /// [`MASTER_AGAINST_HARD`], while two seats are still competing (not in team play):
+    /// [`AGAINST_HARD_CALIBRATION`].
     AgainstHard,
 }
 
 /// Whether a game of `rules` with `sides` sides competing is one where the hint searches as the
-/// Master does against Hard ([`Advisor::feixingqi_duel`], [`Valuation::AgainstHard`]): 飞行棋
-/// without team play, two sides.
-fn two_sided_feixingqi(rules: &Rules, sides: usize) -> bool {
-    !rules.is_ludo() && !rules.options.team && sides == 2
+/// Master does against Hard ([`Advisor::two_sided`], [`Valuation::AgainstHard`]): two sides,
+/// not team play.
+fn two_sided(rules: &Rules, sides: usize) -> bool {
+    !rules.options.team && sides == 2
 }
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
@@ -377,8 +389,8 @@ pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuati
         return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
-    if valuation == Valuation::AgainstHard && two_sided_feixingqi(rules, sides) {
-        return AGAINST_HARD_CALIBRATION[strength][pieces];
+    if valuation == Valuation::AgainstHard && two_sided(rules, sides) {
+        return AGAINST_HARD_CALIBRATION[strength][pieces][!rules.is_ludo() as usize];
     }
     CALIBRATION[strength][pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
 }

@@ -700,7 +700,7 @@ fn print_calibration(
         // The map shown: one per strength, or the movers' opponents' maps combined.
         let levels = opposition.0 .0;
         let map = if levels.iter().all(|&l| l == levels[0]) {
-            // The hint's maps: its two-sided 飞行棋 search's where they apply.
+            // The hint's maps: its two-sided search's where they apply.
             let sides = if two == 1 { 2 } else { 4 };
             let c = calibration_of(first.rules(), sides, levels[0], Valuation::AgainstHard);
             format!("slope {} offset {}", c.slope, c.offset)

@@ -203,7 +203,7 @@ fn calibration(
         100.0 * signed / n.max(1) as f64,
         100.0 * abs / n.max(1) as f64
     );
-    // The hint's map: its two-sided 飞行棋 search's in 飞行棋.
+    // The hint's map: its two-sided search's.
     let shown = feixingqi_ai::hint::calibration(&rules, 2, Level::Hard, Valuation::AgainstHard);
     let (a, b) = fit_calibration(&points);
     println!(
