@@ -259,10 +259,14 @@ const fn fit(slope: f32, offset: f32) -> Calibration {
 /// the mover's own options a little differently from the enemy's. With fewer pieces a game is
 /// shorter and a share means more: 1,000 decisions × 1,000 playouts each, seed 1
 /// (`hint-accuracy --pieces K --players N --decisions 1000 --rollouts 1000 --max-rollouts
-/// 1000`), offsets fitted too (the mover's options are not symmetric; the exact values agree). For 2 players with 2 pieces the exact
-/// values of `feixingqi solve --against hard --calibration` confirm the fit (飞行棋 0.392
-/// against the playouts' 0.385; Ludo, with the table in the hint, 0.651 / −0.182 against
-/// 0.617 / −0.189, before it 0.592 against 0.590).
+/// 1000`), offsets fitted too (the mover's options are not symmetric; the exact values agree).
+/// For 2 players with 2 pieces the exact values of `feixingqi solve --against hard
+/// --calibration` confirm the fit (飞行棋 0.392 against the playouts' 0.385; Ludo, with the
+/// table in the hint, 0.651 / −0.182 against 0.617 / −0.189, before it 0.592 against 0.590).
+///
+/// These maps read [`MASTER`]'s one layer ([`Valuation::Master`]). Where two seats are still
+/// competing the hint now searches as the Master does, through [`AGAINST_HARD_CALIBRATION`];
+/// the two-sided maps here stay for 道具模式 and the rolls' luck.
 ///
 /// Against weaker players the same share wins far more often, which the offsets say: 1,000
 /// decisions × 500 playouts each, seed 1 (`hint-accuracy --others easy|normal --pieces K
@@ -334,10 +338,11 @@ pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
 /// ([`MASTER_AGAINST_HARD`], [`Valuation::AgainstHard`]), `[strength][pieces − 2][rule set]` as
 /// in [`CALIBRATION`] (Ludo, 飞行棋). In 飞行棋 its four chance layers against Hard's answers are
 /// far less sure of themselves than [`MASTER`]'s one layer (slope 0.66 against 0.26 with four
-/// pieces against Hard), and the mover's own options read a little high (the offset). Fitted by
-/// `hint-accuracy --rules R --players 2 --pieces K [--others L] --decisions 1000 --rollouts R
-/// --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and Normal). See
-/// docs/AI.md.
+/// pieces against Hard), and the mover's own options read a little high (the offset); in Ludo
+/// they are about as sure as the one layer reading the one-sided race (0.44 against 0.42).
+/// Fitted by `hint-accuracy --rules R --players 2 --pieces K [--others L] --decisions 1000
+/// --rollouts R --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and
+/// Normal). See docs/AI.md.
 pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 2]; 3]; 3] = [
     // 入门 Easy.
     [
