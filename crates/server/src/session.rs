@@ -1140,11 +1140,13 @@ impl Session {
         // luck only without items, where no item can fix a die.
         let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
         let plain = !self.items_on();
-        let analysis = if plain {
-            analyse(&self.advisor(), self.game.start(), &self.plies(), graded)
-        } else {
-            analyse_item_moves(&self.advisor(), self.item_moves(), graded)
-        };
+        let analysis = off_the_runtime(|| {
+            if plain {
+                analyse(&self.advisor(), self.game.start(), &self.plies(), graded)
+            } else {
+                analyse_item_moves(&self.advisor(), self.item_moves(), graded)
+            }
+        });
         let luck: Vec<Value> = self
             .config
             .seats
@@ -1588,9 +1590,58 @@ fn grade_code(g: Grade) -> &'static str {
     }
 }
 
+/// Runs `work`, which can take a second (the post-game analysis of a 2-player game searches
+/// each graded decision four chance layers deep, as the Master does), without holding up the
+/// other tasks of its worker thread: on the multi-threaded runtime the worker hands them to
+/// another thread while it computes ([`tokio::task::block_in_place`]); on a single-threaded
+/// runtime (tests) or outside one it just runs.
+fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn heavy_work_leaves_the_worker_to_the_other_tasks() {
+        // The runtime's one worker computes in `off_the_runtime` until another task has run:
+        // without handing its tasks on, that task could not run until the work gave up.
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let ran = std::sync::Arc::new(AtomicBool::new(false));
+        let (started, wait) = std::sync::mpsc::channel();
+        let heavy = tokio::spawn({
+            let ran = ran.clone();
+            async move {
+                off_the_runtime(|| {
+                    let _ = started.send(());
+                    let t0 = std::time::Instant::now();
+                    while !ran.load(Ordering::SeqCst) && t0.elapsed().as_secs() < 5 {
+                        std::thread::yield_now();
+                    }
+                    ran.load(Ordering::SeqCst)
+                })
+            }
+        });
+        wait.recv().expect("the heavy task starts");
+        tokio::spawn(async move { ran.store(true, Ordering::SeqCst) });
+        assert!(heavy.await.expect("the heavy task"));
+    }
+
+    #[test]
+    fn heavy_work_just_runs_on_a_single_thread_or_outside_a_runtime() {
+        // A single-threaded runtime has no thread to hand its tasks to (handing them on would
+        // panic there), and outside a runtime there are none.
+        let local = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        assert_eq!(local.block_on(async { off_the_runtime(|| 7) }), 7);
+        assert_eq!(off_the_runtime(|| 8), 8);
+    }
 
     #[test]
     fn luck_index_of_fair_and_loaded_counts() {
