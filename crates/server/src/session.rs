@@ -911,7 +911,8 @@ impl Session {
             // Weather and shields change what a move does: rank by the item-aware values.
             advisor.hint_with_items(pos, items)
         } else {
-            advisor.hint(pos)
+            // Four chance layers deep where two seats compete (tens of milliseconds).
+            off_the_runtime(|| advisor.hint(pos))
         };
         let options: Vec<Value> = ranked
             .iter()
@@ -1590,9 +1591,10 @@ fn grade_code(g: Grade) -> &'static str {
     }
 }
 
-/// Runs `work`, which can take a second (the post-game analysis of a 2-player game searches
-/// each graded decision four chance layers deep, as the Master does), without holding up the
-/// other tasks of its worker thread: on the multi-threaded runtime the worker hands them to
+/// Runs `work`, which can take tens of milliseconds (a hint where two seats compete searches
+/// four chance layers deep, as the Master does) or a second (the post-game analysis of a
+/// 2-player game, which searches so for each graded decision), without holding up the other
+/// tasks of its worker thread: on the multi-threaded runtime the worker hands them to
 /// another thread while it computes ([`tokio::task::block_in_place`]); on a single-threaded
 /// runtime (tests) or outside one it just runs.
 fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
