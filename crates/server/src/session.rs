@@ -672,18 +672,23 @@ impl Session {
                     ));
                 }
                 let mark = self.checkpoint(action);
-                let mut n = 0;
-                while !self.game.position().is_over() {
-                    n += 1;
-                    let failed = if n > MAX_FAST_FORWARD_PLIES {
-                        Some(Error::Internal("fast-forward did not end".into()))
-                    } else {
-                        self.step(&mut out).err()
-                    };
-                    if let Some(e) = failed {
-                        self.go_back(mark)?;
-                        return Err(e);
+                // The rest of the game at once: with 大师 seats a second or more of searching.
+                let failed = off_the_runtime(|| {
+                    let mut n = 0;
+                    while !self.game.position().is_over() {
+                        n += 1;
+                        if n > MAX_FAST_FORWARD_PLIES {
+                            return Some(Error::Internal("fast-forward did not end".into()));
+                        }
+                        if let Err(e) = self.step(&mut out) {
+                            return Some(e);
+                        }
                     }
+                    None
+                });
+                if let Some(e) = failed {
+                    self.go_back(mark)?;
+                    return Err(e);
                 }
             }
             Action::Undo => {
@@ -787,16 +792,20 @@ impl Session {
 
     /// The computer's choice: a bot of the seat's level (the item-mode player when items are
     /// on), seeded by [`Session::bot_seed`], that has seen the game so far ([`Session::shown`]).
+    /// The 大师 Master searches up to tens of milliseconds a move (p99 about 55 ms), so the
+    /// choice is made [`off_the_runtime`].
     fn bot_choice(&self, pos: &Position) -> Move {
-        let mv = if self.items_on() {
-            self.item_bot(pos).choose(pos, self.game.items())
-        } else {
-            let mut bot = self.level_of(pos.turn()).bot(self.bot_seed());
-            if bot.observes() {
-                self.shown(bot.as_mut(), pos.turn());
+        let mv = off_the_runtime(|| {
+            if self.items_on() {
+                self.item_bot(pos).choose(pos, self.game.items())
+            } else {
+                let mut bot = self.level_of(pos.turn()).bot(self.bot_seed());
+                if bot.observes() {
+                    self.shown(bot.as_mut(), pos.turn());
+                }
+                bot.choose(pos)
             }
-            bot.choose(pos)
-        };
+        });
         if pos.is_legal(mv) {
             mv
         } else {
@@ -1591,12 +1600,13 @@ fn grade_code(g: Grade) -> &'static str {
     }
 }
 
-/// Runs `work`, which can take tens of milliseconds (a hint where two seats compete searches
-/// four chance layers deep, as the Master does) or a second (the post-game analysis of a
-/// 2-player game, which searches so for each graded decision), without holding up the other
-/// tasks of its worker thread: on the multi-threaded runtime the worker hands them to
-/// another thread while it computes ([`tokio::task::block_in_place`]); on a single-threaded
-/// runtime (tests) or outside one it just runs.
+/// Runs `work`, which can take tens of milliseconds (a 大师 Master's move; a hint where two
+/// seats compete searches four chance layers deep, as the Master does) or a second and more
+/// (a fast-forward through the rest of a game; the post-game analysis of a 2-player game,
+/// which searches so for each graded decision), without holding up the other tasks of its
+/// worker thread: on the multi-threaded runtime the worker hands them to another thread while
+/// it computes ([`tokio::task::block_in_place`]); on a single-threaded runtime (tests), outside
+/// one, or inside such work already (a fast-forward's moves) it just runs.
 fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {
@@ -1632,6 +1642,33 @@ mod tests {
         wait.recv().expect("the heavy task starts");
         tokio::spawn(async move { ran.store(true, Ordering::SeqCst) });
         assert!(heavy.await.expect("the heavy task"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_fast_forward_leaves_the_worker_to_the_other_tasks() {
+        // Four computers play a whole game in one action; a task spawned meanwhile on the
+        // runtime's one worker runs before that game ends, not after.
+        let cfg = GameConfig {
+            rules: Rules::ludo(),
+            seats: SeatSet::ALL,
+            control: BySeat([SeatControl::Computer(Level::Hard); 4]),
+        };
+        let mut s = Session::new("t".into(), cfg, Seed::from_u64(7)).expect("a session");
+        let (started, wait) = std::sync::mpsc::channel();
+        let heavy = tokio::spawn(async move {
+            let _ = started.send(());
+            let v = s.version();
+            s.act(Action::FastForward, v).expect("the fast-forward");
+            assert!(s.is_over());
+            std::time::Instant::now()
+        });
+        wait.recv().expect("the fast-forward starts");
+        let light = tokio::spawn(async { std::time::Instant::now() });
+        let (over, ran) = (heavy.await.expect("heavy"), light.await.expect("light"));
+        assert!(
+            ran < over,
+            "the other task waited for the whole fast-forward"
+        );
     }
 
     #[test]
