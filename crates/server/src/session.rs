@@ -1646,12 +1646,12 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_fast_forward_leaves_the_worker_to_the_other_tasks() {
-        // Four computers play a whole game in one action; a task spawned meanwhile on the
-        // runtime's one worker runs before that game ends, not after.
+        // Four 大师 computers play a whole game in one action (about a quarter of a second);
+        // a task spawned meanwhile on the runtime's one worker runs before that game ends.
         let cfg = GameConfig {
             rules: Rules::ludo(),
             seats: SeatSet::ALL,
-            control: BySeat([SeatControl::Computer(Level::Hard); 4]),
+            control: BySeat([SeatControl::Computer(Level::Master); 4]),
         };
         let mut s = Session::new("t".into(), cfg, Seed::from_u64(7)).expect("a session");
         let (started, wait) = std::sync::mpsc::channel();
