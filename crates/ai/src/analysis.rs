@@ -104,14 +104,16 @@ impl SeatSummary {
 /// Hard (`--players 2 --seats L,hard`, 2,000 games; the Master 300), the table with the four
 /// levels at one table (`--seats master,hard,normal,easy`, Ludo 2,000 games, 飞行棋 600; team
 /// play `--team`, 400). With 3 players the levels give away a tenth to a quarter more (Ludo Hard
-/// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.133 against 0.104): the 4-player
-/// figures stand for both, the levels being two to four times apart.
+/// 0.038 against 0.035, Easy 0.40 against 0.31; 飞行棋 Hard 0.185 against 0.157, 600 games): the
+/// 4-player figures stand for both, the levels being two to four times apart.
 ///
-/// 2-player games are graded by the search the Master plays there
-/// ([`crate::MASTER_AGAINST_HARD`]; 飞行棋 800 games each against Hard, Hard against Hard, Ludo
-/// 500), and the Master's figure is its loss against 普通 Normal (飞行棋 300 games, Ludo 200):
-/// against Hard, which it predicts, it plays the grading search itself and loses nothing
-/// (0.000); against a player it does not predict it plays its own one-layer search.
+/// 飞行棋 games and 2-player Ludo are graded by the search the Master plays there
+/// ([`crate::MASTER_AGAINST_HARD`]; 2 players: 飞行棋 800 games each against Hard, Hard against
+/// Hard, Ludo 500), and the Master's 2-player figure is its loss against 普通 Normal (飞行棋 300
+/// games, Ludo 200): against Hard, which it predicts, it plays the grading search itself and
+/// loses nothing (0.000); against a player it does not predict it plays its own one-layer
+/// search. At the 4-player 飞行棋 table (Hard, Normal and Easy beside it) it does not predict
+/// every seat as Hard, so it searches otherwise than the grading search there: 0.046.
 pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
     ludo: TypicalLoss {
         duel: [0.993, 0.537, 0.227, 0.076],
@@ -120,7 +122,7 @@ pub const TYPICAL_LOSS: TypicalLosses = TypicalLosses {
     },
     feixingqi: TypicalLoss {
         duel: [1.870, 0.997, 0.323, 0.104],
-        table: [0.906, 0.484, 0.104, 0.019],
+        table: [0.915, 0.536, 0.157, 0.046],
         team: [0.637, 0.297, 0.044, 0.010],
     },
 };

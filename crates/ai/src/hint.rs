@@ -98,14 +98,15 @@ pub struct RankedOption {
 /// whom the mover plays against.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Advisor {
-    /// The search that values the options (by default [`MASTER`]), but for
-    /// [`Advisor::two_sided`]'s games.
+    /// The search that values the options (by default [`MASTER`]) in the games where the hint
+    /// does not search as the Master does ([`Advisor::against_hard`]): team play, and Ludo with
+    /// three or four seats competing.
     pub search: Search,
-    /// The search that values the options while two seats are still competing (a 2-player
-    /// game, or one of three or four players after the others finished; not in team play): by
-    /// default the Master level's against a player it predicts as Hard
-    /// ([`MASTER_AGAINST_HARD`], four chance layers), which the Master plays there.
-    pub two_sided: Search,
+    /// The search that values the options in 飞行棋 (not in team play) and wherever two seats
+    /// are still competing (a 2-player game, or one of three or four players after the others
+    /// finished; not in team play): by default the Master level's against players it predicts
+    /// as Hard ([`MASTER_AGAINST_HARD`], four chance layers), which the Master plays there.
+    pub against_hard: Search,
     /// The other players' strength, which turns the search's shares into the win % shown (by
     /// default every seat counts as 困难 Hard).
     pub opposition: Opposition,
@@ -115,7 +116,7 @@ impl Default for Advisor {
     fn default() -> Self {
         Advisor {
             search: MASTER,
-            two_sided: MASTER_AGAINST_HARD,
+            against_hard: MASTER_AGAINST_HARD,
             opposition: Opposition::HARD,
         }
     }
@@ -123,12 +124,12 @@ impl Default for Advisor {
 
 impl Advisor {
     /// The search that values the options of `pos`, with the maps that turn its shares into
-    /// the win % shown: [`Advisor::two_sided`] while two seats are still competing (not in team
-    /// play; [`Valuation::AgainstHard`]), [`Advisor::search`] in every other game
-    /// ([`Valuation::Master`]).
+    /// the win % shown: [`Advisor::against_hard`] in 飞行棋 and while two seats are still
+    /// competing (not in team play; [`Valuation::AgainstHard`]), [`Advisor::search`] in every
+    /// other game ([`Valuation::Master`]).
     pub fn search_for(&self, pos: &Position) -> (&Search, Valuation) {
-        if two_sided(pos.rules(), sides(pos)) {
-            (&self.two_sided, Valuation::AgainstHard)
+        if searches_as_the_master(pos.rules(), sides(pos)) {
+            (&self.against_hard, Valuation::AgainstHard)
         } else {
             (&self.search, Valuation::Master)
         }
@@ -264,9 +265,10 @@ const fn fit(slope: f32, offset: f32) -> Calibration {
 /// --calibration` confirm the fit (飞行棋 0.392 against the playouts' 0.385; Ludo, with the
 /// table in the hint, 0.651 / −0.182 against 0.617 / −0.189, before it 0.592 against 0.590).
 ///
-/// These maps read [`MASTER`]'s one layer ([`Valuation::Master`]). Where two seats are still
-/// competing the hint now searches as the Master does, through [`AGAINST_HARD_CALIBRATION`];
-/// the two-sided maps here stay for 道具模式 and the rolls' luck.
+/// These maps read [`MASTER`]'s one layer ([`Valuation::Master`]). In 飞行棋 and where two
+/// seats are still competing the hint now searches as the Master does, through
+/// [`AGAINST_HARD_CALIBRATION`]; the maps here stay for Ludo with three or four sides, 道具模式
+/// and the rolls' luck.
 ///
 /// Against weaker players the same share wins far more often, which the offsets say: 1,000
 /// decisions × 500 playouts each, seed 1 (`hint-accuracy --others easy|normal --pieces K
@@ -334,33 +336,38 @@ pub const TEAM_CALIBRATION: [[Calibration; 2]; 3] = [
     [fit(0.18, -0.02), fit(0.18, 0.04)],
 ];
 
-/// The calibrations of the hint's search while two seats are still competing
-/// ([`MASTER_AGAINST_HARD`], [`Valuation::AgainstHard`]), `[strength][pieces − 2][rule set]` as
-/// in [`CALIBRATION`] (Ludo, 飞行棋). In 飞行棋 its four chance layers against Hard's answers are
-/// far less sure of themselves than [`MASTER`]'s one layer (slope 0.66 against 0.26 with four
-/// pieces against Hard), and the mover's own options read a little high (the offset); in Ludo
-/// they are about as sure as the one layer reading the one-sided race (0.44 against 0.42).
-/// Fitted by `hint-accuracy --rules R --players 2 --pieces K [--others L] --decisions 1000
-/// --rollouts R --max-rollouts R --seed 1` (R 1,000 against Hard, 500 against Easy and
-/// Normal). See docs/AI.md.
-pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 2]; 3]; 3] = [
+/// The calibrations of the hint's search where it searches as the Master does against Hard
+/// ([`MASTER_AGAINST_HARD`], [`Valuation::AgainstHard`]), `[strength][pieces − 2][game]` with
+/// the strength and pieces as in [`CALIBRATION`] and the games Ludo with two sides, 飞行棋 with
+/// two, 飞行棋 with three or four (around a fair share of a third with three, as
+/// [`CALIBRATION`]'s 4-player maps; Ludo with more than two sides keeps [`MASTER`]'s one layer).
+/// In 飞行棋 its four chance layers against Hard's answers are far less sure of themselves than
+/// [`MASTER`]'s one layer (2 players: slope 0.66 against 0.26 with four pieces against Hard;
+/// 4 players 0.82 against 0.36, and above 1 with fewer pieces or against weaker players: the
+/// shares are then too timid, not too sure), and the mover's own options read a little high
+/// (the offset); in Ludo they are about as sure as the one layer reading the one-sided race
+/// (0.44 against 0.42). Fitted by `hint-accuracy --rules R --players N --pieces K [--others
+/// L] --decisions 1000 --rollouts R --max-rollouts R --seed 1` (R 1,000 against Hard, 500
+/// against Easy and Normal; 4-player 飞行棋 with four pieces against Hard on the hint-accuracy
+/// goal's reference, 2,000–4,000 playouts). See docs/AI.md.
+pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 3]; 3]; 3] = [
     // 入门 Easy.
     [
-        [fit(0.8, 0.25), fit(1.13, 0.34)],
-        [fit(0.72, 0.78), fit(1.0, 0.82)],
-        [fit(0.62, 1.4), fit(0.92, 1.12)],
+        [fit(0.8, 0.25), fit(1.13, 0.34), fit(1.5, 0.29)],
+        [fit(0.72, 0.78), fit(1.0, 0.82), fit(1.25, 0.8)],
+        [fit(0.62, 1.4), fit(0.92, 1.12), fit(1.13, 1.21)],
     ],
     // 普通 Normal.
     [
-        [fit(0.71, -0.01), fit(0.98, -0.04)],
-        [fit(0.59, 0.22), fit(0.81, 0.16)],
-        [fit(0.49, 0.51), fit(0.72, 0.29)],
+        [fit(0.71, -0.01), fit(0.98, -0.04), fit(1.39, -0.08)],
+        [fit(0.59, 0.22), fit(0.81, 0.16), fit(1.08, 0.21)],
+        [fit(0.49, 0.51), fit(0.72, 0.29), fit(0.92, 0.45)],
     ],
     // 困难 Hard.
     [
-        [fit(0.69, -0.17), fit(0.96, -0.17)],
-        [fit(0.54, -0.13), fit(0.78, -0.16)],
-        [fit(0.44, -0.06), fit(0.66, -0.17)],
+        [fit(0.69, -0.17), fit(0.96, -0.17), fit(1.38, -0.21)],
+        [fit(0.54, -0.13), fit(0.78, -0.16), fit(1.04, -0.12)],
+        [fit(0.44, -0.06), fit(0.66, -0.17), fit(0.82, -0.06)],
     ],
 ];
 
@@ -371,16 +378,29 @@ pub enum Valuation {
     /// with the same evaluator ([`crate::items::item_move_hint`]): [`CALIBRATION`] and, in team
     /// play, [`TEAM_CALIBRATION`].
     Master,
-    /// [`MASTER_AGAINST_HARD`], while two seats are still competing (not in team play):
-    /// [`AGAINST_HARD_CALIBRATION`].
+    /// [`MASTER_AGAINST_HARD`], in 飞行棋 and while two seats are still competing (not in
+    /// team play): [`AGAINST_HARD_CALIBRATION`].
     AgainstHard,
 }
 
-/// Whether a game of `rules` with `sides` sides competing is one where the hint searches as the
-/// Master does against Hard ([`Advisor::two_sided`], [`Valuation::AgainstHard`]): two sides,
-/// not team play.
-fn two_sided(rules: &Rules, sides: usize) -> bool {
-    !rules.options.team && sides == 2
+/// The column of [`AGAINST_HARD_CALIBRATION`] for a game of `rules` with `sides` sides
+/// competing, where the hint searches as the Master does against Hard ([`Advisor::against_hard`],
+/// [`Valuation::AgainstHard`]): 飞行棋, and Ludo with two sides, not in team play. There the
+/// Master plays that search and the one layer of [`MASTER`] measured weaker (docs/AI.md, "In
+/// two-sided games the hint is the Master's own search" and "In 4-player 飞行棋 too").
+fn against_hard_column(rules: &Rules, sides: usize) -> Option<usize> {
+    match (rules.options.team, rules.is_ludo(), sides) {
+        (true, ..) | (false, true, 3..) => None,
+        (false, true, _) => Some(0),
+        (false, false, ..=2) => Some(1),
+        (false, false, _) => Some(2),
+    }
+}
+
+/// Whether the hint searches as the Master does against Hard in a game of `rules` with `sides`
+/// sides competing ([`against_hard_column`]).
+fn searches_as_the_master(rules: &Rules, sides: usize) -> bool {
+    against_hard_column(rules, sides).is_some()
 }
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
@@ -394,8 +414,10 @@ pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuati
         return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
-    if valuation == Valuation::AgainstHard && two_sided(rules, sides) {
-        return AGAINST_HARD_CALIBRATION[strength][pieces][!rules.is_ludo() as usize];
+    if let Some(game) =
+        against_hard_column(rules, sides).filter(|_| valuation == Valuation::AgainstHard)
+    {
+        return AGAINST_HARD_CALIBRATION[strength][pieces][game];
     }
     CALIBRATION[strength][pieces][!rules.is_ludo() as usize][(sides == 2) as usize]
 }

@@ -76,14 +76,17 @@
 //! one. `feixingqi hint-accuracy` measures the hint against per-option rollouts (Hard as the
 //! rollout policy, 2,000 per option and up to 4,000 for options within two standard errors of the
 //! best). On 1,000 decisions per rule set the hint's mean loss is 0.112 ± 0.077 points of win
-//! probability in Ludo and 0.093 ± 0.065 in 飞行棋 with the reference's best chosen on half the
-//! playouts and the loss measured on the other half (0.365 / 0.309 on all playouts, which lean
-//! high: their noise floor is about 0.31 / 0.30); see docs/AI.md.
+//! probability in Ludo and −0.046 ± 0.055 in 飞行棋 with the reference's best chosen on half the
+//! playouts and the loss measured on the other half (0.365 / 0.196 on all playouts, which lean
+//! high: their noise floor is about 0.31 / 0.32); see docs/AI.md. In 飞行棋, and in Ludo where
+//! two seats are still competing, the hint searches as the Master does
+//! ([`Advisor::search_for`]); in 4-player Ludo and in team play it searches one chance layer.
 //!
 //! The win % the hint shows ([`RankedOption::win`]) is the search's share
 //! ([`RankedOption::share`]) through a fitted [`Calibration`] ([`CALIBRATION`],
-//! [`win_probability`]): the shares are far too sure (in 4-player 飞行棋 a share of 95 % wins
-//! 65 % of the reference's playouts), the calibrated values match them bin by bin. Games with
+//! [`AGAINST_HARD_CALIBRATION`], [`win_probability`]): one layer's shares are far too sure (in
+//! 4-player 飞行棋 a share of 95 % won 65 % of the reference's playouts), the calibrated values
+//! match them bin by bin. Games with
 //! two or three pieces per player have maps of their own ([`hint::calibration`]); for the
 //! 2-player games with two pieces the exact values of [`solve`] confirm them. The map is
 //! monotone: the ranking and the Master's play do not change. It is fitted per strength of the

@@ -380,14 +380,21 @@ fn games_with_fewer_pieces_are_shown_their_own_calibration() {
 }
 
 #[test]
-fn in_two_sided_games_the_hint_values_the_options_as_the_master_plays_them() {
-    // Where two seats are still competing, the Master searches four chance layers against an
-    // enemy it predicts as Hard (an unseen one from the first move), and the hint values the
-    // options by that search, not by its own one-layer search, which measured weaker there: a
-    // 2-player game, and a 3-player one after the first seat finished, in both games.
+fn where_the_master_searches_deeper_the_hint_values_the_options_as_it_plays_them() {
+    // In 飞行棋, and in Ludo where two seats are still competing, the Master searches four
+    // chance layers against enemies it predicts as Hard (an unseen one from the first move),
+    // and the hint values the options by that search, not by its own one-layer search, which
+    // measured weaker there: 飞行棋 with 2, 3 and 4 players, Ludo with 2 players and with 3
+    // after the first seat finished.
     let advisor = Advisor::default();
-    let games = [Rules::feixingqi(), Rules::ludo()].map(|r| [(r, 2u8, 31u64), (r, 3, 32)]);
-    for (rules, players, seed) in games.into_iter().flatten() {
+    let games = [
+        (Rules::feixingqi(), 2u8, 31u64),
+        (Rules::feixingqi(), 3, 32),
+        (Rules::feixingqi(), 4, 33),
+        (Rules::ludo(), 2, 31),
+        (Rules::ludo(), 3, 32),
+    ];
+    for (rules, players, seed) in games {
         let seats = SeatSet::for_players(players).expect("players");
         let mut pos = Position::new(rules, seats).expect("start");
         let mut hard = SearchBot::new(HARD, "hard");
@@ -395,8 +402,8 @@ fn in_two_sided_games_the_hint_values_the_options_as_the_master_plays_them() {
         let mut checked = 0;
         while !pos.is_over() {
             if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-                let two_sided = feixingqi_ai::hint::sides(&pos) == 2;
-                if two_sided && pos.distinct_moves().len() > 1 && checked < 2 {
+                let deeper = !rules.is_ludo() || feixingqi_ai::hint::sides(&pos) == 2;
+                if deeper && pos.distinct_moves().len() > 1 && checked < 2 {
                     let (search, valuation) = advisor.search_for(&pos);
                     assert_eq!(valuation, Valuation::AgainstHard);
                     assert_eq!(*search, MASTER_AGAINST_HARD);
@@ -411,8 +418,8 @@ fn in_two_sided_games_the_hint_values_the_options_as_the_master_plays_them() {
                     );
                     assert_eq!(Some(advisor.hint(&pos)[0].mv), theirs.best(&pos));
                     checked += 1;
-                } else if !two_sided {
-                    assert_eq!(advisor.search_for(&pos).1, Valuation::Master);
+                } else if !deeper {
+                    assert_eq!(advisor.search_for(&pos), (&MASTER, Valuation::Master));
                 }
                 let mv = hard.choose(&pos);
                 pos.play_unchecked(mv, &mut NoEvents);
@@ -420,14 +427,51 @@ fn in_two_sided_games_the_hint_values_the_options_as_the_master_plays_them() {
         }
         assert_eq!(checked, 2, "{rules:?}, {players} players");
     }
-    // More sides, and team play, keep the one-layer search.
-    for (mut rules, team) in [Rules::ludo(), Rules::feixingqi()]
-        .into_iter()
-        .flat_map(|r| [(r, false), (r, true)])
-    {
-        rules.options.team = team;
-        let pos = Position::new(rules, SeatSet::ALL).expect("start");
+    // Ludo with more sides, and team play in both games, keep the one-layer search.
+    let mut one_layer = vec![(Rules::ludo(), SeatSet::ALL)];
+    for mut rules in [Rules::ludo(), Rules::feixingqi()] {
+        rules.options.team = true;
+        one_layer.push((rules, SeatSet::ALL));
+    }
+    for (rules, seats) in one_layer {
+        let pos = Position::new(rules, seats).expect("start");
         assert_eq!(advisor.search_for(&pos), (&MASTER, Valuation::Master));
+    }
+}
+
+#[test]
+fn each_game_reads_the_win_shown_from_the_maps_of_the_search_that_values_it() {
+    // Hard everywhere, four pieces: [strength 2][pieces 4 − 2][…].
+    use feixingqi_ai::{hint::calibration, AGAINST_HARD_CALIBRATION};
+    let team = |mut r: Rules| {
+        r.options.team = true;
+        r
+    };
+    let cases = [
+        (Rules::ludo(), 2, AGAINST_HARD_CALIBRATION[2][2][0]),
+        (Rules::feixingqi(), 2, AGAINST_HARD_CALIBRATION[2][2][1]),
+        (Rules::feixingqi(), 3, AGAINST_HARD_CALIBRATION[2][2][2]),
+        (Rules::feixingqi(), 4, AGAINST_HARD_CALIBRATION[2][2][2]),
+        (Rules::ludo(), 3, CALIBRATION[2][2][0][0]),
+        (Rules::ludo(), 4, CALIBRATION[2][2][0][0]),
+        (team(Rules::ludo()), 4, TEAM_CALIBRATION[2][0]),
+        (team(Rules::feixingqi()), 4, TEAM_CALIBRATION[2][1]),
+    ];
+    for (rules, players, map) in cases {
+        let seats = SeatSet::for_players(players).expect("players");
+        let pos = Position::new(rules, seats).expect("start");
+        let sides = feixingqi_ai::hint::sides(&pos);
+        let valuation = Advisor::default().search_for(&pos).1;
+        assert_eq!(
+            calibration(&rules, sides, Level::Hard, valuation),
+            map,
+            "{rules:?}, {players} players"
+        );
+        let fair = 1.0 / sides as f32;
+        assert_eq!(
+            win_probability(&pos, 0.7, &Opposition::HARD, valuation),
+            map.apply(0.7, fair)
+        );
     }
 }
 

@@ -973,7 +973,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         let depth: u8 = d.parse().context("--depth must be 0..=3")?;
         ensure!(depth <= 3, "--depth must be 0..=3");
         advisor.search.depth = depth;
-        advisor.two_sided.depth = depth;
+        advisor.against_hard.depth = depth;
     }
     let positions = sample_positions(rules, seats, &[Level::Hard], count, seed);
     let mut times: Vec<f64> = Vec::with_capacity(positions.len());

@@ -920,7 +920,7 @@ impl Session {
             // Weather and shields change what a move does: rank by the item-aware values.
             advisor.hint_with_items(pos, items)
         } else {
-            // Four chance layers deep where two seats compete (tens of milliseconds).
+            // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms).
             off_the_runtime(|| advisor.hint(pos))
         };
         let options: Vec<Value> = ranked
@@ -1600,13 +1600,13 @@ fn grade_code(g: Grade) -> &'static str {
     }
 }
 
-/// Runs `work`, which can take tens of milliseconds (a 大师 Master's move; a hint where two
-/// seats compete searches four chance layers deep, as the Master does) or a second and more
-/// (a fast-forward through the rest of a game; the post-game analysis of a 2-player game,
-/// which searches so for each graded decision), without holding up the other tasks of its
-/// worker thread: on the multi-threaded runtime the worker hands them to another thread while
-/// it computes ([`tokio::task::block_in_place`]); on a single-threaded runtime (tests), outside
-/// one, or inside such work already (a fast-forward's moves) it just runs.
+/// Runs `work`, which can take tens of milliseconds (a 大师 Master's move; a hint in 飞行棋 or
+/// where two seats compete searches four chance layers deep, as the Master does) or a second
+/// and more (a fast-forward through the rest of a game; the post-game analysis, which searches
+/// so for each graded decision), without holding up the other tasks of its worker thread: on
+/// the multi-threaded runtime the worker hands them to another thread while it computes
+/// ([`tokio::task::block_in_place`]); on a single-threaded runtime (tests), outside one, or
+/// inside such work already (a fast-forward's moves) it just runs.
 fn off_the_runtime<T>(work: impl FnOnce() -> T) -> T {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {
