@@ -244,13 +244,24 @@ pub fn grade(
     items: Option<&ItemState>,
     played: Move,
 ) -> Option<(RankedOption, RankedOption)> {
+    grade_ranked(pos, items, played, || match items {
+        Some(items) => advisor.hint_with_items(pos, items),
+        None => advisor.hint(pos),
+    })
+}
+
+/// [`grade`] with the options of `pos` ranked by `rank`, asked only for a position with a
+/// choice: the ranking [`grade`] computes, or one kept from earlier ([`analyse_with`]).
+pub fn grade_ranked(
+    pos: &Position,
+    items: Option<&ItemState>,
+    played: Move,
+    rank: impl FnOnce() -> Vec<RankedOption>,
+) -> Option<(RankedOption, RankedOption)> {
     if !pos.is_legal(played) || (items.is_none() && pos.distinct_moves().len() < 2) {
         return None;
     }
-    let ranked = match items {
-        Some(items) => advisor.hint_with_items(pos, items),
-        None => advisor.hint(pos),
-    };
+    let ranked = rank();
     if ranked.len() < 2 {
         return None;
     }
@@ -276,20 +287,21 @@ pub fn grade(
 }
 
 impl Analysis {
-    /// Grades the move `mv` chosen in `pos` (ply `ply` of the game; `items` as [`grade`]) and
-    /// counts it in its seat's summary. Nothing for a position without a choice.
+    /// Grades the move `mv` chosen in `pos` (ply `ply` of the game; `items` and `rank` as
+    /// [`grade_ranked`]) and counts it in its seat's summary. Nothing for a position without a
+    /// choice.
     fn add_decision(
         &mut self,
-        advisor: &Advisor,
         ply: usize,
         pos: &Position,
         items: Option<&ItemState>,
         mv: Move,
+        rank: impl FnOnce() -> Vec<RankedOption>,
     ) {
         let Phase::Move(die) = pos.phase() else {
             return;
         };
-        let Some((best, mine)) = grade(advisor, pos, items, mv) else {
+        let Some((best, mine)) = grade_ranked(pos, items, mv, rank) else {
             return;
         };
         let seat = pos.turn();
@@ -322,6 +334,20 @@ impl Analysis {
 /// Replays `plies` from `start`, grades every decision with a choice of the seats in `graded`
 /// (the server grades its human players only) and adds up every seat's [`roll_luck`].
 pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatSet) -> Analysis {
+    analyse_with(advisor, start, plies, graded, |_, pos| advisor.hint(pos))
+}
+
+/// [`analyse`] with each graded decision's options ranked by `rank(ply, position)`, which must
+/// be the hint's ranking ([`Advisor::hint`]) of the position before ply `ply`: the caller may
+/// have kept it from earlier (the server's local games rank each human decision as the game
+/// goes on, so that the analysis at its end, up to seconds of searching, is ready at once).
+pub fn analyse_with(
+    advisor: &Advisor,
+    start: &Position,
+    plies: &[Ply],
+    graded: SeatSet,
+    mut rank: impl FnMut(usize, &Position) -> Vec<RankedOption>,
+) -> Analysis {
     let mut pos = *start;
     let mut out = Analysis::default();
     for (i, ply) in plies.iter().enumerate() {
@@ -342,7 +368,7 @@ pub fn analyse(advisor: &Advisor, start: &Position, plies: &[Ply], graded: SeatS
             }
             Ply::Move(mv) => {
                 if graded.contains(pos.turn()) {
-                    out.add_decision(advisor, i, &pos, None, mv);
+                    out.add_decision(i, &pos, None, mv, || rank(i, &pos));
                 }
                 if pos.play(mv, &mut NoEvents).is_err() {
                     break;
@@ -366,7 +392,9 @@ pub fn analyse_item_moves(
     let mut out = Analysis::default();
     for (ply, pos, items, mv) in moves {
         if graded.contains(pos.turn()) {
-            out.add_decision(advisor, ply, &pos, Some(&items), mv);
+            out.add_decision(ply, &pos, Some(&items), mv, || {
+                advisor.hint_with_items(&pos, &items)
+            });
         }
     }
     out

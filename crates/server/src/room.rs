@@ -144,6 +144,9 @@ async fn run(
     mut rx: mpsc::Receiver<Cmd>,
     bcast: broadcast::Sender<Arc<Broadcast>>,
 ) {
+    // The human decisions are ranked for the post-game analysis as they are played, after each
+    // answer, so that the end of the game does not wait for all of them at once.
+    session.rank_ahead();
     loop {
         let cmd = match tokio::time::timeout(IDLE, rx.recv()).await {
             Ok(Some(cmd)) => cmd,
@@ -184,6 +187,7 @@ async fn run(
                     }
                 };
                 let _ = reply.send(result);
+                session.rank_ahead();
             }
             Cmd::Hint { version, reply } => {
                 let _ = reply.send(session.hint(version));

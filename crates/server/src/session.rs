@@ -4,8 +4,8 @@
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{
-    analyse, analyse_item_moves, item_hint, plays_like, typical_losses, Advisor, Grade, ItemBot,
-    ItemPlayer, Level, Opposition,
+    analyse_item_moves, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
+    ItemBot, ItemPlayer, Level, Opposition, RankedOption,
 };
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
@@ -15,6 +15,7 @@ use feixingqi_rules::{
     Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 use crate::{
     error::Error,
@@ -243,6 +244,23 @@ pub struct Session {
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
     options: StateOptions,
+    /// Whether human decisions are ranked as the game goes on ([`Session::rank_ahead`]).
+    ranking_ahead: bool,
+    /// Human decisions played since the last [`Session::rank_ahead`]: the index of the move's
+    /// ply and the position it was chosen in.
+    unranked: Vec<(usize, Position)>,
+    /// The hint's ranking of human decisions, by the index of the move's ply.
+    ranked: BTreeMap<usize, Ranked>,
+}
+
+/// A human decision's options as the hint ranked them ([`Session::rank_ahead`]), with the
+/// position and the advisor they were ranked for: after an undo, or with other players at the
+/// table, the post-game analysis ranks that ply afresh.
+#[derive(Clone, Debug)]
+struct Ranked {
+    pos: Position,
+    advisor: Advisor,
+    options: Vec<RankedOption>,
 }
 
 /// The `options` of a state message, as a value and written out.
@@ -385,6 +403,9 @@ impl Session {
             game,
             bots,
             over: None,
+            ranking_ahead: false,
+            unranked: Vec::new(),
+            ranked: BTreeMap::new(),
         })
     }
 
@@ -463,6 +484,9 @@ impl Session {
             game,
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
+            ranking_ahead: false,
+            unranked: Vec::new(),
+            ranked: BTreeMap::new(),
         };
         let first = s.state("replay", Vec::new());
         let steps = rec.steps();
@@ -837,10 +861,51 @@ impl Session {
             });
         }
         let seat = pos.turn();
+        let ply = self.game.plies().count();
         let mut tl = Timeline::default();
         self.game.play(mv, &mut tl).map_err(game_error)?;
+        if self.ranking_ahead
+            && self.is_human(seat)
+            && !self.items_on()
+            && pos.distinct_moves().len() >= 2
+        {
+            self.unranked.push((ply, pos));
+        }
         self.push_events(&tl.0, Some((seat, mv.piece)), out);
         Ok(())
+    }
+
+    /// Ranks the options of the human decisions played since the last call as the post-game
+    /// analysis will grade them ([`feixingqi_ai::analyse_with`]), and from the first call on
+    /// keeps track of them. In 飞行棋, and in 2-player games, the hint searches as the Master does
+    /// (tens of milliseconds a decision), and the analysis of a whole 4-player game with four
+    /// people at the screen took 1.3 s (median; up to about 3 s) at its end, holding up its last
+    /// move; ranked as the game goes on, the end finds them ready. The local game's room calls
+    /// it after answering each action; online rooms do not (the end of a game costs them the
+    /// same, but thousands of rooms at once would each search on every human move).
+    pub fn rank_ahead(&mut self) {
+        self.ranking_ahead = true;
+        if self.unranked.is_empty() {
+            return;
+        }
+        let advisor = self.advisor();
+        let todo = std::mem::take(&mut self.unranked);
+        let done: Vec<(usize, Ranked)> = off_the_runtime(|| {
+            todo.into_iter()
+                .map(|(ply, pos)| {
+                    let options = advisor.hint(&pos);
+                    (
+                        ply,
+                        Ranked {
+                            pos,
+                            advisor,
+                            options,
+                        },
+                    )
+                })
+                .collect()
+        });
+        self.ranked.extend(done);
     }
 
     /// Converts engine events (rules and item mode, in order), inserting the derived `stack`
@@ -1152,7 +1217,13 @@ impl Session {
         let plain = !self.items_on();
         let analysis = off_the_runtime(|| {
             if plain {
-                analyse(&self.advisor(), self.game.start(), &self.plies(), graded)
+                let advisor = self.advisor();
+                // The decisions ranked as the game went on, if they still apply.
+                let rank = |ply: usize, pos: &Position| match self.ranked.get(&ply) {
+                    Some(r) if r.pos == *pos && r.advisor == advisor => r.options.clone(),
+                    _ => advisor.hint(pos),
+                };
+                analyse_with(&advisor, self.game.start(), &self.plies(), graded, rank)
             } else {
                 analyse_item_moves(&self.advisor(), self.item_moves(), graded)
             }
@@ -1669,6 +1740,61 @@ mod tests {
             ran < over,
             "the other task waited for the whole fast-forward"
         );
+    }
+
+    #[test]
+    fn decisions_ranked_as_the_game_goes_on_give_the_same_analysis() {
+        // A person against three computers in 飞行棋, with an undo on the way: ranked after
+        // each action, every graded decision is ready at the end, and the analysis is the one
+        // computed from scratch (a twin game that never ranks ahead).
+        let mut control = BySeat([SeatControl::Computer(Level::Easy); 4]);
+        control[Seat::S0] = SeatControl::Human;
+        let cfg = GameConfig {
+            rules: Rules::feixingqi(),
+            seats: SeatSet::ALL,
+            control,
+        };
+        let mut ahead = Session::new("t".into(), cfg.clone(), Seed::from_u64(11)).expect("a");
+        let mut fresh = Session::new("t".into(), cfg, Seed::from_u64(11)).expect("f");
+        ahead.rank_ahead();
+        let (mut choices, mut undone) = (0, false);
+        while !ahead.is_over() {
+            let pos = *ahead.game.position();
+            let mut actions = vec![match pos.phase() {
+                _ if !ahead.is_human(pos.turn()) => Action::Step,
+                Phase::Move(_) => {
+                    let options = pos.distinct_moves();
+                    choices += usize::from(options.len() > 1);
+                    let last = options.iter().last().map_or(0, |m| m.piece);
+                    Action::Move {
+                        piece: u64::from(last),
+                        seat: None,
+                    }
+                }
+                _ => Action::Roll,
+            }];
+            if choices == 5 && !undone && matches!(actions[0], Action::Move { .. }) {
+                undone = true;
+                actions.push(Action::Undo);
+            }
+            for action in actions {
+                for s in [&mut ahead, &mut fresh] {
+                    let v = s.version();
+                    s.act(action, v).expect("an action");
+                }
+                ahead.rank_ahead();
+            }
+        }
+        assert!(undone && fresh.is_over());
+        let graded =
+            |s: &mut Session| s.over_summary()["analysis"]["seats"][0]["decisions"].clone();
+        let decisions = graded(&mut ahead);
+        assert!(decisions.as_u64().is_some_and(|n| n >= 20), "{decisions}");
+        // Every graded decision was ranked ahead (the one taken back and played again at the
+        // same ply, once).
+        assert!(ahead.unranked.is_empty());
+        assert_eq!(Some(ahead.ranked.len() as u64), decisions.as_u64());
+        assert_eq!(ahead.over_summary(), fresh.over_summary());
     }
 
     #[test]
