@@ -861,14 +861,15 @@ impl Session {
             });
         }
         let seat = pos.turn();
-        let ply = self.game.plies().count();
-        let mut tl = Timeline::default();
-        self.game.play(mv, &mut tl).map_err(game_error)?;
-        if self.ranking_ahead
+        // A human decision to rank ahead (the index of its ply; only then counted).
+        let to_rank = (self.ranking_ahead
             && self.is_human(seat)
             && !self.items_on()
-            && pos.distinct_moves().len() >= 2
-        {
+            && pos.distinct_moves().len() >= 2)
+            .then(|| self.game.plies().count());
+        let mut tl = Timeline::default();
+        self.game.play(mv, &mut tl).map_err(game_error)?;
+        if let Some(ply) = to_rank {
             self.unranked.push((ply, pos));
         }
         self.push_events(&tl.0, Some((seat, mv.piece)), out);
