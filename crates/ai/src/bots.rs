@@ -752,8 +752,8 @@ impl fmt::Display for Level {
 }
 
 /// The Master search, the hint's in team play and in Ludo with three or four sides
-/// ([`crate::hint()`]; elsewhere [`MASTER_AGAINST_HARD`]) and the Master level's against players it can neither predict nor
-/// take for random ([`ModelBot`]): [`Evaluator::MASTER`] with one chance
+/// ([`crate::hint()`]; elsewhere [`MASTER_AGAINST_HARD`]) and the Master level's against players
+/// it can neither predict nor take for random ([`ModelBot`]): [`Evaluator::MASTER`] with one chance
 /// layer (with best answers a second layer measured no stronger, `expectimax-2` in docs/AI.md;
 /// the Master level looks deeper against the answers it can predict). In Ludo it expects an
 /// enemy's answer halfway between its best option and the mean of its options
@@ -776,7 +776,8 @@ pub const MASTER: Search = Search::new(Evaluator::MASTER, 1).with_reply(0.5, 1.0
 /// master,hard --games 300 --seed 1 --grades`). In 4-player 飞行棋 the Master's choices lose
 /// 0.135 ± 0.045 points per decision less than [`MASTER`]'s on the hint-accuracy reference
 /// (1,000 decisions, 2,000–4,000 Hard playouts per option, seed 1); in 4-player Ludo, where the
-/// hint keeps [`MASTER`], this search measured +0.021 ± 0.052 (noise). See docs/AI.md.
+/// hint keeps [`MASTER`], it chose a few hundredths of a point better against Hard and no better
+/// against weaker players, with a less informative win %. See docs/AI.md.
 pub const MASTER_AGAINST_HARD: Search = Search {
     eval: MASTER_EVAL_IMITATED,
     depth: MASTER_DEEP_IMITATED.feixingqi,

@@ -128,7 +128,7 @@ impl Advisor {
     /// competing (not in team play; [`Valuation::AgainstHard`]), [`Advisor::search`] in every
     /// other game ([`Valuation::Master`]).
     pub fn search_for(&self, pos: &Position) -> (&Search, Valuation) {
-        if searches_as_the_master(pos.rules(), sides(pos)) {
+        if against_hard_column(pos.rules(), sides(pos)).is_some() {
             (&self.against_hard, Valuation::AgainstHard)
         } else {
             (&self.search, Valuation::Master)
@@ -395,12 +395,6 @@ fn against_hard_column(rules: &Rules, sides: usize) -> Option<usize> {
         (false, false, ..=2) => Some(1),
         (false, false, _) => Some(2),
     }
-}
-
-/// Whether the hint searches as the Master does against Hard in a game of `rules` with `sides`
-/// sides competing ([`against_hard_column`]).
-fn searches_as_the_master(rules: &Rules, sides: usize) -> bool {
-    against_hard_column(rules, sides).is_some()
 }
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the

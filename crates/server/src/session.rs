@@ -890,7 +890,9 @@ impl Session {
             return;
         }
         let advisor = self.advisor();
-        let todo = std::mem::take(&mut self.unranked);
+        let mut todo = std::mem::take(&mut self.unranked);
+        // A decision the player asked a hint for was ranked then.
+        todo.retain(|(ply, pos)| self.ranked_for(*ply, pos, &advisor).is_none());
         let done: Vec<(usize, Ranked)> = off_the_runtime(|| {
             todo.into_iter()
                 .map(|(ply, pos)| {
@@ -907,6 +909,15 @@ impl Session {
                 .collect()
         });
         self.ranked.extend(done);
+    }
+
+    /// The hint's ranking of the position `pos` before ply `ply` by `advisor`, if it was kept
+    /// ([`Session::rank_ahead`], [`Session::hint`]) and still applies.
+    fn ranked_for(&self, ply: usize, pos: &Position, advisor: &Advisor) -> Option<&[RankedOption]> {
+        self.ranked
+            .get(&ply)
+            .filter(|r| r.pos == *pos && r.advisor == *advisor)
+            .map(|r| r.options.as_slice())
     }
 
     /// Converts engine events (rules and item mode, in order), inserting the derived `stack`
@@ -947,13 +958,15 @@ impl Session {
         }
     }
 
-    /// The 大师提示 for the human seat to choose (docs/PROTOCOL.md §3 `hint`).
+    /// The 大师提示 for the human seat to choose (docs/PROTOCOL.md §3 `hint`). Once ranking
+    /// ahead ([`Session::rank_ahead`]) the ranking is kept for the post-game analysis.
     ///
     /// # Errors
     /// `stale_version`, `game_over`, `not_allowed`.
-    pub fn hint(&self, version: u64) -> Result<Value, Error> {
+    pub fn hint(&mut self, version: u64) -> Result<Value, Error> {
         self.check_version(version)?;
-        let pos = self.game.position();
+        let pos = *self.game.position();
+        let pos = &pos;
         if pos.is_over() {
             return Err(Error::GameOver);
         }
@@ -987,7 +1000,18 @@ impl Session {
             advisor.hint_with_items(pos, items)
         } else {
             // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms).
-            off_the_runtime(|| advisor.hint(pos))
+            let ranked = off_the_runtime(|| advisor.hint(pos));
+            if self.ranking_ahead {
+                // Kept for the post-game analysis: the move to come need not be ranked again.
+                let ply = self.game.plies().count();
+                let kept = Ranked {
+                    pos: *pos,
+                    advisor,
+                    options: ranked.clone(),
+                };
+                self.ranked.insert(ply, kept);
+            }
+            ranked
         };
         let options: Vec<Value> = ranked
             .iter()
@@ -1220,9 +1244,9 @@ impl Session {
             if plain {
                 let advisor = self.advisor();
                 // The decisions ranked as the game went on, if they still apply.
-                let rank = |ply: usize, pos: &Position| match self.ranked.get(&ply) {
-                    Some(r) if r.pos == *pos && r.advisor == advisor => r.options.clone(),
-                    _ => advisor.hint(pos),
+                let rank = |ply: usize, pos: &Position| match self.ranked_for(ply, pos, &advisor) {
+                    Some(options) => options.to_vec(),
+                    None => advisor.hint(pos),
                 };
                 analyse_with(&advisor, self.game.start(), &self.plies(), graded, rank)
             } else {
@@ -1745,9 +1769,10 @@ mod tests {
 
     #[test]
     fn decisions_ranked_as_the_game_goes_on_give_the_same_analysis() {
-        // A person against three computers in 飞行棋, with an undo on the way: ranked after
-        // each action, every graded decision is ready at the end, and the analysis is the one
-        // computed from scratch (a twin game that never ranks ahead).
+        // A person against three computers in 飞行棋, with an undo and some hints on the way:
+        // ranked after each action (or when a hint was asked), every graded decision is ready
+        // at the end, and the analysis is the one computed from scratch (a twin game that never
+        // ranks ahead).
         let mut control = BySeat([SeatControl::Computer(Level::Easy); 4]);
         control[Seat::S0] = SeatControl::Human;
         let cfg = GameConfig {
@@ -1766,6 +1791,11 @@ mod tests {
                 Phase::Move(_) => {
                     let options = pos.distinct_moves();
                     choices += usize::from(options.len() > 1);
+                    if choices % 3 == 0 {
+                        // Asked for a hint: that ranking is kept rather than made again.
+                        let v = ahead.version();
+                        ahead.hint(v).expect("a hint");
+                    }
                     let last = options.iter().last().map_or(0, |m| m.piece);
                     Action::Move {
                         piece: u64::from(last),
