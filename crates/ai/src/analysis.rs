@@ -232,27 +232,14 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
     luck(&faces, die)
 }
 
-/// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves;
-/// in 道具模式 `items` is the item state beside it, and the options are ranked by their
-/// item-aware values ([`Advisor::hint_with_items`]). Returns the hint's best option and the
-/// option played (the ranked option it equals: pieces standing together are interchangeable),
-/// whose [`RankedOption::gap`] is the points it lost. `None` when the position had fewer than
-/// two distinct options or `played` is not legal.
+/// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves,
+/// `rank` the hint's ranking of its options ([`Advisor::hint`]; in 道具模式, where `items` is
+/// the item state beside it, the item-aware [`Advisor::hint_with_items`]), asked only for a
+/// position with a choice, so it can be one kept from earlier ([`analyse_with`]). Returns the
+/// hint's best option and the option played (the ranked option it equals: pieces standing
+/// together are interchangeable), whose [`RankedOption::gap`] is the points it lost. `None`
+/// when the position had fewer than two distinct options or `played` is not legal.
 pub fn grade(
-    advisor: &Advisor,
-    pos: &Position,
-    items: Option<&ItemState>,
-    played: Move,
-) -> Option<(RankedOption, RankedOption)> {
-    grade_ranked(pos, items, played, || match items {
-        Some(items) => advisor.hint_with_items(pos, items),
-        None => advisor.hint(pos),
-    })
-}
-
-/// [`grade`] with the options of `pos` ranked by `rank`, asked only for a position with a
-/// choice: the ranking [`grade`] computes, or one kept from earlier ([`analyse_with`]).
-pub fn grade_ranked(
     pos: &Position,
     items: Option<&ItemState>,
     played: Move,
@@ -288,7 +275,7 @@ pub fn grade_ranked(
 
 impl Analysis {
     /// Grades the move `mv` chosen in `pos` (ply `ply` of the game; `items` and `rank` as
-    /// [`grade_ranked`]) and counts it in its seat's summary. Nothing for a position without a
+    /// [`grade`]) and counts it in its seat's summary. Nothing for a position without a
     /// choice.
     fn add_decision(
         &mut self,
@@ -301,7 +288,7 @@ impl Analysis {
         let Phase::Move(die) = pos.phase() else {
             return;
         };
-        let Some((best, mine)) = grade_ranked(pos, items, mv, rank) else {
+        let Some((best, mine)) = grade(pos, items, mv, rank) else {
             return;
         };
         let seat = pos.turn();
