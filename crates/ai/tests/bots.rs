@@ -379,6 +379,24 @@ fn games_with_fewer_pieces_are_shown_their_own_calibration() {
     }
 }
 
+/// Plays a game of `rules` with `players` Hard players on the dice of `seed`, handing `visit`
+/// each position with a roll to move, until the game ends or `visit` says stop (false).
+fn visit_hard_game(rules: Rules, players: u8, seed: u64, mut visit: impl FnMut(&Position) -> bool) {
+    let seats = SeatSet::for_players(players).expect("players");
+    let mut pos = Position::new(rules, seats).expect("start");
+    let mut hard = SearchBot::new(HARD, "hard");
+    let mut rng = FastRng(seed);
+    while !pos.is_over() {
+        if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
+            if !visit(&pos) {
+                return;
+            }
+            let mv = hard.choose(&pos);
+            pos.play_unchecked(mv, &mut NoEvents);
+        }
+    }
+}
+
 #[test]
 fn where_the_master_searches_deeper_the_hint_values_the_options_as_it_plays_them() {
     // In 飞行棋, and in Ludo where two seats are still competing, the Master searches four
@@ -395,36 +413,29 @@ fn where_the_master_searches_deeper_the_hint_values_the_options_as_it_plays_them
         (Rules::ludo(), 3, 32),
     ];
     for (rules, players, seed) in games {
-        let seats = SeatSet::for_players(players).expect("players");
-        let mut pos = Position::new(rules, seats).expect("start");
-        let mut hard = SearchBot::new(HARD, "hard");
-        let mut rng = FastRng(seed);
         let mut checked = 0;
-        while !pos.is_over() {
-            if let Rolled::Move = pos.roll_unchecked(rng.die(), &mut NoEvents) {
-                let deeper = !rules.is_ludo() || feixingqi_ai::hint::sides(&pos) == 2;
-                if deeper && pos.distinct_moves().len() > 1 && checked < 2 {
-                    let (search, valuation) = advisor.search_for(&pos);
-                    assert_eq!(valuation, Valuation::AgainstHard);
-                    assert_eq!(*search, MASTER_AGAINST_HARD);
-                    // The Master's search as its opponent model sets it up for this position.
-                    let theirs = ModelBot::master().modelled(&pos);
-                    assert_eq!(
-                        Search {
-                            answers: search.answers,
-                            ..theirs
-                        },
-                        *search
-                    );
-                    assert_eq!(Some(advisor.hint(&pos)[0].mv), theirs.best(&pos));
-                    checked += 1;
-                } else if !deeper {
-                    assert_eq!(advisor.search_for(&pos), (&MASTER, Valuation::Master));
-                }
-                let mv = hard.choose(&pos);
-                pos.play_unchecked(mv, &mut NoEvents);
+        visit_hard_game(rules, players, seed, |pos| {
+            let deeper = !rules.is_ludo() || feixingqi_ai::hint::sides(pos) == 2;
+            if deeper && pos.distinct_moves().len() > 1 && checked < 2 {
+                let (search, valuation) = advisor.search_for(pos);
+                assert_eq!(valuation, Valuation::AgainstHard);
+                assert_eq!(*search, MASTER_AGAINST_HARD);
+                // The Master's search as its opponent model sets it up for this position.
+                let theirs = ModelBot::master().modelled(pos);
+                assert_eq!(
+                    Search {
+                        answers: search.answers,
+                        ..theirs
+                    },
+                    *search
+                );
+                assert_eq!(Some(advisor.hint(pos)[0].mv), theirs.best(pos));
+                checked += 1;
+            } else if !deeper {
+                assert_eq!(advisor.search_for(pos), (&MASTER, Valuation::Master));
             }
-        }
+            true
+        });
         assert_eq!(checked, 2, "{rules:?}, {players} players");
     }
     // Ludo with more sides, and team play in both games, keep the one-layer search.
@@ -436,6 +447,49 @@ fn where_the_master_searches_deeper_the_hint_values_the_options_as_it_plays_them
     for (rules, seats) in one_layer {
         let pos = Position::new(rules, seats).expect("start");
         assert_eq!(advisor.search_for(&pos), (&MASTER, Valuation::Master));
+    }
+}
+
+#[test]
+fn the_quick_hint_is_the_one_layer_search_with_its_own_maps_in_every_game() {
+    // What the server grades with when a game ends before its decisions were ranked ahead (a
+    // busy server) and there are more than a few: the same options as the hint, valued
+    // by `MASTER`'s one chance layer and shown through that search's maps, also where the hint
+    // itself searches as the Master does; where it does not (4-player Ludo) the two are one.
+    let advisor = Advisor::default();
+    let games = [
+        (Rules::feixingqi(), 4u8, 51u64),
+        (Rules::feixingqi(), 2, 52),
+        (Rules::ludo(), 2, 53),
+        (Rules::ludo(), 4, 54),
+    ];
+    for (rules, players, seed) in games {
+        let mut checked = 0;
+        visit_hard_game(rules, players, seed, |pos| {
+            if pos.distinct_moves().len() > 1 {
+                let quick = advisor.quick_hint(pos);
+                let full = advisor.hint(pos);
+                let moves = |h: &[feixingqi_ai::RankedOption]| {
+                    let mut m: Vec<u8> = h.iter().map(|o| o.mv.piece).collect();
+                    m.sort_unstable();
+                    m
+                };
+                assert_eq!(moves(&quick), moves(&full));
+                let me = pos.turn();
+                for s in MASTER.score_options(pos) {
+                    let o = quick.iter().find(|o| o.mv == s.mv).expect("an option");
+                    assert_eq!(o.share, s.shares[me]);
+                    let win = win_probability(pos, o.share, &Opposition::HARD, Valuation::Master);
+                    assert_eq!(o.win, win);
+                }
+                if rules.is_ludo() && players == 4 {
+                    assert_eq!(quick, full);
+                }
+                checked += 1;
+            }
+            checked < 3
+        });
+        assert_eq!(checked, 3, "{rules:?}, {players} players");
     }
 }
 
