@@ -1517,6 +1517,24 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         q(0.5),
         q(0.99)
     );
+    // The post-game analysis of the games that ended, and the decisions it found ranked.
+    let delta =
+        |name| metric(&metrics1, name).unwrap_or(0.0) - metric(&metrics0, name).unwrap_or(0.0);
+    let graded_games = delta("feixingqi_analysis_seconds_count");
+    if graded_games > 0.0 {
+        let qa = |p| {
+            server_quantile(&metrics0, &metrics1, "feixingqi_analysis_seconds", p)
+                .map_or("?".to_string(), |ms| format!("≤ {ms} ms"))
+        };
+        println!(
+            "       post-game analysis: {graded_games:.0} games, mean {:.1} ms, p50 {}, p99 {}; decisions ranked ahead {:.0}, graded quickly at the end {:.0}",
+            delta("feixingqi_analysis_seconds_sum") * 1e3 / graded_games,
+            qa(0.5),
+            qa(0.99),
+            delta("feixingqi_ranked_ahead_total"),
+            delta("feixingqi_graded_quick_total"),
+        );
+    }
     if let Some((server, clients)) = game.cpu_shares() {
         println!(
             "       CPU during play: server {server:.0} %, clients {clients:.0} % of one core ({} cores here)",

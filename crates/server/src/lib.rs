@@ -20,6 +20,7 @@ pub mod online;
 pub mod protocol;
 mod room;
 pub mod session;
+mod spare;
 pub mod store;
 pub mod view;
 mod ws;
@@ -46,6 +47,7 @@ use metrics::{Metrics, TimedStore};
 use online::{Member, Pace, RoomConfig, RoomEnv, RoomTask, CODE_ALPHABET};
 use room::RoomHandle;
 use session::{GameConfig, Session};
+use spare::Spare;
 use store::PlayerRow;
 use store::{SqliteStore, Store};
 
@@ -109,6 +111,7 @@ pub struct AppState {
 struct Inner {
     store: Store,
     metrics: Arc<Metrics>,
+    spare: Spare,
     rooms: tokio::sync::Mutex<HashMap<String, RoomHandle>>,
     online: tokio::sync::Mutex<HashMap<String, RoomTask>>,
     fixed_seed: Option<u64>,
@@ -163,6 +166,7 @@ impl AppState {
         let state = AppState {
             inner: Arc::new(Inner {
                 store,
+                spare: Spare::new(metrics.clone()),
                 metrics,
                 rooms: tokio::sync::Mutex::new(HashMap::new()),
                 online: tokio::sync::Mutex::new(HashMap::new()),
@@ -194,6 +198,7 @@ impl AppState {
             store: self.inner.store.clone(),
             pace: self.inner.pace,
             metrics: self.inner.metrics.clone(),
+            spare: self.inner.spare.clone(),
         }
     }
 
@@ -344,7 +349,7 @@ impl AppState {
             .store
             .create_game(&id, &th, &seed.to_hex(), &config.to_json().to_string())
             .await?;
-        let handle = RoomHandle::spawn(session, 0, self.inner.store.clone(), th);
+        let handle = RoomHandle::spawn(session, 0, self.room_env(), th);
         let mut rooms = self.inner.rooms.lock().await;
         rooms.retain(|_, h| !h.is_closed());
         rooms.insert(id.clone(), handle.clone());
@@ -380,7 +385,7 @@ impl AppState {
         let handle = RoomHandle::spawn(
             session,
             stored.plies.len(),
-            self.inner.store.clone(),
+            self.room_env(),
             stored.token_hash,
         );
         rooms.insert(id.to_string(), handle.clone());

@@ -143,6 +143,14 @@ pub struct Metrics {
     pub move_latency: Histogram,
     /// From a computer or 托管 action's start to its broadcast (commit included).
     pub computer_latency: Histogram,
+    /// Human decisions ranked for the post-game analysis as their games went on, by the
+    /// threads that use the time no game wants (the server's `spare` module).
+    pub ranked_ahead: AtomicU64,
+    /// Human decisions graded at their game's end by the hint's one layer, those threads not
+    /// having ranked them (the server's `spare` module).
+    pub graded_quick: AtomicU64,
+    /// A finished game's post-game analysis, the decisions left to rank at its end included.
+    pub analysis_latency: Histogram,
     errors: [AtomicU64; ERROR_CODES.len()],
     store: [Histogram; STORE_OPS.len()],
     store_errors: AtomicU64,
@@ -238,6 +246,18 @@ impl Metrics {
             load_u(&self.echo_messages).to_string(),
         );
         one(
+            "feixingqi_ranked_ahead_total",
+            "counter",
+            "Human decisions ranked for the post-game analysis as their games went on.",
+            load_u(&self.ranked_ahead).to_string(),
+        );
+        one(
+            "feixingqi_graded_quick_total",
+            "counter",
+            "Human decisions graded at the end by the hint's one layer, not ranked ahead.",
+            load_u(&self.graded_quick).to_string(),
+        );
+        one(
             "feixingqi_store_errors_total",
             "counter",
             "Store operations that failed.",
@@ -270,6 +290,12 @@ impl Metrics {
         );
         self.computer_latency
             .write(&mut out, "feixingqi_computer_move_seconds", "");
+        let _ = writeln!(
+            out,
+            "# HELP feixingqi_analysis_seconds A finished game's post-game analysis.\n# TYPE feixingqi_analysis_seconds histogram"
+        );
+        self.analysis_latency
+            .write(&mut out, "feixingqi_analysis_seconds", "");
         let _ = writeln!(
             out,
             "# HELP feixingqi_store_seconds Store operations by name.\n# TYPE feixingqi_store_seconds histogram"

@@ -425,6 +425,8 @@ pub(crate) struct RoomEnv {
     pub(crate) store: Store,
     pub(crate) pace: Pace,
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
+    /// The cores the post-game analysis may take.
+    pub(crate) spare: crate::spare::Spare,
 }
 
 struct Room {
@@ -553,7 +555,9 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
             .ok_or_else(|| ierr("game", format!("{gid} is not stored")))?;
         let cfg = game_config(&config, &slots);
         let dice = DiceStream::with_client_seeds(seed.clone(), g.client_seeds.clone());
-        game = Some(Session::restore(gid.to_string(), cfg, dice, &g.plies)?);
+        let mut session = Session::restore(gid.to_string(), cfg, dice, &g.plies)?;
+        session.keep_decisions();
+        game = Some(session);
         persisted = g.plies.len();
     }
     let now = Instant::now();
@@ -793,6 +797,11 @@ async fn run_loop(room: &mut Room, rx: &mut mpsc::Receiver<Cmd>) {
                     break;
                 }
             }
+        }
+        // The human decisions played go to be ranked for the post-game analysis after the
+        // answer, by threads that use only the time no game wants (`crate::spare`).
+        if let Some(g) = room.game.as_mut() {
+            room.env.spare.rank_ahead(g);
         }
     }
 }
@@ -1321,7 +1330,10 @@ impl Room {
         let game_id = crate::hex(&crate::random_bytes::<8>()?);
         let cfg = game_config(&self.config, &self.slots);
         let session = match Session::with_dice(game_id.clone(), cfg.clone(), dice) {
-            Ok(s) => s,
+            Ok(mut s) => {
+                s.keep_decisions();
+                s
+            }
             Err(e) => {
                 self.slots = backup;
                 return Err(e);
@@ -1469,6 +1481,9 @@ impl Room {
             if let Err(e) = self.settle().await {
                 tracing::warn!(error = %e, "settling failed");
             }
+        }
+        if let Some(g) = self.game.as_mut() {
+            self.env.spare.summarize(g);
         }
         let st = self
             .game_state(cause, events, |s| s.to_text())

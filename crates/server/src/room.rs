@@ -9,8 +9,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::{
     error::Error,
+    online::RoomEnv,
     session::{Action, Session},
-    store::Store,
 };
 
 /// A state sent to every connection of a game; `origin` is the connection that caused it (it
@@ -75,12 +75,12 @@ impl RoomHandle {
     pub(crate) fn spawn(
         session: Session,
         persisted: usize,
-        store: Store,
+        env: RoomEnv,
         token_hash: String,
     ) -> RoomHandle {
         let (tx, rx) = mpsc::channel(64);
         let (bcast, _) = broadcast::channel(64);
-        tokio::spawn(run(session, persisted, store, rx, bcast.clone()));
+        tokio::spawn(run(session, persisted, env, rx, bcast.clone()));
         RoomHandle {
             tx,
             bcast,
@@ -140,13 +140,13 @@ const IDLE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 async fn run(
     mut session: Session,
     mut persisted: usize,
-    store: Store,
+    env: RoomEnv,
     mut rx: mpsc::Receiver<Cmd>,
     bcast: broadcast::Sender<Arc<Broadcast>>,
 ) {
-    // The human decisions are ranked for the post-game analysis as they are played, after each
-    // answer, so that the end of the game does not wait for all of them at once.
-    session.rank_ahead();
+    // The human decisions go to be ranked for the post-game analysis as they are played, after
+    // each answer, so that the end of the game does not wait for all of them (`crate::spare`).
+    session.keep_decisions();
     loop {
         let cmd = match tokio::time::timeout(IDLE, rx.recv()).await {
             Ok(Some(cmd)) => cmd,
@@ -167,12 +167,14 @@ async fn run(
                     Err(e) => Err(e),
                     Ok(events) => {
                         let (keep, append) = session.unsaved(persisted);
-                        match store
+                        match env
+                            .store
                             .sync_plies(session.id(), keep, &append, session.is_over(), None)
                             .await
                         {
                             Ok(()) => {
                                 persisted = keep + append.len();
+                                env.spare.summarize(&mut session);
                                 session
                                     .state_text(action.cause(), events)
                                     .map(|text| Broadcast::send(&bcast, origin, text))
@@ -187,7 +189,7 @@ async fn run(
                     }
                 };
                 let _ = reply.send(result);
-                session.rank_ahead();
+                env.spare.rank_ahead(&mut session);
             }
             Cmd::Hint { version, reply } => {
                 let _ = reply.send(session.hint(version));

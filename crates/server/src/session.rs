@@ -5,7 +5,7 @@
 
 use feixingqi_ai::{
     analyse_item_moves, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
-    ItemBot, ItemPlayer, Level, Opposition, RankedOption,
+    ItemBot, ItemPlayer, Level, Opposition, RankedOption, Valuation,
 };
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json},
@@ -15,7 +15,10 @@ use feixingqi_rules::{
     Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, OnceLock},
+};
 
 use crate::{
     error::Error,
@@ -244,11 +247,12 @@ pub struct Session {
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
     options: StateOptions,
-    /// Whether human decisions are ranked as the game goes on ([`Session::rank_ahead`]).
+    /// Whether human decisions are kept to be ranked as the game goes on
+    /// ([`Session::keep_decisions`]).
     ranking_ahead: bool,
-    /// Human decisions played since the last [`Session::rank_ahead`]: the index of the move's
-    /// ply and the position it was chosen in.
-    unranked: Vec<(usize, Position)>,
+    /// Human decisions kept and not ranked yet, oldest first ([`Session::rank_ahead`]): the
+    /// index of the move's ply and the position it was chosen in.
+    unranked: std::collections::VecDeque<(usize, Position)>,
     /// The hint's ranking of human decisions, by the index of the move's ply.
     ranked: BTreeMap<usize, Ranked>,
 }
@@ -260,7 +264,28 @@ pub struct Session {
 struct Ranked {
     pos: Position,
     advisor: Advisor,
-    options: Vec<RankedOption>,
+    /// Set once ranked: at once for a hint, by a [`RankJob`] off the game's task otherwise.
+    options: Arc<OnceLock<Vec<RankedOption>>>,
+}
+
+/// A human decision to rank off its game's task ([`Session::rank_ahead`]): the options of
+/// `pos` as `advisor`'s hint ranks them, kept by the game until its end.
+#[derive(Debug)]
+pub struct RankJob {
+    pos: Position,
+    advisor: Advisor,
+    options: Arc<OnceLock<Vec<RankedOption>>>,
+}
+
+impl RankJob {
+    /// Ranks the decision; whether it did: not when its game has let it go (the game was
+    /// dropped, or its end came first and graded the decision itself).
+    pub fn run(self) -> bool {
+        if Arc::strong_count(&self.options) == 1 {
+            return false;
+        }
+        self.options.set(self.advisor.hint(&self.pos)).is_ok()
+    }
 }
 
 /// The `options` of a state message, as a value and written out.
@@ -404,7 +429,7 @@ impl Session {
             bots,
             over: None,
             ranking_ahead: false,
-            unranked: Vec::new(),
+            unranked: std::collections::VecDeque::new(),
             ranked: BTreeMap::new(),
         })
     }
@@ -485,7 +510,7 @@ impl Session {
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
             ranking_ahead: false,
-            unranked: Vec::new(),
+            unranked: std::collections::VecDeque::new(),
             ranked: BTreeMap::new(),
         };
         let first = s.state("replay", Vec::new());
@@ -870,45 +895,64 @@ impl Session {
         let mut tl = Timeline::default();
         self.game.play(mv, &mut tl).map_err(game_error)?;
         if let Some(ply) = to_rank {
-            self.unranked.push((ply, pos));
+            self.unranked.push_back((ply, pos));
         }
         self.push_events(&tl.0, Some((seat, mv.piece)), out);
         Ok(())
     }
 
-    /// Ranks the options of the human decisions played since the last call as the post-game
-    /// analysis will grade them ([`feixingqi_ai::analyse_with`]), and from the first call on
-    /// keeps track of them. In 飞行棋, and in 2-player games, the hint searches as the Master does
-    /// (tens of milliseconds a decision), and the analysis of a whole 4-player game with four
-    /// people at the screen took 1.3 s (median; up to about 3 s) at its end, holding up its last
-    /// move; ranked as the game goes on, the end finds them ready. The local game's room calls
-    /// it after answering each action; online rooms do not (the end of a game costs them the
-    /// same, but thousands of rooms at once would each search on every human move).
-    pub fn rank_ahead(&mut self) {
+    /// Whether a human decision kept for [`Session::rank_ahead`] is not ranked yet.
+    pub fn has_unranked(&self) -> bool {
+        !self.unranked.is_empty()
+    }
+
+    /// From now on keeps the human decisions played, for [`Session::rank_ahead`]. In 飞行棋, and
+    /// in 2-player games, the hint searches as the Master does (milliseconds to tens of them a
+    /// decision), and the analysis of a whole 4-player game with four people at the screen took
+    /// 1.3 s (median; up to about 3 s) at its end, holding up its last move; ranked as the game
+    /// goes on, the end finds them ready. Every game task, local or online, keeps them from its
+    /// start and hands them to threads that use only the time no game wants (`crate::spare`).
+    pub fn keep_decisions(&mut self) {
         self.ranking_ahead = true;
-        if self.unranked.is_empty() {
-            return;
+    }
+
+    /// Hands the human decisions kept ([`Session::keep_decisions`]) and not handed yet to
+    /// `hand`, oldest first, to be ranked off the game's task as the post-game analysis will
+    /// grade them ([`feixingqi_ai::analyse_with`], [`RankJob::run`]), until `hand` takes no more
+    /// (it returns false); returns how many it took. Those not ranked by the game's end, it
+    /// ranks then ([`Session::summarize`]).
+    pub fn rank_ahead(&mut self, mut hand: impl FnMut(RankJob) -> bool) -> usize {
+        if !self.has_unranked() {
+            return 0;
         }
         let advisor = self.advisor();
-        let mut todo = std::mem::take(&mut self.unranked);
-        // A decision the player asked a hint for was ranked then.
-        todo.retain(|(ply, pos)| self.ranked_for(*ply, pos, &advisor).is_none());
-        let done: Vec<(usize, Ranked)> = off_the_runtime(|| {
-            todo.into_iter()
-                .map(|(ply, pos)| {
-                    let options = advisor.hint(&pos);
-                    (
-                        ply,
-                        Ranked {
-                            pos,
-                            advisor,
-                            options,
-                        },
-                    )
-                })
-                .collect()
-        });
-        self.ranked.extend(done);
+        let mut handed = 0;
+        while let Some((ply, pos)) = self.unranked.pop_front() {
+            // A decision the player asked a hint for was ranked then.
+            if self.ranked_for(ply, &pos, &advisor).is_some() {
+                continue;
+            }
+            let options = Arc::new(OnceLock::new());
+            let job = RankJob {
+                pos,
+                advisor,
+                options: options.clone(),
+            };
+            if !hand(job) {
+                self.unranked.push_front((ply, pos));
+                break;
+            }
+            handed += 1;
+            self.ranked.insert(
+                ply,
+                Ranked {
+                    pos,
+                    advisor,
+                    options,
+                },
+            );
+        }
+        handed
     }
 
     /// The hint's ranking of the position `pos` before ply `ply` by `advisor`, if it was kept
@@ -917,7 +961,8 @@ impl Session {
         self.ranked
             .get(&ply)
             .filter(|r| r.pos == *pos && r.advisor == *advisor)
-            .map(|r| r.options.as_slice())
+            .and_then(|r| r.options.get())
+            .map(Vec::as_slice)
     }
 
     /// Converts engine events (rules and item mode, in order), inserting the derived `stack`
@@ -1007,7 +1052,7 @@ impl Session {
                 let kept = Ranked {
                     pos: *pos,
                     advisor,
-                    options: ranked.clone(),
+                    options: Arc::new(OnceLock::from(ranked.clone())),
                 };
                 self.ranked.insert(ply, kept);
             }
@@ -1218,16 +1263,36 @@ impl Session {
         moves
     }
 
-    /// The game-over summary (computed once).
+    /// The game-over summary (computed once; by [`Session::summarize`] if that came first,
+    /// else with every decision ranked by the hint's own search).
     fn over_summary(&mut self) -> &Value {
-        if self.over.is_none() {
-            let v = self.compute_over();
-            self.over = Some(v);
-        }
+        self.summarize(usize::MAX);
         self.over.as_ref().unwrap_or(&Value::Null)
     }
 
-    fn compute_over(&self) -> Value {
+    /// Computes the game-over summary now, once the game is over and if it is not computed yet;
+    /// returns how many graded decisions it ranked by the quick hint. The decisions ranked as
+    /// the game went on ([`Session::rank_ahead`]) are graded by those rankings; of the others
+    /// the first `searches` by the hint's own search and the rest by its one layer
+    /// ([`Advisor::quick_hint`]), and the summary says which (`quick`, docs/PROTOCOL.md §3).
+    pub fn summarize(&mut self, searches: usize) -> usize {
+        if self.over.is_some() || !self.is_over() {
+            return 0;
+        }
+        let (v, quick) = self.compute_over(searches);
+        self.over = Some(v);
+        // Graded: the rankings still to come are not needed (their jobs are skipped).
+        self.ranked.clear();
+        self.unranked.clear();
+        quick
+    }
+
+    /// Whether the game-over summary is computed ([`Session::summarize`]).
+    pub fn is_summarized(&self) -> bool {
+        self.over.is_some()
+    }
+
+    fn compute_over(&self, mut searches: usize) -> (Value, usize) {
         let pos = self.game.position();
         let stats = self.game.dice_stats();
         let humans: Vec<Seat> = self
@@ -1240,13 +1305,24 @@ impl Session {
         // luck only without items, where no item can fix a die.
         let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
         let plain = !self.items_on();
+        // The plies of the decisions ranked by the quick hint.
+        let mut quick = std::collections::BTreeSet::new();
         let analysis = off_the_runtime(|| {
             if plain {
                 let advisor = self.advisor();
                 // The decisions ranked as the game went on, if they still apply.
                 let rank = |ply: usize, pos: &Position| match self.ranked_for(ply, pos, &advisor) {
                     Some(options) => options.to_vec(),
-                    None => advisor.hint(pos),
+                    // Where the hint is the one layer itself, it is as quick.
+                    None if advisor.search_for(pos).1 == Valuation::Master => advisor.hint(pos),
+                    None if searches > 0 => {
+                        searches -= 1;
+                        advisor.hint(pos)
+                    }
+                    None => {
+                        quick.insert(ply);
+                        advisor.quick_hint(pos)
+                    }
                 };
                 analyse_with(&advisor, self.game.start(), &self.plies(), graded, rank)
             } else {
@@ -1315,16 +1391,18 @@ impl Session {
                     "en": d.reason.en(),
                     "loss": round(f64::from(d.loss), 2),
                     "grade": grade_code(d.grade),
+                    "quick": quick.contains(&d.ply),
                 })
             })
             .collect();
-        json!({
+        let summary = json!({
             "ranking": pos.ranking().map(|s| s.get()).collect::<Vec<_>>(),
             "scores": scores_json(pos),
             "luck": luck,
-            "analysis": { "seats": seat_summaries, "decisions": decisions },
+            "analysis": { "seats": seat_summaries, "decisions": decisions, "quick": quick.len() },
             "recordUrl": format!("/api/games/{}/record", self.id),
-        })
+        });
+        (summary, quick.len())
     }
 }
 
@@ -1782,7 +1860,7 @@ mod tests {
         };
         let mut ahead = Session::new("t".into(), cfg.clone(), Seed::from_u64(11)).expect("a");
         let mut fresh = Session::new("t".into(), cfg, Seed::from_u64(11)).expect("f");
-        ahead.rank_ahead();
+        ahead.keep_decisions();
         let (mut choices, mut undone) = (0, false);
         while !ahead.is_over() {
             let pos = *ahead.game.position();
@@ -1813,18 +1891,21 @@ mod tests {
                     let v = s.version();
                     s.act(action, v).expect("an action");
                 }
-                ahead.rank_ahead();
+                // Ranked here at once (the server hands them to threads of their own).
+                ahead.rank_ahead(|job| job.run());
             }
         }
         assert!(undone && fresh.is_over());
+        // Every graded decision was ranked ahead (the one taken back and played again at the
+        // same ply, once).
+        assert!(ahead.unranked.is_empty());
+        let ranked = ahead.ranked.len();
+        assert!(ahead.ranked.values().all(|r| r.options.get().is_some()));
         let graded =
             |s: &mut Session| s.over_summary()["analysis"]["seats"][0]["decisions"].clone();
         let decisions = graded(&mut ahead);
         assert!(decisions.as_u64().is_some_and(|n| n >= 20), "{decisions}");
-        // Every graded decision was ranked ahead (the one taken back and played again at the
-        // same ply, once).
-        assert!(ahead.unranked.is_empty());
-        assert_eq!(Some(ahead.ranked.len() as u64), decisions.as_u64());
+        assert_eq!(Some(ranked as u64), decisions.as_u64());
         assert_eq!(ahead.over_summary(), fresh.over_summary());
     }
 

@@ -382,6 +382,81 @@ async fn four_players_and_a_spectator_play_a_whole_room_game() {
 }
 
 #[tokio::test]
+async fn a_room_ranks_its_players_decisions_as_the_game_goes_on() {
+    // Two people in 飞行棋, where the post-game analysis ranks each decision by the Master's
+    // search: the room hands each to the ranking threads after answering it, and the end grades
+    // what they have not ranked without waiting for them (`crate::spare`'s tests check both).
+    let dir = temp_dir("rank_ahead");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut players = [
+        Rc::connect(server.addr).await,
+        Rc::connect(server.addr).await,
+    ];
+    players[0].login("甲", None).await;
+    players[1].login("乙", None).await;
+    let (_, room) = players[0]
+        .enter(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 2,
+            "turnTimerMs": null}),
+        )
+        .await;
+    let code = room["code"].as_str().unwrap().to_string();
+    players[1]
+        .enter(json!({"type": "joinRoom", "code": code}))
+        .await;
+    for (i, p) in players.iter_mut().enumerate() {
+        let r = p
+            .ask(json!({"type": "ready", "ready": true, "clientSeed": format!("s{i}")}))
+            .await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+    assert_eq!(players[0].ask(json!({"type": "start"})).await["type"], "ok");
+    let playing = players[0]
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    let mut owner = [0; 4];
+    for s in playing["slots"].as_array().unwrap() {
+        owner[s["seat"].as_u64().unwrap() as usize] = s["slot"].as_u64().unwrap() as usize;
+    }
+    let mut st = players[0]
+        .wait(|m| m["type"] == "state" && m["cause"] == "start")
+        .await;
+    let mut turns = 0;
+    while st["phase"] != "over" {
+        turns += 1;
+        assert!(turns < 3000, "the game does not end");
+        let actor = owner[st["turn"].as_u64().unwrap() as usize];
+        st = players[actor].ask(next_move(&st)).await;
+        assert_eq!(st["type"], "state", "{st}");
+    }
+    let graded: u64 = st["over"]["analysis"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["decisions"].as_u64().unwrap())
+        .sum();
+    assert!(graded >= 5, "too few decisions to tell: {graded}");
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let figure = |name: &str| -> u64 {
+        let line = metrics.lines().find(|l| l.starts_with(&format!("{name} ")));
+        line.and_then(|l| l.split(' ').nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in {metrics}"))
+    };
+    // Each decision was ranked ahead by the ranking threads, or at the end: up to four by the
+    // search, the rest by its one layer (`quick`, said in the summary and counted).
+    let ranked = figure("feixingqi_ranked_ahead_total");
+    let quick = st["over"]["analysis"]["quick"].as_u64().unwrap();
+    assert_eq!(figure("feixingqi_graded_quick_total"), quick);
+    assert!(
+        ranked <= graded && quick <= graded - 4,
+        "{ranked} {quick} {graded}"
+    );
+    assert!(ranked + 4 + quick >= graded, "{ranked} {quick} {graded}");
+    assert_eq!(figure("feixingqi_analysis_seconds_count"), 1);
+}
+
+#[tokio::test]
 async fn timeouts_then_tuoguan_then_take_back_from_a_second_device() {
     let dir = temp_dir("timer");
     let server = Server::start_with(pace(0, 400)(&dir)).await;
