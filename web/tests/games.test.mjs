@@ -129,6 +129,19 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
     const strength = await page.locator('#end .grades .plays-like').first().innerText();
     const summary = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.analysis.seats[0]);
     assert.match(strength, summary.decisions >= 10 ? /^棋力：本局约相当于电脑“(入门|普通|困难|大师)”.*电脑：入门 \d/ : /选择太少/, strength);
+    // Graded on a core to spare, no decision was graded quickly; a summary whose end found
+    // none spare says how many were (docs/PROTOCOL.md §3 `analysis.quick`).
+    assert.equal(await page.locator('#end .grades .quick-graded').count(), 0);
+    const quickNote = await page.evaluate(async () => {
+      const { renderEnd } = await import('./js/end.js');
+      const st = structuredClone(/** @type {any} */ (window).__fxq.current.st);
+      st.over.analysis.quick = 3;
+      const host = document.createElement('div');
+      const none = () => {};
+      renderEnd(host, st, { fastForward: false, onWatch: none, onDownload: none, onReplay: none, onAgain: none, onClose: none });
+      return host.querySelector('.grades .quick-graded')?.textContent ?? '';
+    });
+    assert.match(quickNote, /其中 3 次选择只用一层快速评估打分/, quickNote);
     // The line names the roll and both landings; the first mistake listed opens the replay.
     const decisions = await page.evaluate(() => {
       const d = /** @type {any} */ (window).__fxq.current.st.over.analysis.decisions;
