@@ -67,7 +67,7 @@ export function renderEnd(host, st, h) {
   if (an && an.seats?.length) {
     const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong>${playsLikeLine(s)}</li>`).join('');
     const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}">${t('review')}</button>` : ''}</li>`).join('');
-    // Decisions the server had no core to spare for at the end were graded by the hint's one layer: say so.
+    // Decisions a busy server did not rank ahead (past the few a game's end ranks) were graded by the hint's one layer: say so.
     const quick = an.quick > 0 ? `<p class="muted quick-graded">${esc(t('quickGraded', { n: an.quick }))}</p>` : '';
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}${quick}</section>`;
   }

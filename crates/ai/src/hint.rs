@@ -146,7 +146,7 @@ impl Advisor {
     /// Master does in 飞行棋 and two-sided games, where it takes a hundredth of the time or less
     /// and measured a little less accurate (4-player 飞行棋: 0.088 against −0.046 points lost
     /// per decision, docs/AI.md "In 4-player 飞行棋 too"). The server grades with it the
-    /// decisions it had no core to spare for at a game's end.
+    /// decisions a busy server did not rank ahead, past the few a game's end ranks itself.
     pub fn quick_hint(&self, pos: &Position) -> Vec<RankedOption> {
         self.rank_by(pos, &self.search, Valuation::Master)
     }
