@@ -43,18 +43,24 @@ impl Spare {
     /// One ranking thread less than this machine's cores, at least one.
     pub(crate) fn new(metrics: Arc<Metrics>) -> Spare {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Spare::with_threads(cores.saturating_sub(1).max(1), metrics)
+        Spare::with_threads(cores.saturating_sub(1).max(1), true, metrics)
     }
 
-    /// `n` ranking threads; they stop when the last clone of the queue is dropped.
-    fn with_threads(n: usize, metrics: Arc<Metrics>) -> Spare {
+    /// `n` ranking threads, at the lowest priority if `lowest` (tests rank at the normal one,
+    /// not to wait on a busy machine); they stop when the last clone of the queue is dropped.
+    fn with_threads(n: usize, lowest: bool, metrics: Arc<Metrics>) -> Spare {
         let (jobs, rx) = mpsc::sync_channel(QUEUE);
         let rx = Arc::new(Mutex::new(rx));
         for i in 0..n {
             let (rx, metrics) = (rx.clone(), metrics.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("ranking-{i}"))
-                .spawn(move || rank(&rx, &metrics));
+                .spawn(move || {
+                    if lowest {
+                        lowest_priority();
+                    }
+                    rank(&rx, &metrics);
+                });
             if let Err(e) = spawned {
                 tracing::warn!(error = %e, "no ranking thread");
             }
@@ -85,9 +91,8 @@ impl Spare {
     }
 }
 
-/// A ranking thread: at the lowest priority, runs the jobs of the queue until it is closed.
+/// A ranking thread: runs the jobs of the queue until it is closed.
 fn rank(rx: &Mutex<Receiver<RankJob>>, metrics: &Metrics) {
-    lowest_priority();
     loop {
         let job = match rx.lock() {
             Ok(rx) => rx.recv(),
@@ -187,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_ranking_threads_rank_as_the_game_goes_on_and_the_end_finds_them_ready() {
-        let spare = Spare::with_threads(1, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(1, false, Arc::new(Metrics::default()));
         let (mut ahead, mut fresh) = (game(), game());
         while !ahead.is_over() {
             act(&mut ahead);
@@ -218,7 +223,7 @@ mod tests {
     fn an_end_that_finds_decisions_unranked_ranks_a_few_and_grades_the_rest_quickly() {
         // No ranking thread: nothing is ranked ahead (as on a server too busy to spare a core,
         // or with its queue full).
-        let spare = Spare::with_threads(0, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(0, false, Arc::new(Metrics::default()));
         let (mut busy, mut fresh) = (game(), game());
         while !busy.is_over() {
             act(&mut busy);
