@@ -425,7 +425,7 @@ pub(crate) struct RoomEnv {
     pub(crate) store: Store,
     pub(crate) pace: Pace,
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
-    /// The cores the post-game analysis may take.
+    /// The threads that rank human decisions for the post-game analysis.
     pub(crate) spare: crate::spare::Spare,
 }
 
@@ -555,9 +555,7 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
             .ok_or_else(|| ierr("game", format!("{gid} is not stored")))?;
         let cfg = game_config(&config, &slots);
         let dice = DiceStream::with_client_seeds(seed.clone(), g.client_seeds.clone());
-        let mut session = Session::restore(gid.to_string(), cfg, dice, &g.plies)?;
-        session.keep_decisions();
-        game = Some(session);
+        game = Some(Session::restore(gid.to_string(), cfg, dice, &g.plies)?);
         persisted = g.plies.len();
     }
     let now = Instant::now();
@@ -1330,10 +1328,7 @@ impl Room {
         let game_id = crate::hex(&crate::random_bytes::<8>()?);
         let cfg = game_config(&self.config, &self.slots);
         let session = match Session::with_dice(game_id.clone(), cfg.clone(), dice) {
-            Ok(mut s) => {
-                s.keep_decisions();
-                s
-            }
+            Ok(s) => s,
             Err(e) => {
                 self.slots = backup;
                 return Err(e);

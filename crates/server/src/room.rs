@@ -144,9 +144,6 @@ async fn run(
     mut rx: mpsc::Receiver<Cmd>,
     bcast: broadcast::Sender<Arc<Broadcast>>,
 ) {
-    // The human decisions go to be ranked for the post-game analysis as they are played, after
-    // each answer, so that the end of the game does not wait for all of them (`crate::spare`).
-    session.keep_decisions();
     loop {
         let cmd = match tokio::time::timeout(IDLE, rx.recv()).await {
             Ok(Some(cmd)) => cmd,

@@ -16,7 +16,7 @@ use feixingqi_rules::{
 };
 use serde_json::{json, Map, Value};
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet, VecDeque},
     sync::{Arc, OnceLock},
 };
 
@@ -247,12 +247,9 @@ pub struct Session {
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
     options: StateOptions,
-    /// Whether human decisions are kept to be ranked as the game goes on
-    /// ([`Session::keep_decisions`]).
-    ranking_ahead: bool,
-    /// Human decisions kept and not ranked yet, oldest first ([`Session::rank_ahead`]): the
+    /// Human decisions not handed to be ranked yet, oldest first ([`Session::rank_ahead`]): the
     /// index of the move's ply and the position it was chosen in.
-    unranked: std::collections::VecDeque<(usize, Position)>,
+    unranked: VecDeque<(usize, Position)>,
     /// The hint's ranking of human decisions, by the index of the move's ply.
     ranked: BTreeMap<usize, Ranked>,
 }
@@ -428,8 +425,7 @@ impl Session {
             game,
             bots,
             over: None,
-            ranking_ahead: false,
-            unranked: std::collections::VecDeque::new(),
+            unranked: VecDeque::new(),
             ranked: BTreeMap::new(),
         })
     }
@@ -509,8 +505,7 @@ impl Session {
             game,
             bots: DiceStream::new(Seed([0; 32])).domain("bots"),
             over: None,
-            ranking_ahead: false,
-            unranked: std::collections::VecDeque::new(),
+            unranked: VecDeque::new(),
             ranked: BTreeMap::new(),
         };
         let first = s.state("replay", Vec::new());
@@ -887,10 +882,7 @@ impl Session {
         }
         let seat = pos.turn();
         // A human decision to rank ahead (the index of its ply; only then counted).
-        let to_rank = (self.ranking_ahead
-            && self.is_human(seat)
-            && !self.items_on()
-            && pos.distinct_moves().len() >= 2)
+        let to_rank = (self.is_human(seat) && !self.items_on() && pos.distinct_moves().len() >= 2)
             .then(|| self.game.plies().count());
         let mut tl = Timeline::default();
         self.game.play(mv, &mut tl).map_err(game_error)?;
@@ -901,32 +893,25 @@ impl Session {
         Ok(())
     }
 
-    /// Whether a human decision kept for [`Session::rank_ahead`] is not ranked yet.
+    /// Whether a human decision played is not handed to be ranked yet ([`Session::rank_ahead`]).
     pub fn has_unranked(&self) -> bool {
         !self.unranked.is_empty()
     }
 
-    /// From now on keeps the human decisions played, for [`Session::rank_ahead`]. In 飞行棋, and
-    /// in 2-player games, the hint searches as the Master does (milliseconds to tens of them a
-    /// decision), and the analysis of a whole 4-player game with four people at the screen took
-    /// 1.3 s (median; up to about 3 s) at its end, holding up its last move; ranked as the game
-    /// goes on, the end finds them ready. Every game task, local or online, keeps them from its
-    /// start and hands them to threads that use only the time no game wants (`crate::spare`).
-    pub fn keep_decisions(&mut self) {
-        self.ranking_ahead = true;
-    }
-
-    /// Hands the human decisions kept ([`Session::keep_decisions`]) and not handed yet to
-    /// `hand`, oldest first, to be ranked off the game's task as the post-game analysis will
-    /// grade them ([`feixingqi_ai::analyse_with`], [`RankJob::run`]), until `hand` takes no more
-    /// (it returns false); returns how many it took. Those not ranked by the game's end, it
-    /// ranks then ([`Session::summarize`]).
-    pub fn rank_ahead(&mut self, mut hand: impl FnMut(RankJob) -> bool) -> usize {
+    /// Hands the human decisions played and not handed yet to `hand`, oldest first, to be
+    /// ranked off the game's task as the post-game analysis will grade them
+    /// ([`feixingqi_ai::analyse_with`], [`RankJob::run`]), until `hand` takes no more (it
+    /// returns false); those not ranked by the game's end it ranks then ([`Session::summarize`]).
+    /// In 飞行棋, and in 2-player games, the hint searches as the Master does (milliseconds to
+    /// tens of them a decision), and the analysis of a whole 4-player game with four people at
+    /// the screen took 1.3 s (median; up to about 3 s) at its end, holding up its last move;
+    /// ranked as the game goes on, the end finds them ready. Every game task, local or online,
+    /// hands them to threads that use only the time no game wants (`crate::spare`).
+    pub fn rank_ahead(&mut self, mut hand: impl FnMut(RankJob) -> bool) {
         if !self.has_unranked() {
-            return 0;
+            return;
         }
         let advisor = self.advisor();
-        let mut handed = 0;
         while let Some((ply, pos)) = self.unranked.pop_front() {
             // A decision the player asked a hint for was ranked then.
             if self.ranked_for(ply, &pos, &advisor).is_some() {
@@ -942,7 +927,6 @@ impl Session {
                 self.unranked.push_front((ply, pos));
                 break;
             }
-            handed += 1;
             self.ranked.insert(
                 ply,
                 Ranked {
@@ -952,7 +936,6 @@ impl Session {
                 },
             );
         }
-        handed
     }
 
     /// The hint's ranking of the position `pos` before ply `ply` by `advisor`, if it was kept
@@ -1003,8 +986,8 @@ impl Session {
         }
     }
 
-    /// The 大师提示 for the human seat to choose (docs/PROTOCOL.md §3 `hint`). Once ranking
-    /// ahead ([`Session::rank_ahead`]) the ranking is kept for the post-game analysis.
+    /// The 大师提示 for the human seat to choose (docs/PROTOCOL.md §3 `hint`). The ranking is
+    /// kept for the post-game analysis (the move to come is not handed to be ranked again).
     ///
     /// # Errors
     /// `stale_version`, `game_over`, `not_allowed`.
@@ -1046,16 +1029,12 @@ impl Session {
         } else {
             // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms).
             let ranked = off_the_runtime(|| advisor.hint(pos));
-            if self.ranking_ahead {
-                // Kept for the post-game analysis: the move to come need not be ranked again.
-                let ply = self.game.plies().count();
-                let kept = Ranked {
-                    pos: *pos,
-                    advisor,
-                    options: Arc::new(OnceLock::from(ranked.clone())),
-                };
-                self.ranked.insert(ply, kept);
-            }
+            let kept = Ranked {
+                pos: *pos,
+                advisor,
+                options: Arc::new(OnceLock::from(ranked.clone())),
+            };
+            self.ranked.insert(self.game.plies().count(), kept);
             ranked
         };
         let options: Vec<Value> = ranked
@@ -1270,26 +1249,21 @@ impl Session {
         self.over.as_ref().unwrap_or(&Value::Null)
     }
 
-    /// Computes the game-over summary now, once the game is over and if it is not computed yet;
-    /// returns how many graded decisions it ranked by the quick hint. The decisions ranked as
+    /// Computes the game-over summary now, once the game is over and if it is not computed yet
+    /// (else `None`); returns how many graded decisions it ranked by the quick hint. The decisions ranked as
     /// the game went on ([`Session::rank_ahead`]) are graded by those rankings; of the others
     /// the first `searches` by the hint's own search and the rest by its one layer
     /// ([`Advisor::quick_hint`]), and the summary says which (`quick`, docs/PROTOCOL.md §3).
-    pub fn summarize(&mut self, searches: usize) -> usize {
+    pub fn summarize(&mut self, searches: usize) -> Option<usize> {
         if self.over.is_some() || !self.is_over() {
-            return 0;
+            return None;
         }
         let (v, quick) = self.compute_over(searches);
         self.over = Some(v);
         // Graded: the rankings still to come are not needed (their jobs are skipped).
         self.ranked.clear();
         self.unranked.clear();
-        quick
-    }
-
-    /// Whether the game-over summary is computed ([`Session::summarize`]).
-    pub fn is_summarized(&self) -> bool {
-        self.over.is_some()
+        Some(quick)
     }
 
     fn compute_over(&self, mut searches: usize) -> (Value, usize) {
@@ -1306,7 +1280,7 @@ impl Session {
         let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
         let plain = !self.items_on();
         // The plies of the decisions ranked by the quick hint.
-        let mut quick = std::collections::BTreeSet::new();
+        let mut quick = BTreeSet::new();
         let analysis = off_the_runtime(|| {
             if plain {
                 let advisor = self.advisor();
@@ -1860,7 +1834,6 @@ mod tests {
         };
         let mut ahead = Session::new("t".into(), cfg.clone(), Seed::from_u64(11)).expect("a");
         let mut fresh = Session::new("t".into(), cfg, Seed::from_u64(11)).expect("f");
-        ahead.keep_decisions();
         let (mut choices, mut undone) = (0, false);
         while !ahead.is_over() {
             let pos = *ahead.game.position();

@@ -68,7 +68,7 @@ impl Spare {
         Spare { jobs, metrics }
     }
 
-    /// Hands the human decisions `session` keeps and has not handed yet to the ranking threads
+    /// Hands the human decisions `session` has not handed yet to the ranking threads
     /// ([`Session::rank_ahead`]), as many as the queue takes; the others wait for a later call
     /// or for the game's end.
     pub(crate) fn rank_ahead(&self, session: &mut Session) {
@@ -79,15 +79,13 @@ impl Spare {
     /// decisions not ranked ahead, up to [`END_SEARCHES`] are ranked by the hint's search and
     /// the rest by its one layer. Call it before building the state that ends the game.
     pub(crate) fn summarize(&self, session: &mut Session) {
-        if !session.is_over() || session.is_summarized() {
-            return;
-        }
         let t0 = std::time::Instant::now();
-        let quick = session.summarize(END_SEARCHES);
-        self.metrics.analysis_latency.observe(t0.elapsed());
-        self.metrics
-            .graded_quick
-            .fetch_add(quick as u64, Ordering::Relaxed);
+        if let Some(quick) = session.summarize(END_SEARCHES) {
+            self.metrics.analysis_latency.observe(t0.elapsed());
+            self.metrics
+                .graded_quick
+                .fetch_add(quick as u64, Ordering::Relaxed);
+        }
     }
 }
 
@@ -152,9 +150,7 @@ mod tests {
             seats: SeatSet::for_players(2).expect("2 players"),
             control,
         };
-        let mut session = Session::new("t".into(), cfg, Seed::from_u64(5)).expect("a game");
-        session.keep_decisions();
-        session
+        Session::new("t".into(), cfg, Seed::from_u64(5)).expect("a game")
     }
 
     /// Plays `session`'s next action.
@@ -175,6 +171,18 @@ mod tests {
         session.act(action, v).expect("an action");
     }
 
+    /// Plays a game to its end, handing its decisions to `spare` after each action, beside a
+    /// twin (the same game) that never ranks ahead; returns both.
+    fn twins(spare: &Spare) -> (Session, Session) {
+        let (mut ahead, mut fresh) = (game(), game());
+        while !ahead.is_over() {
+            act(&mut ahead);
+            act(&mut fresh);
+            spare.rank_ahead(&mut ahead);
+        }
+        (ahead, fresh)
+    }
+
     fn ranked(spare: &Spare) -> u64 {
         spare.metrics.ranked_ahead.load(Ordering::Relaxed)
     }
@@ -193,12 +201,7 @@ mod tests {
     #[test]
     fn the_ranking_threads_rank_as_the_game_goes_on_and_the_end_finds_them_ready() {
         let spare = Spare::with_threads(1, false, Arc::new(Metrics::default()));
-        let (mut ahead, mut fresh) = (game(), game());
-        while !ahead.is_over() {
-            act(&mut ahead);
-            act(&mut fresh);
-            spare.rank_ahead(&mut ahead);
-        }
+        let (mut ahead, mut fresh) = twins(&spare);
         assert!(!ahead.has_unranked(), "the queue took every decision");
         // The game's end comes after the thread has ranked them all (as with people's pace).
         let graded = decisions(&analysis(&mut fresh)).len() as u64;
@@ -224,12 +227,7 @@ mod tests {
         // No ranking thread: nothing is ranked ahead (as on a server too busy to spare a core,
         // or with its queue full).
         let spare = Spare::with_threads(0, false, Arc::new(Metrics::default()));
-        let (mut busy, mut fresh) = (game(), game());
-        while !busy.is_over() {
-            act(&mut busy);
-            act(&mut fresh);
-            spare.rank_ahead(&mut busy);
-        }
+        let (mut busy, mut fresh) = twins(&spare);
         spare.summarize(&mut busy);
         let (rough, exact) = (analysis(&mut busy), analysis(&mut fresh));
         let graded = decisions(&exact).len() as u64;
