@@ -389,9 +389,10 @@ pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 3]; 3]; 3] = [
 /// Which search's shares a win % is read from: each has maps of its own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Valuation {
-    /// [`MASTER`]'s one chance layer, and 道具模式's item-aware valuer, which searches as deep
-    /// with the same evaluator ([`crate::items::item_move_hint`]): [`CALIBRATION`] and, in team
-    /// play, [`TEAM_CALIBRATION`].
+    /// [`MASTER`]'s one chance layer, and 道具模式's item-aware valuer, which searches
+    /// [`crate::items::MASTER_ITEM_DEPTH`] layers with the same evaluator
+    /// ([`crate::items::item_move_hint`]; maps fitted on one layer's shares of plain games):
+    /// [`CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`].
     Master,
     /// [`MASTER_AGAINST_HARD`], in 飞行棋 and while two seats are still competing (not in
     /// team play): [`AGAINST_HARD_CALIBRATION`].

@@ -9,8 +9,9 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    analyse, bot_by_name, item_bot_by_name, train, Advisor, Answer, Bot, ByRules, Evaluator,
-    Learned, Level, ModelBot, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
+    analyse, bot_by_name, item_bot_by_name, item_hint, train, Advisor, Answer, Bot, ByRules,
+    Evaluator, Learned, Level, ModelBot, Search, SearchBot, SeatSummary, SoloRace, Training,
+    BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -267,7 +268,7 @@ fn play_game(
     grades: bool,
 ) -> GameResult {
     if rules.options.items {
-        return play_item_game(rules, seats, names, seed, g);
+        return play_item_game(rules, seats, names, seed, g, &mut |_, _| {});
     }
     let n = names.len();
     let deal = g / n as u64;
@@ -336,7 +337,16 @@ fn play_game(
 /// Game `g` in 道具模式 (RULES.md §10.3): as [`play_game`], and the deal also fixes the item
 /// stream, so every rotation sees the same items and weather appear (as long as the positions
 /// allow the same squares). A die fixed by an item does not consume the deal's dice.
-fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: u64) -> GameResult {
+/// `seen` sees every state a bot decides in: before a roll with an item in the bar, and after a
+/// roll with two or more distinct item-aware options.
+fn play_item_game(
+    rules: Rules,
+    seats: SeatSet,
+    names: &[String],
+    seed: u64,
+    g: u64,
+    seen: &mut dyn FnMut(&Position, &ItemState),
+) -> GameResult {
     let n = names.len();
     let deal = g / n as u64;
     let (in_play, entry_at, mut bots) = seat_bots(seats, names, seed, g, |name, bseed| {
@@ -360,6 +370,7 @@ fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: 
         let e = entry_at[s.index()];
         let mut fixed = None;
         if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
+            seen(&pos, &items);
             let t0 = Instant::now();
             let u = bots[bot_index(s)].use_item(&pos, &items);
             res.time[e] += t0.elapsed();
@@ -380,6 +391,7 @@ fn play_item_game(rules: Rules, seats: SeatSet, names: &[String], seed: u64, g: 
                     piece: opts.trailing_zeros() as u8,
                 }
             } else {
+                seen(&pos, &items);
                 let t0 = Instant::now();
                 let mv = bots[bot_index(s)].choose(&pos, &items);
                 res.time[e] += t0.elapsed();
@@ -433,7 +445,8 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         if rules.options.items {
             ensure!(
                 item_bot_by_name(nm, 0).is_some(),
-                "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, plain:BOT"
+                "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, \
+                 LEVEL*K, LEVEL^D, plain:BOT"
             );
         } else {
             known_bot(nm)?;
@@ -948,6 +961,71 @@ pub fn sample_positions(
     out
 }
 
+/// States of 道具模式 games of 困难 Hard players (with their item logic) where a player decides,
+/// about one in eight of them, `count` in all: before a roll with an item in the bar, or after a
+/// roll with a choice of two or more item-aware options.
+pub fn sample_item_states(
+    rules: Rules,
+    seats: SeatSet,
+    count: usize,
+    seed: u64,
+) -> Vec<(Position, ItemState)> {
+    let names = vec!["hard".to_string(); seats.len() as usize];
+    let mut rng = FastRng(mix(seed));
+    let mut out = Vec::with_capacity(count);
+    let mut g = 0;
+    while out.len() < count && g < 1_000_000 {
+        play_item_game(rules, seats, &names, seed, g, &mut |pos, items| {
+            if out.len() < count && rng.below(8) == 0 {
+                out.push((*pos, *items));
+            }
+        });
+        g += 1;
+    }
+    out
+}
+
+/// p50, p95, p99 and max of `times` (ms), sorted in place.
+fn latency(times: &mut [f64]) -> [f64; 4] {
+    times.sort_by(f64::total_cmp);
+    [0.5, 0.95, 0.99, 1.0].map(|f| quantile(times, f))
+}
+
+/// `feixingqi hint --items`: the 大师提示 of 道具模式 on states of Hard's item games, timed as a
+/// player asks for it: the item advice before a roll with an item in the bar
+/// ([`item_hint`]), the item-aware ranking after a roll ([`Advisor::hint_with_items`]).
+fn item_hint_latency(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> Result<ExitCode> {
+    let advisor = Advisor::default();
+    let states = sample_item_states(rules, seats, count, seed);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let (mut uses, mut options) = (0usize, 0usize);
+    for (pos, items) in &states {
+        let t0 = Instant::now();
+        if pos.phase() == Phase::Roll {
+            uses += usize::from(item_hint(pos, items, &advisor.opposition).is_some());
+            before.push(t0.elapsed().as_secs_f64() * 1e3);
+        } else {
+            options += advisor.hint_with_items(pos, items).len();
+            after.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let players = seats.len();
+    let [p50, p95, p99, max] = latency(&mut after);
+    println!(
+        "item-aware hint latency over {} positions (飞行棋 道具模式, {players} players, {:.2} options \
+         each, one thread): p50 {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
+        after.len(),
+        options as f64 / after.len().max(1) as f64,
+    );
+    let [p50, p95, p99, max] = latency(&mut before);
+    println!(
+        "item advice latency over {} rolls with an item in the bar ({uses} advising a use): p50 \
+         {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
+        before.len(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `feixingqi hint`: the master hint on sample mid-game positions, and its latency.
 pub fn hint(args: &[String]) -> Result<ExitCode> {
     let own = Flags {
@@ -968,6 +1046,13 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
     }
     let players: u8 = num(args, "--players", 4)?;
     let seats = seats_for(players, rules)?;
+    if rules.options.items {
+        ensure!(
+            flag(args, "--depth").is_none() && !args.iter().any(|a| a.starts_with("--master")),
+            "--items times the item-aware hint; --depth and --master are for the plain game"
+        );
+        return item_hint_latency(rules, seats, count, seed);
+    }
     let mut advisor = Advisor::default();
     if let Some(d) = flag(args, "--depth") {
         let depth: u8 = d.parse().context("--depth must be 0..=3")?;
@@ -984,7 +1069,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         times.push(t0.elapsed().as_secs_f64() * 1e3);
         options += ranked.len();
     }
-    times.sort_by(f64::total_cmp);
+    let [p50, p95, p99, max] = latency(&mut times);
     // `--master-with ITEMS`: the Master with some weights or knobs set otherwise, as
     // `master:ITEMS` in the arena (for research: what a candidate costs).
     let master_bot = match flag(args, "--master-with") {
@@ -1004,8 +1089,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
             bot.choose(pos);
             times.push(t0.elapsed().as_secs_f64() * 1e3);
         }
-        times.sort_by(f64::total_cmp);
-        [0.5, 0.95, 0.99, 1.0].map(|f| quantile(&times, f))
+        latency(&mut times)
     });
     if let Some(pos) = positions.first() {
         let Phase::Move(die) = pos.phase() else {
@@ -1029,15 +1113,11 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         }
     }
     println!(
-        "hint latency over {} positions ({}, {} players, {:.2} options each, one thread): p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        "hint latency over {} positions ({}, {} players, {:.2} options each, one thread): p50 {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
         times.len(),
         rules.rule_set.name(),
         players,
         options as f64 / times.len() as f64,
-        quantile(&times, 0.5),
-        quantile(&times, 0.95),
-        quantile(&times, 0.99),
-        quantile(&times, 1.0)
     );
     if let Some([p50, p95, p99, max]) = master {
         println!(

@@ -93,6 +93,8 @@ USAGE:
         example, and p50/p95 latency;
         --master also times the 大师 Master's own decision on the same positions;
         --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
+        --items: 道具模式's own hint on states of Hard's item games, the item-aware ranking after
+        a roll and the item advice before a roll with an item in the bar.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]

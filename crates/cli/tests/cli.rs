@@ -165,6 +165,40 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
     );
 }
 
+/// With `--items` the hint timed is 道具模式's own, on states of item games: the item-aware
+/// ranking after a roll and the item advice before one (it timed the plain hint on positions
+/// without items, which is not what a player of the item mode is shown).
+#[test]
+fn hint_with_items_times_the_item_aware_hint() {
+    let out = bin()
+        .args([
+            "hint",
+            "--rules",
+            "feixingqi",
+            "--items",
+            "--players",
+            "2",
+            "--positions",
+            "40",
+        ])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("item-aware hint latency over") && text.contains("2 players"),
+        "{text}"
+    );
+    assert!(
+        text.contains("item advice latency over") && text.contains("rolls with an item"),
+        "{text}"
+    );
+    let out = bin()
+        .args(["hint", "--rules", "feixingqi", "--items", "--master"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+}
+
 /// `hint` on ten positions of 2-piece Ludo with one more flag and its value.
 fn small_ludo_hint(flag: &str, value: &str) -> std::process::Output {
     bin()

@@ -1029,8 +1029,9 @@ impl Session {
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let advisor = self.advisor();
         let ranked = if self.items_on() {
-            // Weather and shields change what a move does: rank by the item-aware values.
-            advisor.hint_with_items(pos, items)
+            // Weather and shields change what a move does: rank by the item-aware values (two
+            // chance layers, up to a few milliseconds).
+            off_the_runtime(|| advisor.hint_with_items(pos, items))
         } else {
             // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms).
             let ranked = off_the_runtime(|| advisor.hint(pos));
