@@ -32,7 +32,7 @@ use feixingqi_rules::{
 use crate::{
     bots::{bot_by_name, Bot, Level, Style},
     eval::{danger, Evaluator},
-    hint::{win_probability, Opposition, Valuation},
+    hint::{item_share, win_probability, Opposition, Valuation},
     search::place_of,
 };
 
@@ -540,8 +540,8 @@ pub fn item_hint(pos: &Position, items: &ItemState, opposition: &Opposition) -> 
         ItemHint {
             item_use,
             gain: 100.0
-                * (win_probability(pos, base + g, opposition, Valuation::Master)
-                    - win_probability(pos, base, opposition, Valuation::Master)),
+                * (win_probability(pos, item_share(base + g), opposition, Valuation::Master)
+                    - win_probability(pos, item_share(base), opposition, Valuation::Master)),
         }
     })
 }
@@ -691,6 +691,26 @@ mod tests {
             !shielded.reasons.contains(&crate::Reason::Capture),
             "{shielded:?}"
         );
+    }
+
+    #[test]
+    fn a_won_race_with_items_in_hand_is_not_shown_as_decided() {
+        // Red's last plane is a step from home, yellow has not taken off, and red holds two
+        // items: their keep values take the valuer's share of every option past 1, which the
+        // win % showed as 100 % (a decided game), though a missile may still strike.
+        let p = rolled(pos("feixingqi turn=0 0:40,F,F,F 1:H,H,H,H"), 1);
+        let mut items = ItemState::default();
+        items.give(Seat::S0, Item::Booster);
+        items.give(Seat::S0, Item::Shield);
+        let values = ItemPlayer::new(Level::Master, 0)
+            .valuer
+            .values(&p, &items, 0);
+        assert!(values[Seat::S0] > 1.0, "{values:?}");
+        let ranked = crate::Advisor::default().hint_with_items(&p, &items);
+        assert!(!ranked.is_empty());
+        for o in &ranked {
+            assert!(o.share < 1.0 && o.win > 0.5 && o.win < 1.0, "{o:?}");
+        }
     }
 
     #[test]

@@ -9,9 +9,9 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    analyse, bot_by_name, item_bot_by_name, item_hint, train, Advisor, Answer, Bot, ByRules,
-    Evaluator, Learned, Level, ModelBot, Search, SearchBot, SeatSummary, SoloRace, Training,
-    BOT_NAMES,
+    analyse, bot_by_name, hint::sides, item_bot_by_name, item_hint, train, Advisor, Answer, Bot,
+    ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot, Search, SearchBot,
+    SeatSummary, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -19,7 +19,10 @@ use feixingqi_rules::{
     DiceStream, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
 };
 
-use crate::progress::{in_parallel, Count};
+use crate::{
+    accuracy::{fit_calibration, log_loss, Point},
+    progress::{in_parallel, Count},
+};
 
 /// Flags a subcommand reads: those followed by a value, and switches.
 #[derive(Clone, Copy)]
@@ -177,6 +180,8 @@ fn load_table(path: &str) -> Option<&'static Learned> {
 struct GameResult {
     /// Per entry of the `--seats` list: won (first to finish; its team in team play).
     won: Vec<bool>,
+    /// The seat that finished first, if any did.
+    first: Option<Seat>,
     rolls: u64,
     /// Per entry: decisions with a choice, and time spent on them.
     decisions: Vec<u64>,
@@ -219,7 +224,8 @@ impl GameResult {
 
     /// Credits the first finisher's entry (and its partner's in team play) with the win.
     fn credit_winner(&mut self, pos: &Position, entry_at: &[usize; 4], seats: SeatSet) {
-        if let Some(w) = pos.ranking().next() {
+        self.first = pos.ranking().next();
+        if let Some(w) = self.first {
             self.won[entry_at[w.index()]] = true;
             if pos.rules().options.team && seats.contains(w.opposite()) {
                 self.won[entry_at[w.opposite().index()]] = true;
@@ -961,25 +967,38 @@ pub fn sample_positions(
     out
 }
 
+/// A state of a 道具模式 game where a player decides, and whether the player's side won the game.
+struct ItemSample {
+    pos: Position,
+    items: ItemState,
+    won: bool,
+}
+
 /// States of 道具模式 games of 困难 Hard players (with their item logic) where a player decides,
 /// about one in eight of them, `count` in all: before a roll with an item in the bar, or after a
 /// roll with a choice of two or more item-aware options.
-pub fn sample_item_states(
-    rules: Rules,
-    seats: SeatSet,
-    count: usize,
-    seed: u64,
-) -> Vec<(Position, ItemState)> {
+fn sample_item_states(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> Vec<ItemSample> {
     let names = vec!["hard".to_string(); seats.len() as usize];
     let mut rng = FastRng(mix(seed));
-    let mut out = Vec::with_capacity(count);
+    let mut out: Vec<ItemSample> = Vec::with_capacity(count);
     let mut g = 0;
     while out.len() < count && g < 1_000_000 {
-        play_item_game(rules, seats, &names, seed, g, &mut |pos, items| {
+        let from = out.len();
+        let res = play_item_game(rules, seats, &names, seed, g, &mut |pos, items| {
             if out.len() < count && rng.below(8) == 0 {
-                out.push((*pos, *items));
+                out.push(ItemSample {
+                    pos: *pos,
+                    items: *items,
+                    won: false,
+                });
             }
         });
+        for x in &mut out[from..] {
+            let me = x.pos.turn();
+            x.won = res
+                .first
+                .is_some_and(|w| w == me || (x.pos.rules().options.team && w == me.opposite()));
+        }
         g += 1;
     }
     out
@@ -993,20 +1012,34 @@ fn latency(times: &mut [f64]) -> [f64; 4] {
 
 /// `feixingqi hint --items`: the 大师提示 of 道具模式 on states of Hard's item games, timed as a
 /// player asks for it: the item advice before a roll with an item in the bar
-/// ([`item_hint`]), the item-aware ranking after a roll ([`Advisor::hint_with_items`]).
+/// ([`item_hint`]), the item-aware ranking after a roll ([`Advisor::hint_with_items`]). Then
+/// the calibration of the win % it shows against the games' outcomes ([`print_item_calibration`]).
 fn item_hint_latency(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> Result<ExitCode> {
     let advisor = Advisor::default();
     let states = sample_item_states(rules, seats, count, seed);
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let (mut uses, mut options) = (0usize, 0usize);
-    for (pos, items) in &states {
+    let mut played = Vec::new();
+    for x in &states {
+        let (pos, items) = (&x.pos, &x.items);
         let t0 = Instant::now();
         if pos.phase() == Phase::Roll {
             uses += usize::from(item_hint(pos, items, &advisor.opposition).is_some());
             before.push(t0.elapsed().as_secs_f64() * 1e3);
         } else {
-            options += advisor.hint_with_items(pos, items).len();
+            let ranked = advisor.hint_with_items(pos, items);
             after.push(t0.elapsed().as_secs_f64() * 1e3);
+            options += ranked.len();
+            // The option the game went on with: Hard's, whose seed does not change its choice.
+            let mv = ItemPlayer::new(Level::Hard, 0).choose(pos, items);
+            if let Some(o) = ranked.iter().find(|o| o.mv == mv) {
+                played.push(Played {
+                    sides: sides(pos),
+                    share: o.share,
+                    win: o.win,
+                    won: x.won,
+                });
+            }
         }
     }
     let players = seats.len();
@@ -1023,7 +1056,60 @@ fn item_hint_latency(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> R
          {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
         before.len(),
     );
+    print_item_calibration(&played);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A move of [`print_item_calibration`]: the sides competing, the hint's share and win % of
+/// the option played, and whether the mover's side won.
+struct Played {
+    sides: usize,
+    share: f32,
+    win: f32,
+    won: bool,
+}
+
+/// How well the win % the item hint shows matches the games' outcomes: for each sampled move of
+/// the Hard players' games, the option Hard played, with the side that moved winning or not.
+/// The hint's win % claims the chance against players of Hard's strength with Hard playing on,
+/// which is these games. Binned by the win % shown, then the map that would fit (the slope and
+/// offset of [`feixingqi_ai::Calibration`] on the shares) beside the one shown, by log loss.
+fn print_item_calibration(played: &[Played]) {
+    let mut bins = [(0u32, 0f64, 0f64); 10];
+    let mut points = Vec::new();
+    let mut shown = 0.0;
+    for o in played.iter().filter(|p| p.sides >= 2) {
+        let y = f64::from(u8::from(o.won));
+        let b = &mut bins[((o.win * 10.0) as usize).min(9)];
+        b.0 += 1;
+        b.1 += f64::from(o.win);
+        b.2 += y;
+        let q = f64::from(o.win).clamp(1e-9, 1.0 - 1e-9);
+        shown -= y * q.ln() + (1.0 - y) * (1.0 - q).ln();
+        points.push(Point {
+            share: o.share.clamp(1e-4, 1.0 - 1e-4),
+            fair: 1.0 / o.sides as f32,
+            y,
+            n: 1.0,
+        });
+    }
+    let mut line = "calibration, win % shown → won % (moves):".to_string();
+    for (n, est, won) in bins.iter().filter(|b| b.0 > 0) {
+        let n_f = f64::from(*n);
+        let (est, won) = (100.0 * est / n_f, 100.0 * won / n_f);
+        line.push_str(&format!(" {est:.0}→{won:.0} ({n})"));
+    }
+    println!("{line}");
+    if points.len() >= 10 {
+        let (a, b) = fit_calibration(&points);
+        println!(
+            "calibration fit ({} moves): slope {a:.3} offset {b:.3}; log loss per move: shown \
+             {:.4}, fitted {:.4}",
+            points.len(),
+            shown / points.len() as f64,
+            log_loss(&points, a, b),
+        );
+    }
 }
 
 /// `feixingqi hint`: the master hint on sample mid-game positions, and its latency.

@@ -94,7 +94,8 @@ USAGE:
         --master also times the 大师 Master's own decision on the same positions;
         --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
         --items: 道具模式's own hint on states of Hard's item games, the item-aware ranking after
-        a roll and the item advice before a roll with an item in the bar.
+        a roll and the item advice before a roll with an item in the bar; then the win % it
+        shows against how often the side went on to win, binned, and the map that would fit.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]

@@ -192,6 +192,10 @@ fn hint_with_items_times_the_item_aware_hint() {
         text.contains("item advice latency over") && text.contains("rolls with an item"),
         "{text}"
     );
+    assert!(
+        text.contains("calibration, win % shown → won % (moves):"),
+        "{text}"
+    );
     let out = bin()
         .args(["hint", "--rules", "feixingqi", "--items", "--master"])
         .output()
