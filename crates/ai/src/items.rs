@@ -4,9 +4,9 @@
 //!
 //! Every level plays the item mode through an [`ItemBot`]. The levels differ as in the plain
 //! game — Easy half at random, Normal the race-only evaluator, Hard the tuned one, Master the
-//! tuned one with two chance layers ([`MASTER_ITEM_DEPTH`]) — and all of them value a state the
-//! same way: the evaluator's win share of the position, plus what the state adds that a position
-//! cannot show:
+//! tuned one with two chance layers ([`MASTER_ITEM_DEPTH`]), predicting the others as Hard — and
+//! all of them value a state the same way: the evaluator's win share of the position, plus what
+//! the state adds that a position cannot show:
 //!
 //! * **items in the bar** are worth [`keep_value`] each (an item is used only when that gains more
 //!   than keeping it);
@@ -48,8 +48,15 @@ pub const fn keep_value(item: Item) -> f32 {
     }
 }
 
+/// The evaluator of 困难 Hard in 道具模式, and the one whose choices the Master predicts there.
+pub const HARD_ITEM_EVALUATOR: Evaluator = Style::Balanced.evaluator();
+
 /// The 大师 Master's chance layers in 道具模式: after its move every enemy's reply, and its own
-/// next roll, each roller playing its best 1-ply item-aware option. Two layers beat one by +1.05
+/// next roll, each roller playing its best 1-ply item-aware option (each enemy predicted as
+/// Hard, [`ItemValuer::predict`]: −0.26 points [−0.94, +0.42] against three random players,
+/// 8,000 games, seed 7; +0.80 [+0.06, +1.54] against three Hard ones, 16,000 games, seed 6,
+/// and +0.74 [−0.30, +1.78] on 8,000 of seed 5; +0.16 [−0.42, +0.74] with 2 players, 20,000,
+/// seed 3). Two layers beat one by +1.05
 /// points [+0.25, +1.85] against 困难 Hard in 2-player games (`feixingqi arena --rules feixingqi
 /// --items --players 2 --seats master^1,hard --versus master^2 --games 20000 --seed 3`) and did
 /// not lose with four players (+0.23 [−0.79, +1.26], 12,000 games); a third gained +0.39
@@ -79,6 +86,9 @@ pub struct ItemValuer {
     pub depth: u8,
     /// Multiplier of [`keep_value`] (1 in play; other values for tuning by arena).
     pub keep_scale: f32,
+    /// Below the root, the evaluator whose 1-ply item-aware choice every other seat is
+    /// predicted to make (`None`: each plays its best for the valuer's evaluator).
+    pub predict: Option<Evaluator>,
 }
 
 impl ItemValuer {
@@ -117,7 +127,7 @@ impl ItemValuer {
         options(pos, items)
             .map(|mv| {
                 let (p, it) = after_move(pos, items, mv);
-                let mut v = self.chance(&p, &it, self.depth, place)[me];
+                let mut v = self.chance(&p, &it, self.depth, place, me)[me];
                 if self.depth == 0 {
                     // Without a chance layer the evaluator's danger model does not see the
                     // weather: correct it by the enemies' replies through the weather.
@@ -204,13 +214,20 @@ impl ItemValuer {
 
     /// Chance node over the next roll (a leaf at depth 0): the roller answers with its best
     /// 1-ply item-aware option.
-    fn chance(&self, pos: &Position, items: &ItemState, depth: u8, place: usize) -> BySeat<f32> {
+    fn chance(
+        &self,
+        pos: &Position,
+        items: &ItemState,
+        depth: u8,
+        place: usize,
+        root: Seat,
+    ) -> BySeat<f32> {
         if depth == 0 || pos.is_over() || pos.phase() != Phase::Roll {
             return self.values(pos, items, place);
         }
         let mut acc = [0f32; 4];
         for die in Die::ALL {
-            let v = self.after_roll(pos, items, die, depth - 1, place);
+            let v = self.after_roll(pos, items, die, depth - 1, place, root);
             for (a, x) in acc.iter_mut().zip(v.0) {
                 *a += x;
             }
@@ -226,6 +243,7 @@ impl ItemValuer {
         die: Die,
         depth: u8,
         place: usize,
+        root: Seat,
     ) -> BySeat<f32> {
         let mut p = *pos;
         let mut it = *items;
@@ -235,10 +253,22 @@ impl ItemValuer {
             return self.values(&p, &it, place);
         }
         let me = p.turn();
+        if let Some(eval) = self.predict.filter(|_| me != root) {
+            let predicted = ItemValuer {
+                eval,
+                depth: 0,
+                keep_scale: self.keep_scale,
+                predict: None,
+            };
+            if let Some(mv) = predicted.best_move(&p, &it) {
+                let (c, ci) = after_move(&p, &it, mv);
+                return self.chance(&c, &ci, depth, place, root);
+            }
+        }
         let mut best: Option<BySeat<f32>> = None;
         for mv in options(&p, &it) {
             let (c, ci) = after_move(&p, &it, mv);
-            let v = self.chance(&c, &ci, depth, place);
+            let v = self.chance(&c, &ci, depth, place, root);
             if best.is_none_or(|b| v[me] > b[me]) {
                 best = Some(v);
             }
@@ -252,7 +282,7 @@ impl ItemValuer {
         let me = pos.turn();
         let place = place_of(pos);
         dice.iter()
-            .map(|&d| self.after_roll(pos, items, d, 0, place)[me])
+            .map(|&d| self.after_roll(pos, items, d, 0, place, me)[me])
             .sum::<f32>()
             / dice.len().max(1) as f32
     }
@@ -350,7 +380,7 @@ impl ItemPlayer {
             // As the plain Easy level in 飞行棋: three decisions in four at random.
             Level::Easy => (Style::Fast.evaluator(), 0, 0.75),
             Level::Normal => (Style::Fast.evaluator(), 0, 0.0),
-            Level::Hard => (Style::Balanced.evaluator(), 0, 0.0),
+            Level::Hard => (HARD_ITEM_EVALUATOR, 0, 0.0),
             Level::Master => (Evaluator::MASTER, MASTER_ITEM_DEPTH, 0.0),
         };
         ItemPlayer {
@@ -358,6 +388,7 @@ impl ItemPlayer {
                 eval,
                 depth,
                 keep_scale: 1.0,
+                predict: (level == Level::Master).then_some(HARD_ITEM_EVALUATOR),
             },
             random,
             rng: FastRng(seed ^ 0x17e3_5000_0000_0001),
@@ -454,7 +485,9 @@ impl ItemBot for RandomItemBot {
 
 /// An item-mode player by name: a level (`easy`, `normal`, `hard`, `master`) with its item logic,
 /// `LEVEL*K` (the level with its items' keep values times K, for tuning), `LEVEL^D` (the level
-/// searching D chance layers, [`ItemValuer::depth`]), `random` (random uses and options), or
+/// searching D chance layers, [`ItemValuer::depth`], each seat playing its best), `LEVEL^Dh`
+/// (the same with every other seat predicted as Hard, [`ItemValuer::predict`]), `random`
+/// (random uses and options), or
 /// `plain:NAME` — any [`bot_by_name`] bot without item logic (it never uses an item and ignores
 /// weather and shields).
 pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>> {
@@ -463,7 +496,9 @@ pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>
         if name.contains('*') {
             p.valuer.keep_scale = knob.parse().ok()?;
         } else {
-            p.valuer.depth = knob.parse().ok()?;
+            let (d, hard) = knob.strip_suffix('h').map_or((knob, false), |d| (d, true));
+            p.valuer.depth = d.parse().ok()?;
+            p.valuer.predict = hard.then_some(HARD_ITEM_EVALUATOR);
         }
         p.name = name.into();
         return Some(Box::new(p));

@@ -102,7 +102,8 @@
 //! (`plain:LEVEL`: never uses an item, ignores weather and shields): Master 62.7 % [62.0, 63.4]
 //! (20,000 games), Hard 63.5 %, Normal 61.9 % (4,000 games each); Master with items against Hard
 //! with items 55.05 % [54.36, 55.74] (20,000 games), searching two chance layers
-//! ([`items::MASTER_ITEM_DEPTH`]).
+//! ([`items::MASTER_ITEM_DEPTH`]); it now also predicts the others as Hard
+//! ([`items::HARD_ITEM_EVALUATOR`]), worth +0.80 [+0.06, +1.54] with four players.
 //!
 //! [`Position`]: feixingqi_rules::Position
 //! [`Phase::Move`]: feixingqi_rules::Phase::Move
