@@ -48,20 +48,22 @@ pub const fn keep_value(item: Item) -> f32 {
     }
 }
 
-/// The evaluator of 困难 Hard in 道具模式, and the one whose choices the Master predicts there.
+/// The evaluator of 困难 Hard in 道具模式, and the one whose 1-ply choices the Master predicts
+/// every other seat to make there ([`ItemValuer::predict`]), as the plain Master predicts Hard
+/// from the first move. Against predicting each seat's best for the Master's evaluator, two
+/// layers each way (`feixingqi arena --rules feixingqi --items --seats master^2,B,B,B --versus
+/// master^2h`): +0.80 points [+0.06, +1.54] against three Hard players (16,000 games, seed 6;
+/// +0.74 [−0.30, +1.78] on 8,000 of seed 5), +0.16 [−0.42, +0.74] with 2 players against Hard
+/// (20,000, seed 3), −0.26 [−0.94, +0.42] against three random players (8,000, seed 7).
 pub const HARD_ITEM_EVALUATOR: Evaluator = Style::Balanced.evaluator();
 
-/// The 大师 Master's chance layers in 道具模式: after its move every enemy's reply, and its own
-/// next roll, each roller playing its best 1-ply item-aware option (each enemy predicted as
-/// Hard, [`ItemValuer::predict`]: −0.26 points [−0.94, +0.42] against three random players,
-/// 8,000 games, seed 7; +0.80 [+0.06, +1.54] against three Hard ones, 16,000 games, seed 6,
-/// and +0.74 [−0.30, +1.78] on 8,000 of seed 5; +0.16 [−0.42, +0.74] with 2 players, 20,000,
-/// seed 3). Two layers beat one by +1.05
-/// points [+0.25, +1.85] against 困难 Hard in 2-player games (`feixingqi arena --rules feixingqi
-/// --items --players 2 --seats master^1,hard --versus master^2 --games 20000 --seed 3`) and did
-/// not lose with four players (+0.23 [−0.79, +1.26], 12,000 games); a third gained +0.39
-/// [−0.79, +1.57] over two (8,000 games) at 15 times the time. The item uses before a roll stay
-/// one die deep: valuing each face two layers deep changed nothing (55.66% against 55.56%).
+/// The 大师 Master's chance layers in 道具模式: after its move every enemy's reply, then its own
+/// next roll. Two layers beat one by +1.05 points [+0.25, +1.85] against 困难 Hard in 2-player
+/// games (`feixingqi arena --rules feixingqi --items --players 2 --seats master^1,hard --versus
+/// master^2 --games 20000 --seed 3`, both with best answers) and did not lose with four players
+/// (+0.23 [−0.79, +1.26], 12,000 games); a third gained +0.39 [−0.79, +1.57] over two (8,000
+/// games) at 15 times the time. The item uses before a roll stay one die deep: valuing each
+/// face two layers deep changed nothing (55.66% against 55.56%).
 pub const MASTER_ITEM_DEPTH: u8 = 2;
 
 /// A player of the item mode: decides item uses before rolling and moves after.
@@ -213,7 +215,8 @@ impl ItemValuer {
     }
 
     /// Chance node over the next roll (a leaf at depth 0): the roller answers with its best
-    /// 1-ply item-aware option.
+    /// option as searched below, or with the predicted one when it is not `root`
+    /// ([`ItemValuer::predict`]).
     fn chance(
         &self,
         pos: &Position,
@@ -235,7 +238,8 @@ impl ItemValuer {
         BySeat(acc.map(|a| a / 6.0))
     }
 
-    /// The values after the roller rolls `die` and plays its best option.
+    /// The values after the roller rolls `die` and plays its best option (or, not being `root`,
+    /// the one predicted for it).
     fn after_roll(
         &self,
         pos: &Position,
@@ -486,10 +490,9 @@ impl ItemBot for RandomItemBot {
 /// An item-mode player by name: a level (`easy`, `normal`, `hard`, `master`) with its item logic,
 /// `LEVEL*K` (the level with its items' keep values times K, for tuning), `LEVEL^D` (the level
 /// searching D chance layers, [`ItemValuer::depth`], each seat playing its best), `LEVEL^Dh`
-/// (the same with every other seat predicted as Hard, [`ItemValuer::predict`]), `random`
-/// (random uses and options), or
-/// `plain:NAME` — any [`bot_by_name`] bot without item logic (it never uses an item and ignores
-/// weather and shields).
+/// (the same with every other seat predicted as Hard, [`ItemValuer::predict`]; the Master's
+/// own `master^2h`), `random` (random uses and options), or `plain:NAME` — any [`bot_by_name`]
+/// bot without item logic (it never uses an item and ignores weather and shields).
 pub fn item_bot_by_name(name: &str, seed: u64) -> Option<Box<dyn ItemBot + Send>> {
     if let Some((level, knob)) = name.split_once(['*', '^']) {
         let mut p = ItemPlayer::new(Level::from_name(level)?, seed);

@@ -452,7 +452,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             ensure!(
                 item_bot_by_name(nm, 0).is_some(),
                 "unknown item-mode bot {nm:?}; known: random, easy, normal, hard, master, \
-                 LEVEL*K, LEVEL^D, plain:BOT"
+                 LEVEL*K, LEVEL^D, LEVEL^Dh, plain:BOT"
             );
         } else {
             known_bot(nm)?;
