@@ -594,7 +594,7 @@ pub(crate) fn log_loss(points: &[Point], slope: f64, offset: f64) -> f64 {
 }
 
 /// The log loss per playout of the probabilities `q` given to the points (kept off 0 and 1).
-fn mean_log_loss<'a>(points: impl Iterator<Item = (&'a Point, f64)>) -> f64 {
+pub(crate) fn mean_log_loss<'a>(points: impl Iterator<Item = (&'a Point, f64)>) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for (p, q) in points {
         let q = q.clamp(1e-9, 1.0 - 1e-9);
@@ -641,6 +641,38 @@ pub(crate) fn fit_calibration(points: &[Point]) -> (f64, f64) {
     (a, b)
 }
 
+/// Win estimates binned by tenths, each bin with its count, the estimates' sum and the
+/// outcomes' sum (the tables of the hint's calibration).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Bins([(u64, f64, f64); 10]);
+
+impl Bins {
+    /// Counts estimate `est` (0..=1) with outcome `y` (a win rate) in its tenth.
+    pub(crate) fn add(&mut self, est: f32, y: f64) {
+        let b = &mut self.0[((est * 10.0) as usize).min(9)];
+        *b = (b.0 + 1, b.1 + f64::from(est), b.2 + y);
+    }
+
+    /// The bins with something in them: the tenth, the count, the mean estimate and the mean
+    /// outcome.
+    pub(crate) fn filled(&self) -> impl Iterator<Item = (usize, u64, f64, f64)> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.0 > 0)
+            .map(|(i, &(n, est, y))| (i, n, est / n as f64, y / n as f64))
+    }
+
+    /// `label`, then ` estimate→outcome (count)` per bin, in percent.
+    pub(crate) fn line(&self, label: &str) -> String {
+        let mut line = label.to_string();
+        for (_, n, est, y) in self.filled() {
+            line.push_str(&format!(" {:.0}→{:.0} ({n})", 100.0 * est, 100.0 * y));
+        }
+        line
+    }
+}
+
 /// Prints how well the hint's win estimates match the reference (every option of every
 /// decision, binned by the estimate, with the reference's mean win % per bin; the search's
 /// shares and the calibrated win % shown), and the calibration fitted to the reference, for
@@ -653,7 +685,7 @@ fn print_calibration(
 ) {
     let mut points: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
     let mut shown: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    let mut bins = [[(0u32, 0f64, 0f64); 10]; 2];
+    let mut bins = [Bins::default(); 2];
     for ((m, pos), ranked) in results.iter().zip(positions).zip(hints) {
         let win = m.win();
         let n = sides(pos);
@@ -663,10 +695,7 @@ fn print_calibration(
         for o in ranked {
             let k = option_of(pos, o.mv);
             for (bin, est) in bins.iter_mut().zip([o.share, o.win]) {
-                let b = &mut bin[((est * 10.0) as usize).min(9)];
-                b.0 += 1;
-                b.1 += est as f64;
-                b.2 += win[k];
+                bin.add(est, win[k]);
             }
             points[(n == 2) as usize].push(Point {
                 share: o.share.clamp(1e-4, 1.0 - 1e-4),
@@ -678,16 +707,10 @@ fn print_calibration(
         }
     }
     for (name, bin) in ["shares", "win % shown"].iter().zip(&bins) {
-        let mut line = format!("calibration, {name} → reference win % (options):");
-        for (n, est, reference) in bin.iter().filter(|b| b.0 > 0) {
-            let n_f = *n as f64;
-            line.push_str(&format!(
-                " {:.0}→{:.0} ({n})",
-                100.0 * est / n_f,
-                100.0 * reference / n_f
-            ));
-        }
-        println!("{line}");
+        println!(
+            "{}",
+            bin.line(&format!("calibration, {name} → reference win % (options):"))
+        );
     }
     for (two, pts) in points.iter().enumerate() {
         if pts.len() < 10 {

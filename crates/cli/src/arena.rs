@@ -20,7 +20,7 @@ use feixingqi_rules::{
 };
 
 use crate::{
-    accuracy::{fit_calibration, log_loss, Point},
+    accuracy::{fit_calibration, log_loss, mean_log_loss, Bins, Point},
     progress::{in_parallel, Count},
 };
 
@@ -1075,17 +1075,12 @@ struct Played {
 /// which is these games. Binned by the win % shown, then the map that would fit (the slope and
 /// offset of [`feixingqi_ai::Calibration`] on the shares) beside the one shown, by log loss.
 fn print_item_calibration(played: &[Played]) {
-    let mut bins = [(0u32, 0f64, 0f64); 10];
-    let mut points = Vec::new();
-    let mut shown = 0.0;
+    let mut bins = Bins::default();
+    let (mut points, mut shown) = (Vec::new(), Vec::new());
     for o in played.iter().filter(|p| p.sides >= 2) {
         let y = f64::from(u8::from(o.won));
-        let b = &mut bins[((o.win * 10.0) as usize).min(9)];
-        b.0 += 1;
-        b.1 += f64::from(o.win);
-        b.2 += y;
-        let q = f64::from(o.win).clamp(1e-9, 1.0 - 1e-9);
-        shown -= y * q.ln() + (1.0 - y) * (1.0 - q).ln();
+        bins.add(o.win, y);
+        shown.push(f64::from(o.win));
         points.push(Point {
             share: o.share.clamp(1e-4, 1.0 - 1e-4),
             fair: 1.0 / o.sides as f32,
@@ -1093,20 +1088,14 @@ fn print_item_calibration(played: &[Played]) {
             n: 1.0,
         });
     }
-    let mut line = "calibration, win % shown → won % (moves):".to_string();
-    for (n, est, won) in bins.iter().filter(|b| b.0 > 0) {
-        let n_f = f64::from(*n);
-        let (est, won) = (100.0 * est / n_f, 100.0 * won / n_f);
-        line.push_str(&format!(" {est:.0}→{won:.0} ({n})"));
-    }
-    println!("{line}");
+    println!("{}", bins.line("calibration, win % shown → won % (moves):"));
     if points.len() >= 10 {
         let (a, b) = fit_calibration(&points);
         println!(
             "calibration fit ({} moves): slope {a:.3} offset {b:.3}; log loss per move: shown \
              {:.4}, fitted {:.4}",
             points.len(),
-            shown / points.len() as f64,
+            mean_log_loss(points.iter().zip(shown)),
             log_loss(&points, a, b),
         );
     }

@@ -12,7 +12,7 @@ use feixingqi_ai::{
 use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules, Seat, SeatSet};
 
 use crate::{
-    accuracy::{fit_calibration, log_loss, Point},
+    accuracy::{fit_calibration, log_loss, Bins, Point},
     arena::{flag, known_bot, make_bot, mix, num, rules_from, switch, Flags},
 };
 
@@ -173,7 +173,7 @@ fn calibration(
         (first + second - 1.0).abs() < 1e-6,
         "first {first} + second {second} ≠ 1"
     );
-    let mut bins = [(0u64, 0f64, 0f64); 10];
+    let mut bins = Bins::default();
     let (mut n, mut signed, mut abs) = (0u64, 0f64, 0f64);
     let mut points = Vec::new();
     for g in 0..games {
@@ -182,8 +182,7 @@ fn calibration(
             if pos.distinct_moves().len() > 1 {
                 for o in hint(pos) {
                     let exact = even.after(pos, o.mv).context("a position of the game")?;
-                    let b = &mut bins[((o.win * 10.0) as usize).min(9)];
-                    *b = (b.0 + 1, b.1 + o.win as f64, b.2 + exact);
+                    bins.add(o.win, exact);
                     points.push(Point {
                         share: o.share.clamp(1e-4, 1.0 - 1e-4),
                         fair: 0.5,
@@ -213,14 +212,14 @@ fn calibration(
         log_loss(&points, shown.slope as f64, shown.offset as f64),
         log_loss(&points, a, b)
     );
-    for (i, b) in bins.iter().enumerate().filter(|(_, b)| b.0 > 0) {
+    for (i, count, hint, exact) in bins.filled() {
         println!(
             "  hint {:>3}–{:<3}%: {:>7} options, hint {:5.1}%, exact {:5.1}%",
             10 * i,
             10 * i + 10,
-            b.0,
-            100.0 * b.1 / b.0 as f64,
-            100.0 * b.2 / b.0 as f64
+            count,
+            100.0 * hint,
+            100.0 * exact
         );
     }
     Ok(())
