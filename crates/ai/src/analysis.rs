@@ -3,8 +3,8 @@
 //! the luck of every seat's rolls in the same points.
 
 use feixingqi_rules::{
-    items::ItemState, BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rules, Seat,
-    SeatSet,
+    items::{distinct_mask, ItemState},
+    BySeat, Die, Move, NoEvents, Phase, Ply, Position, Progress, Rules, Seat, SeatSet,
 };
 
 use crate::{
@@ -238,14 +238,20 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
 /// position with a choice, so it can be one kept from earlier ([`analyse_with`]). Returns the
 /// hint's best option and the option played (the ranked option it equals: pieces standing
 /// together are interchangeable), whose [`RankedOption::gap`] is the points it lost. `None`
-/// when the position had fewer than two distinct options or `played` is not legal.
+/// when the position had fewer than two distinct options (with the items, in 道具模式) or
+/// `played` is not legal.
 pub fn grade(
     pos: &Position,
     items: Option<&ItemState>,
     played: Move,
     rank: impl FnOnce() -> Vec<RankedOption>,
 ) -> Option<(RankedOption, RankedOption)> {
-    if !pos.is_legal(played) || (items.is_none() && pos.distinct_moves().len() < 2) {
+    // With the items, two planes on one square can differ (a shield, the weather).
+    let options = match items {
+        Some(items) => distinct_mask(pos, items).count_ones() as usize,
+        None => pos.distinct_moves().len(),
+    };
+    if !pos.is_legal(played) || options < 2 {
         return None;
     }
     let ranked = rank();
@@ -376,12 +382,23 @@ pub fn analyse_item_moves(
     moves: impl IntoIterator<Item = (usize, Position, ItemState, Move)>,
     graded: SeatSet,
 ) -> Analysis {
+    analyse_item_moves_with(moves, graded, |_, pos, items| {
+        advisor.hint_with_items(pos, items)
+    })
+}
+
+/// [`analyse_item_moves`] with the options of each graded decision ranked by `rank` (called
+/// with the index of the move, the position and the item state), as [`analyse_with`] is of
+/// [`analyse`]: the server passes the rankings it made as the game went on.
+pub fn analyse_item_moves_with(
+    moves: impl IntoIterator<Item = (usize, Position, ItemState, Move)>,
+    graded: SeatSet,
+    mut rank: impl FnMut(usize, &Position, &ItemState) -> Vec<RankedOption>,
+) -> Analysis {
     let mut out = Analysis::default();
     for (ply, pos, items, mv) in moves {
         if graded.contains(pos.turn()) {
-            out.add_decision(ply, &pos, Some(&items), mv, || {
-                advisor.hint_with_items(&pos, &items)
-            });
+            out.add_decision(ply, &pos, Some(&items), mv, || rank(ply, &pos, &items));
         }
     }
     out

@@ -178,11 +178,24 @@ impl Advisor {
     /// valuer ([`crate::items::item_move_hint`]) and described by where it really ends (a storm
     /// pushes a plane back, a shield stops a capture).
     pub fn hint_with_items(&self, pos: &Position, items: &ItemState) -> Vec<RankedOption> {
+        self.rank_with_items(pos, items, crate::items::MASTER_ITEM_DEPTH)
+    }
+
+    /// [`Advisor::hint_with_items`] by one chance layer, as [`Advisor::quick_hint`] is of the
+    /// plain hint: the server grades with it the decisions of a 道具模式 game that a busy server
+    /// did not rank ahead, past the few a game's end ranks itself.
+    pub fn quick_hint_with_items(&self, pos: &Position, items: &ItemState) -> Vec<RankedOption> {
+        self.rank_with_items(pos, items, 1)
+    }
+
+    /// The item-aware options of `pos` valued by the Master's valuer `layers` chance layers
+    /// deep ([`crate::items::item_move_hint_in`]).
+    fn rank_with_items(&self, pos: &Position, items: &ItemState, layers: u8) -> Vec<RankedOption> {
         let Phase::Move(die) = pos.phase() else {
             return Vec::new();
         };
         let me = pos.turn();
-        let mut out: Vec<RankedOption> = crate::items::item_move_hint(pos, items)
+        let mut out: Vec<RankedOption> = crate::items::item_move_hint_in(pos, items, layers)
             .into_iter()
             .map(|(mv, value)| {
                 let mut after = *pos;

@@ -588,7 +588,17 @@ pub fn item_hint(pos: &Position, items: &ItemState, opposition: &Opposition) -> 
 /// with the mover's value (a win share, as [`crate::RankedOption::share`]), best first. The
 /// plain [`crate::hint()`] ignores weather and shields.
 pub fn item_move_hint(pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
-    let valuer = ItemPlayer::new(Level::Master, 0).valuer;
+    item_move_hint_in(pos, items, MASTER_ITEM_DEPTH)
+}
+
+/// [`item_move_hint`] searching `layers` chance layers instead of the Master's
+/// [`MASTER_ITEM_DEPTH`]: the server grades with one layer (about a tenth of the time) the
+/// decisions of a 道具模式 game that a busy server did not rank as it went on.
+pub fn item_move_hint_in(pos: &Position, items: &ItemState, layers: u8) -> Vec<(Move, f32)> {
+    let valuer = ItemValuer {
+        depth: layers,
+        ..ItemPlayer::new(Level::Master, 0).valuer
+    };
     let mut v = valuer.score_options(pos, items);
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.piece.cmp(&b.0.piece)));
     v

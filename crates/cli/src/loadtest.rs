@@ -47,8 +47,8 @@ use crate::progress::Progress;
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 const USAGE: &str = "usage: feixingqi loadtest [--clients N] [--games M] [--duration 60s] \
-[--echo-duration 20s] [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--url http://HOST:PORT] \
-[--no-echo]";
+[--echo-duration 20s] [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--items] \
+[--url http://HOST:PORT] [--no-echo]";
 
 /// How long a game may go without any message before it counts as stalled (an error).
 const STALL: Duration = Duration::from_secs(15);
@@ -60,6 +60,9 @@ struct Args {
     echo_duration: Duration,
     think: Duration,
     rules: String,
+    /// 道具模式 rooms (飞行棋 only): the players never use an item, the server still places
+    /// them, plays the weather and grades each game with the items beside every decision.
+    items: bool,
     url: Option<String>,
     echo: bool,
     slices: usize,
@@ -91,6 +94,7 @@ fn parse_args(args: &[String]) -> Result<Args> {
         echo_duration: Duration::ZERO,
         think: Duration::ZERO,
         rules: "feixingqi".into(),
+        items: false,
         url: None,
         echo: true,
         slices: 5,
@@ -101,6 +105,11 @@ fn parse_args(args: &[String]) -> Result<Args> {
         match (args[i].as_str(), value) {
             ("--no-echo", _) => {
                 a.echo = false;
+                i += 1;
+                continue;
+            }
+            ("--items", _) => {
+                a.items = true;
                 i += 1;
                 continue;
             }
@@ -128,6 +137,9 @@ fn parse_args(args: &[String]) -> Result<Args> {
     }
     if a.echo_duration.is_zero() {
         a.echo_duration = a.duration.min(Duration::from_secs(30));
+    }
+    if a.items && a.rules != "feixingqi" {
+        bail!("--items: 道具模式 is a 飞行棋 option");
     }
     if a.games == 0 || a.clients % a.games != 0 || !(2..=4).contains(&(a.clients / a.games)) {
         bail!(
@@ -762,14 +774,19 @@ impl Game {
 
     /// Makes a room with every connection seated and ready, and starts it; returns the seat
     /// of each connection.
-    async fn new_room(&mut self, rules: &str, g: usize) -> Result<Vec<u64>> {
+    async fn new_room(&mut self, rules: &str, items: bool, g: usize) -> Result<Vec<u64>> {
         let slots: Vec<Value> = (0..self.n)
             .map(|i| json!({"kind": if i == 0 { "player" } else { "open" }}))
             .collect();
+        let options = if items {
+            json!({"items": true})
+        } else {
+            json!({})
+        };
         self.send(
             0,
             json!({"type": "createRoom", "rules": rules, "players": self.n,
-                   "turnTimerMs": null, "slots": slots, "clientSeed": format!("lt{g}")}),
+                   "options": options, "turnTimerMs": null, "slots": slots, "clientSeed": format!("lt{g}")}),
         )
         .await?;
         let joined = self.wait_for(0, "roomJoined").await?;
@@ -974,6 +991,7 @@ impl Gate {
 struct Shared {
     ws_url: String,
     rules: String,
+    items: bool,
     seats: usize,
     think: Duration,
     stats: Arc<Stats>,
@@ -1011,7 +1029,7 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
             game.wait_for(i, "welcome").await?;
         }
         // The first room is made and started before the clock starts.
-        game.new_room(&sh.rules, g).await
+        game.new_room(&sh.rules, sh.items, g).await
     };
     let mut seats = match setup.await {
         Ok(seats) => seats,
@@ -1026,7 +1044,7 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
         let r = async {
             game.play(&seats, sh.think, &sh.gate).await?;
             if sh.gate.pass().await {
-                seats = game.new_room(&sh.rules, g).await?;
+                seats = game.new_room(&sh.rules, sh.items, g).await?;
             }
             anyhow::Ok(())
         }
@@ -1369,7 +1387,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         "feixingqi loadtest: {} clients, {} games × {seats} seats ({}), {:.0} s of play, think {} ms, server {}",
         a.clients,
         a.games,
-        a.rules,
+        if a.items { format!("{}, 道具模式", a.rules) } else { a.rules.clone() },
         a.duration.as_secs_f64(),
         a.think.as_millis(),
         if a.url.is_some() { format!("at {http}") } else { format!("started here on {http}") },
@@ -1381,6 +1399,7 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
     let sh = Arc::new(Shared {
         ws_url: format!("ws://{http}/ws"),
         rules: a.rules.clone(),
+        items: a.items,
         seats,
         think: a.think,
         stats: stats.clone(),

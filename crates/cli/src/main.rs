@@ -139,13 +139,14 @@ USAGE:
         the hint's win % for every option with the exact value (binned), with the calibration
         fitted to those values.
     feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
-                       [--slices 5] [--think-ms 0] [--rules feixingqi|ludo]
+                       [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--items]
                        [--url http://HOST:PORT] [--no-echo]
         N real WebSocket clients (default 4 per game) play M online room games with the random
         bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
-        ½–1½ times it) against a server started here on loopback (or at --url), and as many
-        clients (or as many as the open-file limit leaves) send frames of the game's mean size
-        to the server's bare echo endpoint (/ws/echo) for comparison. The game and the echo take
+        ½–1½ times it; --items: 道具模式 rooms, whose players never use an item) against a server
+        started here on loopback (or at --url), and as many clients (or as many as the
+        open-file limit leaves) send frames of the game's mean size to the server's bare echo
+        endpoint (/ws/echo) for comparison. The game and the echo take
         turns in --slices alternating slices (each counted after 1 s of warm-up, up to the
         moment it stops), so both see the same moments of a shared machine. Prints moves/s,
         messages/s, p50/p99 move→broadcast latency, errors, the server's memory, both message

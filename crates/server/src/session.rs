@@ -4,11 +4,11 @@
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{
-    analyse_item_moves, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
+    analyse_item_moves_with, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
     ItemBot, ItemPlayer, Level, Opposition, RankedOption, Valuation,
 };
 use feixingqi_rules::{
-    items::{item_use_from_json, item_use_to_json},
+    items::{item_use_from_json, item_use_to_json, ItemState},
     json::{rules_from_json, rules_to_json, seats_to_json},
     AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
     Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules,
@@ -247,29 +247,54 @@ pub struct Session {
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
     options: StateOptions,
-    /// Human decisions not handed to be ranked yet, oldest first ([`Session::rank_ahead`]): the
-    /// index of the move's ply and the position it was chosen in.
-    unranked: VecDeque<(usize, Position)>,
+    /// Human decisions not handed to be ranked yet, oldest first ([`Session::rank_ahead`]).
+    unranked: VecDeque<Choice>,
     /// The hint's ranking of human decisions, by the index of the move's ply.
     ranked: BTreeMap<usize, Ranked>,
 }
 
+/// A human decision with a choice: the index of its move among the game's steps (its plies, and
+/// in 道具模式 the item uses between them, as the record lists them), the position it was chosen
+/// in and, in 道具模式, the item state beside it (weather and shields change what a move does).
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Choice {
+    ply: usize,
+    pos: Position,
+    items: Option<ItemState>,
+}
+
+/// The hint's ranking of the options of `pos`, with `items` beside it in 道具模式; `quick`: by one
+/// chance layer ([`Advisor::quick_hint`], [`Advisor::quick_hint_with_items`]).
+fn rank_options(
+    advisor: &Advisor,
+    pos: &Position,
+    items: Option<&ItemState>,
+    quick: bool,
+) -> Vec<RankedOption> {
+    match (items, quick) {
+        (Some(items), false) => advisor.hint_with_items(pos, items),
+        (Some(items), true) => advisor.quick_hint_with_items(pos, items),
+        (None, false) => advisor.hint(pos),
+        (None, true) => advisor.quick_hint(pos),
+    }
+}
+
 /// A human decision's options as the hint ranked them ([`Session::rank_ahead`]), with the
-/// position and the advisor they were ranked for: after an undo, or with other players at the
+/// decision and the advisor they were ranked for: after an undo, or with other players at the
 /// table, the post-game analysis ranks that ply afresh.
 #[derive(Clone, Debug)]
 struct Ranked {
-    pos: Position,
+    choice: Choice,
     advisor: Advisor,
     /// Set once ranked: at once for a hint, by a [`RankJob`] off the game's task otherwise.
     options: Arc<OnceLock<Vec<RankedOption>>>,
 }
 
-/// A human decision to rank off its game's task ([`Session::rank_ahead`]): the options of
-/// `pos` as `advisor`'s hint ranks them, kept by the game until its end.
+/// A human decision to rank off its game's task ([`Session::rank_ahead`]): its options as
+/// `advisor`'s hint ranks them, kept by the game until its end.
 #[derive(Debug)]
 pub struct RankJob {
-    pos: Position,
+    choice: Choice,
     advisor: Advisor,
     options: Arc<OnceLock<Vec<RankedOption>>>,
 }
@@ -281,7 +306,9 @@ impl RankJob {
         if Arc::strong_count(&self.options) == 1 {
             return false;
         }
-        self.options.set(self.advisor.hint(&self.pos)).is_ok()
+        let Choice { pos, items, .. } = self.choice;
+        let options = rank_options(&self.advisor, &pos, items.as_ref(), false);
+        self.options.set(options).is_ok()
     }
 }
 
@@ -886,13 +913,13 @@ impl Session {
             });
         }
         let seat = pos.turn();
-        // A human decision to rank ahead (the index of its ply; only then counted).
-        let to_rank = (self.is_human(seat) && !self.items_on() && pos.distinct_moves().len() >= 2)
-            .then(|| self.game.plies().count());
+        // A human decision to rank ahead (only then counted; with the items in 道具模式).
+        let to_rank =
+            (self.is_human(seat) && self.game.distinct_moves().len() >= 2).then(|| self.choice());
         let mut tl = Timeline::default();
         self.game.play(mv, &mut tl).map_err(game_error)?;
-        if let Some(ply) = to_rank {
-            self.unranked.push_back((ply, pos));
+        if let Some(choice) = to_rank {
+            self.unranked.push_back(choice);
         }
         self.push_events(&tl.0, Some((seat, mv.piece)), out);
         Ok(())
@@ -917,25 +944,25 @@ impl Session {
             return;
         }
         let advisor = self.advisor();
-        while let Some((ply, pos)) = self.unranked.pop_front() {
+        while let Some(choice) = self.unranked.pop_front() {
             // A decision the player asked a hint for was ranked then.
-            if self.ranked_for(ply, &pos, &advisor).is_some() {
+            if self.ranked_for(&choice, &advisor).is_some() {
                 continue;
             }
             let options = Arc::new(OnceLock::new());
             let job = RankJob {
-                pos,
+                choice,
                 advisor,
                 options: options.clone(),
             };
             if !hand(job) {
-                self.unranked.push_front((ply, pos));
+                self.unranked.push_front(choice);
                 break;
             }
             self.ranked.insert(
-                ply,
+                choice.ply,
                 Ranked {
-                    pos,
+                    choice,
                     advisor,
                     options,
                 },
@@ -943,12 +970,21 @@ impl Session {
         }
     }
 
-    /// The hint's ranking of the position `pos` before ply `ply` by `advisor`, if it was kept
-    /// ([`Session::rank_ahead`], [`Session::hint`]) and still applies.
-    fn ranked_for(&self, ply: usize, pos: &Position, advisor: &Advisor) -> Option<&[RankedOption]> {
+    /// The decision pending now (in [`Phase::Move`]), as [`Session::rank_ahead`] keeps it.
+    fn choice(&self) -> Choice {
+        Choice {
+            ply: self.game.steps().len(),
+            pos: *self.game.position(),
+            items: self.items_on().then(|| *self.game.items()),
+        }
+    }
+
+    /// The hint's ranking of `choice` by `advisor`, if it was kept ([`Session::rank_ahead`],
+    /// [`Session::hint`]) and still applies.
+    fn ranked_for(&self, choice: &Choice, advisor: &Advisor) -> Option<&[RankedOption]> {
         self.ranked
-            .get(&ply)
-            .filter(|r| r.pos == *pos && r.advisor == *advisor)
+            .get(&choice.ply)
+            .filter(|r| r.choice == *choice && r.advisor == *advisor)
             .and_then(|r| r.options.get())
             .map(Vec::as_slice)
     }
@@ -1028,21 +1064,17 @@ impl Session {
         };
         let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
         let advisor = self.advisor();
-        let ranked = if self.items_on() {
-            // Weather and shields change what a move does: rank by the item-aware values (two
-            // chance layers, up to a few milliseconds).
-            off_the_runtime(|| advisor.hint_with_items(pos, items))
-        } else {
-            // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms).
-            let ranked = off_the_runtime(|| advisor.hint(pos));
-            let kept = Ranked {
-                pos: *pos,
-                advisor,
-                options: Arc::new(OnceLock::from(ranked.clone())),
-            };
-            self.ranked.insert(self.game.plies().count(), kept);
-            ranked
+        // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms); in 道具模式
+        // by the item-aware values, as weather and shields change what a move does (two chance
+        // layers, up to a few milliseconds).
+        let choice = self.choice();
+        let ranked = off_the_runtime(|| rank_options(&advisor, pos, choice.items.as_ref(), false));
+        let kept = Ranked {
+            choice,
+            advisor,
+            options: Arc::new(OnceLock::from(ranked.clone())),
         };
+        self.ranked.insert(choice.ply, kept);
         let options: Vec<Value> = ranked
             .iter()
             .map(|o| {
@@ -1288,25 +1320,42 @@ impl Session {
         // The plies of the decisions ranked by the quick hint.
         let mut quick = BTreeSet::new();
         let analysis = off_the_runtime(|| {
+            let advisor = self.advisor();
+            // The decisions ranked as the game went on, if they still apply.
+            let mut rank = |choice: Choice| match self.ranked_for(&choice, &advisor) {
+                Some(options) => options.to_vec(),
+                // Where the hint is the one layer itself, it is as quick.
+                None if choice.items.is_none()
+                    && advisor.search_for(&choice.pos).1 == Valuation::Master =>
+                {
+                    advisor.hint(&choice.pos)
+                }
+                None => {
+                    let fast = searches == 0;
+                    if fast {
+                        quick.insert(choice.ply);
+                    }
+                    searches = searches.saturating_sub(1);
+                    rank_options(&advisor, &choice.pos, choice.items.as_ref(), fast)
+                }
+            };
             if plain {
-                let advisor = self.advisor();
-                // The decisions ranked as the game went on, if they still apply.
-                let rank = |ply: usize, pos: &Position| match self.ranked_for(ply, pos, &advisor) {
-                    Some(options) => options.to_vec(),
-                    // Where the hint is the one layer itself, it is as quick.
-                    None if advisor.search_for(pos).1 == Valuation::Master => advisor.hint(pos),
-                    None if searches > 0 => {
-                        searches -= 1;
-                        advisor.hint(pos)
-                    }
-                    None => {
-                        quick.insert(ply);
-                        advisor.quick_hint(pos)
-                    }
-                };
-                analyse_with(&advisor, self.game.start(), &self.plies(), graded, rank)
+                let plies = self.plies();
+                analyse_with(&advisor, self.game.start(), &plies, graded, |ply, pos| {
+                    rank(Choice {
+                        ply,
+                        pos: *pos,
+                        items: None,
+                    })
+                })
             } else {
-                analyse_item_moves(&self.advisor(), self.item_moves(), graded)
+                analyse_item_moves_with(self.item_moves(), graded, |ply, pos, items| {
+                    rank(Choice {
+                        ply,
+                        pos: *pos,
+                        items: Some(*items),
+                    })
+                })
             }
         });
         let luck: Vec<Value> = self

@@ -140,13 +140,16 @@ mod tests {
     use super::*;
     use crate::session::{Action, GameConfig, SeatControl};
 
-    /// A person (seat 0, always the first option) against a computer in 2-player 飞行棋, where
-    /// each decision is ranked by the Master's search.
-    fn game() -> Session {
+    /// A person (seat 0, always the first option, never an item) against a computer in
+    /// 2-player 飞行棋, where each decision is ranked by the Master's search; in 道具模式 if
+    /// `items`, with the items beside each decision.
+    fn game(items: bool) -> Session {
         let mut control = feixingqi_rules::BySeat([SeatControl::Computer(Level::Easy); 4]);
         control[Seat::S0] = SeatControl::Human;
+        let mut rules = Rules::feixingqi();
+        rules.options.items = items;
         let cfg = GameConfig {
-            rules: Rules::feixingqi(),
+            rules,
             seats: SeatSet::for_players(2).expect("2 players"),
             control,
         };
@@ -173,8 +176,8 @@ mod tests {
 
     /// Plays a game to its end, handing its decisions to `spare` after each action, beside a
     /// twin (the same game) that never ranks ahead; returns both.
-    fn twins(spare: &Spare) -> (Session, Session) {
-        let (mut ahead, mut fresh) = (game(), game());
+    fn twins(spare: &Spare, items: bool) -> (Session, Session) {
+        let (mut ahead, mut fresh) = (game(items), game(items));
         while !ahead.is_over() {
             act(&mut ahead);
             act(&mut fresh);
@@ -200,8 +203,15 @@ mod tests {
 
     #[test]
     fn the_ranking_threads_rank_as_the_game_goes_on_and_the_end_finds_them_ready() {
+        for items in [false, true] {
+            ranked_as_the_game_goes_on(items);
+        }
+    }
+
+    /// In 道具模式 too, whose decisions were all graded at the game's end before.
+    fn ranked_as_the_game_goes_on(items: bool) {
         let spare = Spare::with_threads(1, false, Arc::new(Metrics::default()));
-        let (mut ahead, mut fresh) = twins(&spare);
+        let (mut ahead, mut fresh) = twins(&spare, items);
         assert!(!ahead.has_unranked(), "the queue took every decision");
         // The game's end comes after the thread has ranked them all (as with people's pace).
         let graded = decisions(&analysis(&mut fresh)).len() as u64;
@@ -224,10 +234,16 @@ mod tests {
 
     #[test]
     fn an_end_that_finds_decisions_unranked_ranks_a_few_and_grades_the_rest_quickly() {
+        for items in [false, true] {
+            a_few_ranked_at_the_end(items);
+        }
+    }
+
+    fn a_few_ranked_at_the_end(items: bool) {
         // No ranking thread: nothing is ranked ahead (as on a server too busy to spare a core,
         // or with its queue full).
         let spare = Spare::with_threads(0, false, Arc::new(Metrics::default()));
-        let (mut busy, mut fresh) = twins(&spare);
+        let (mut busy, mut fresh) = twins(&spare, items);
         spare.summarize(&mut busy);
         let (rough, exact) = (analysis(&mut busy), analysis(&mut fresh));
         let graded = decisions(&exact).len() as u64;
