@@ -10,13 +10,14 @@ use std::{
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     analyse, bot_by_name, hint::sides, item_bot_by_name, item_hint, train, Advisor, Answer, Bot,
-    ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot, Search, SearchBot,
-    SeatSummary, SoloRace, Training, BOT_NAMES,
+    ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot, Opposition, Search,
+    SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
     playout::FastRng,
-    DiceStream, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules, Seat, SeatSet, Seed,
+    BySeat, DiceStream, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules, Seat,
+    SeatSet, Seed,
 };
 
 use crate::{
@@ -274,7 +275,7 @@ fn play_game(
     grades: bool,
 ) -> GameResult {
     if rules.options.items {
-        return play_item_game(rules, seats, names, seed, g, &mut |_, _| {});
+        return play_item_game(rules, seats, names, seed, g, &mut |_, _, _| {});
     }
     let n = names.len();
     let deal = g / n as u64;
@@ -351,7 +352,7 @@ fn play_item_game(
     names: &[String],
     seed: u64,
     g: u64,
-    seen: &mut dyn FnMut(&Position, &ItemState),
+    seen: &mut dyn FnMut(usize, &Position, &ItemState),
 ) -> GameResult {
     let n = names.len();
     let deal = g / n as u64;
@@ -376,7 +377,7 @@ fn play_item_game(
         let e = entry_at[s.index()];
         let mut fixed = None;
         if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
-            seen(&pos, &items);
+            seen(e, &pos, &items);
             let t0 = Instant::now();
             let u = bots[bot_index(s)].use_item(&pos, &items);
             res.time[e] += t0.elapsed();
@@ -397,7 +398,7 @@ fn play_item_game(
                     piece: opts.trailing_zeros() as u8,
                 }
             } else {
-                seen(&pos, &items);
+                seen(e, &pos, &items);
                 let t0 = Instant::now();
                 let mv = bots[bot_index(s)].choose(&pos, &items);
                 res.time[e] += t0.elapsed();
@@ -974,18 +975,26 @@ struct ItemSample {
     won: bool,
 }
 
-/// States of 道具模式 games of 困难 Hard players (with their item logic) where a player decides,
-/// about one in eight of them, `count` in all: before a roll with an item in the bar, or after a
-/// roll with a choice of two or more item-aware options.
-fn sample_item_states(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> Vec<ItemSample> {
-    let names = vec!["hard".to_string(); seats.len() as usize];
+/// States of 道具模式 games where a 困难 Hard player (with its item logic) decides, about one in
+/// eight of them, `count` in all: before a roll with an item in the bar, or after a roll with a
+/// choice of two or more item-aware options. The other seats play `against` (every seat is
+/// sampled when that is Hard too).
+fn sample_item_states(
+    rules: Rules,
+    seats: SeatSet,
+    count: usize,
+    seed: u64,
+    against: Level,
+) -> Vec<ItemSample> {
+    let mut names = vec![against.name().to_string(); seats.len() as usize];
+    names[0] = Level::Hard.name().to_string();
     let mut rng = FastRng(mix(seed));
     let mut out: Vec<ItemSample> = Vec::with_capacity(count);
     let mut g = 0;
     while out.len() < count && g < 1_000_000 {
         let from = out.len();
-        let res = play_item_game(rules, seats, &names, seed, g, &mut |pos, items| {
-            if out.len() < count && rng.below(8) == 0 {
+        let res = play_item_game(rules, seats, &names, seed, g, &mut |e, pos, items| {
+            if (e == 0 || against == Level::Hard) && out.len() < count && rng.below(8) == 0 {
                 out.push(ItemSample {
                     pos: *pos,
                     items: *items,
@@ -1014,9 +1023,19 @@ fn latency(times: &mut [f64]) -> [f64; 4] {
 /// player asks for it: the item advice before a roll with an item in the bar
 /// ([`item_hint`]), the item-aware ranking after a roll ([`Advisor::hint_with_items`]). Then
 /// the calibration of the win % it shows against the games' outcomes ([`print_item_calibration`]).
-fn item_hint_latency(rules: Rules, seats: SeatSet, count: usize, seed: u64) -> Result<ExitCode> {
-    let advisor = Advisor::default();
-    let states = sample_item_states(rules, seats, count, seed);
+fn item_hint_latency(
+    rules: Rules,
+    seats: SeatSet,
+    count: usize,
+    seed: u64,
+    against: Level,
+) -> Result<ExitCode> {
+    // The win % shown against players of the level the others play.
+    let advisor = Advisor {
+        opposition: Opposition(BySeat([against; 4])),
+        ..Advisor::default()
+    };
+    let states = sample_item_states(rules, seats, count, seed, against);
     let (mut before, mut after) = (Vec::new(), Vec::new());
     let (mut uses, mut options) = (0usize, 0usize);
     let mut played = Vec::new();
@@ -1110,6 +1129,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
             "--players",
             "--depth",
             "--master-with",
+            "--against",
         ],
         switches: &["--master"],
     };
@@ -1126,8 +1146,15 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
             flag(args, "--depth").is_none() && !args.iter().any(|a| a.starts_with("--master")),
             "--items times the item-aware hint; --depth and --master are for the plain game"
         );
-        return item_hint_latency(rules, seats, count, seed);
+        let against = flag(args, "--against").unwrap_or("hard");
+        let against = Level::from_name(against)
+            .with_context(|| format!("--against {against:?}: easy, normal, hard or master"))?;
+        return item_hint_latency(rules, seats, count, seed, against);
     }
+    ensure!(
+        flag(args, "--against").is_none(),
+        "--against is for --items: the plain hint's calibration is measured by hint-accuracy"
+    );
     let mut advisor = Advisor::default();
     if let Some(d) = flag(args, "--depth") {
         let depth: u8 = d.parse().context("--depth must be 0..=3")?;

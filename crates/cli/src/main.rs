@@ -88,14 +88,16 @@ USAGE:
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
-                   [--depth D] [--master] [--master-with ITEMS] [rule options as arena]
+                   [--depth D] [--master] [--master-with ITEMS] [--against LEVEL]
+                   [rule options as arena]
         The master hint on sampled mid-game positions (of games of --players, default 4): an
         example, and p50/p95 latency;
         --master also times the 大师 Master's own decision on the same positions;
         --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
         --items: 道具模式's own hint on states of Hard's item games, the item-aware ranking after
         a roll and the item advice before a roll with an item in the bar; then the win % it
-        shows against how often the side went on to win, binned, and the map that would fit.
+        shows against how often the side went on to win, binned, and the map that would fit;
+        --against LEVEL: one Hard player sampled against others of LEVEL (default: all Hard).
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]
