@@ -206,7 +206,7 @@ impl Advisor {
                 }
             })
             .collect();
-        rank(pos, &mut out, &self.opposition, Valuation::Master);
+        rank(pos, &mut out, &self.opposition, Valuation::Items);
         out
     }
 }
@@ -295,8 +295,8 @@ const fn fit(slope: f32, offset: f32) -> Calibration {
 ///
 /// These maps read [`MASTER`]'s one layer ([`Valuation::Master`]). In 飞行棋 and where two
 /// seats are still competing the hint now searches as the Master does, through
-/// [`AGAINST_HARD_CALIBRATION`]; the maps here stay for Ludo with three or four sides, 道具模式
-/// and the rolls' luck.
+/// [`AGAINST_HARD_CALIBRATION`]; the maps here stay for Ludo with three or four sides and the
+/// rolls' luck (道具模式 has [`ITEM_CALIBRATION`]).
 ///
 /// Against weaker players the same share wins far more often, which the offsets say: 1,000
 /// decisions × 500 playouts each, seed 1 (`hint-accuracy --others easy|normal --pieces K
@@ -399,6 +399,22 @@ pub const AGAINST_HARD_CALIBRATION: [[[Calibration; 3]; 3]; 3] = [
     ],
 ];
 
+/// The calibrations of 道具模式's item-aware values ([`Valuation::Items`]), `[strength][two
+/// sides]` with the strength as in [`CALIBRATION`]: more than two sides, two. Items make a game
+/// less sure than the plain game's shares say, the more so against weaker players: through the
+/// plain game's maps (with [`CALIBRATION`]'s 4-piece 飞行棋 ones) against three 普通 Normal players
+/// an option shown at 74 % won 63 % of the games, one at 84 % 72 %. Fitted on the games' outcomes:
+/// every move of a 困难 Hard player with a choice, one in eight sampled, against Hard or
+/// against players of the strength (`feixingqi hint --rules feixingqi --items --players P
+/// --positions 60000 --seed 1 [--against easy|normal]`, 41,000 to 50,000 moves each): 4
+/// players against Easy slope 0.443, offset 1.368, Normal 0.288, 0.525, Hard 0.346, 0.035;
+/// 2 players 0.328, 1.411 / 0.242, 0.391 / 0.242, −0.047 (0 by symmetry). See docs/AI.md.
+pub const ITEM_CALIBRATION: [[Calibration; 2]; 3] = [
+    [fit(0.44, 1.37), fit(0.33, 1.41)],
+    [fit(0.29, 0.53), fit(0.24, 0.39)],
+    [fit(0.35, 0.04), fit(0.24, 0.0)],
+];
+
 /// The share an item-aware value shows as a win %: the value, kept inside `ITEM_SURE` of 0
 /// and 1. The item-aware valuer adds what the items held and the shields are worth to a win
 /// share ([`crate::items::ItemValuer::values`]), which takes a share near 1 above it, and a share
@@ -416,15 +432,15 @@ const ITEM_SURE: f32 = 1e-4;
 /// Which search's shares a win % is read from: each has maps of its own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Valuation {
-    /// [`MASTER`]'s one chance layer, and 道具模式's item-aware valuer, which searches
-    /// [`crate::items::MASTER_ITEM_DEPTH`] layers with the same evaluator
-    /// ([`crate::items::item_move_hint`]; maps fitted on one layer's shares of plain games,
-    /// which fit the item games' outcomes too, `feixingqi hint --items`):
-    /// [`CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`].
+    /// [`MASTER`]'s one chance layer: [`CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`].
     Master,
     /// [`MASTER_AGAINST_HARD`], in 飞行棋 and while two seats are still competing (not in
     /// team play): [`AGAINST_HARD_CALIBRATION`].
     AgainstHard,
+    /// 道具模式's item-aware valuer, which searches [`crate::items::MASTER_ITEM_DEPTH`] layers
+    /// with [`MASTER`]'s evaluator ([`crate::items::item_move_hint`], the gain of
+    /// [`crate::item_hint`]): [`ITEM_CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`].
+    Items,
 }
 
 /// The column of [`AGAINST_HARD_CALIBRATION`] for a game of `rules` with `sides` sides
@@ -450,6 +466,9 @@ pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuati
     let strength = Opposition::strength(level);
     if rules.options.team {
         return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
+    }
+    if valuation == Valuation::Items {
+        return ITEM_CALIBRATION[strength][(sides == 2) as usize];
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
     if let Some(game) =
