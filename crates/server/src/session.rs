@@ -14,7 +14,11 @@ use feixingqi_rules::{
     Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules,
     Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{
+    json,
+    value::{to_raw_value, RawValue},
+    Map, Value,
+};
 use std::{
     collections::{BTreeMap, BTreeSet, VecDeque},
     sync::{Arc, OnceLock},
@@ -242,7 +246,10 @@ pub struct Session {
     config: GameConfig,
     game: Game,
     bots: DiceStream,
-    over: Option<Value>,
+    /// The game-over summary, written out: a finished room stays in memory for minutes, and as
+    /// a JSON tree the summary of a long game took ten times its text (350 KB for 35 KB of text,
+    /// 200 decisions graded), more than the rest of the session.
+    over: Option<Box<RawValue>>,
     /// The dice seed's commitment (a SHA-256), computed once: every state carries it.
     commitment: Option<String>,
     /// The state's `options` (written from the rules once, not for every state).
@@ -263,6 +270,14 @@ struct Choice {
     items: Option<ItemState>,
 }
 
+/// The session's hint: the default searches, with the win % shown against `opposition`.
+fn advisor_against(opposition: Opposition) -> Advisor {
+    Advisor {
+        opposition,
+        ..Advisor::default()
+    }
+}
+
 /// The hint's ranking of the options of `pos`, with `items` beside it in 道具模式; `quick`: by one
 /// chance layer ([`Advisor::quick_hint`], [`Advisor::quick_hint_with_items`]).
 fn rank_options(
@@ -280,22 +295,24 @@ fn rank_options(
 }
 
 /// A human decision's options as the hint ranked them ([`Session::rank_ahead`]), with the
-/// decision and the advisor they were ranked for: after an undo, or with other players at the
-/// table, the post-game analysis ranks that ply afresh.
+/// decision and the opposition they were ranked against (the rest of the session's advisor is
+/// the default, [`advisor_against`]): after an undo, or with other players at the table, the
+/// post-game analysis ranks that ply afresh. A game keeps one for each human decision until
+/// its end: a whole [`Advisor`] in each was 680 bytes of the ~1 KB.
 #[derive(Clone, Debug)]
 struct Ranked {
     choice: Choice,
-    advisor: Advisor,
+    opposition: Opposition,
     /// Set once ranked: at once for a hint, by a [`RankJob`] off the game's task otherwise.
     options: Arc<OnceLock<Vec<RankedOption>>>,
 }
 
-/// A human decision to rank off its game's task ([`Session::rank_ahead`]): its options as
-/// `advisor`'s hint ranks them, kept by the game until its end.
+/// A human decision to rank off its game's task ([`Session::rank_ahead`]): its options as the
+/// hint ranks them against `opposition`, kept by the game until its end.
 #[derive(Debug)]
 pub struct RankJob {
     choice: Choice,
-    advisor: Advisor,
+    opposition: Opposition,
     options: Arc<OnceLock<Vec<RankedOption>>>,
 }
 
@@ -307,7 +324,8 @@ impl RankJob {
             return false;
         }
         let Choice { pos, items, .. } = self.choice;
-        let options = rank_options(&self.advisor, &pos, items.as_ref(), false);
+        let advisor = advisor_against(self.opposition);
+        let options = rank_options(&advisor, &pos, items.as_ref(), false);
         self.options.set(options).is_ok()
     }
 }
@@ -637,13 +655,15 @@ impl Session {
     /// each computer seat at its level and a person counted as 困难 Hard
     /// ([`feixingqi_ai::Opposition`]).
     fn advisor(&self) -> Advisor {
-        Advisor {
-            opposition: Opposition(self.config.control.map(|c| match c {
-                SeatControl::Computer(level) => level,
-                SeatControl::Human => Level::Hard,
-            })),
-            ..Advisor::default()
-        }
+        advisor_against(self.opposition())
+    }
+
+    /// Whom the hint takes each seat for: a computer for its level, a person for 困难 Hard.
+    fn opposition(&self) -> Opposition {
+        Opposition(self.config.control.map(|c| match c {
+            SeatControl::Computer(level) => level,
+            SeatControl::Human => Level::Hard,
+        }))
     }
 
     /// Whether every human seat has finished (or there is none) and the game goes on.
@@ -943,16 +963,16 @@ impl Session {
         if !self.has_unranked() {
             return;
         }
-        let advisor = self.advisor();
+        let opposition = self.opposition();
         while let Some(choice) = self.unranked.pop_front() {
             // A decision the player asked a hint for was ranked then.
-            if self.ranked_for(&choice, &advisor).is_some() {
+            if self.ranked_for(&choice, opposition).is_some() {
                 continue;
             }
             let options = Arc::new(OnceLock::new());
             let job = RankJob {
                 choice,
-                advisor,
+                opposition,
                 options: options.clone(),
             };
             if !hand(job) {
@@ -963,7 +983,7 @@ impl Session {
                 choice.ply,
                 Ranked {
                     choice,
-                    advisor,
+                    opposition,
                     options,
                 },
             );
@@ -979,12 +999,12 @@ impl Session {
         }
     }
 
-    /// The hint's ranking of `choice` by `advisor`, if it was kept ([`Session::rank_ahead`],
-    /// [`Session::hint`]) and still applies.
-    fn ranked_for(&self, choice: &Choice, advisor: &Advisor) -> Option<&[RankedOption]> {
+    /// The hint's ranking of `choice` against `opposition`, if it was kept
+    /// ([`Session::rank_ahead`], [`Session::hint`]) and still applies.
+    fn ranked_for(&self, choice: &Choice, opposition: Opposition) -> Option<&[RankedOption]> {
         self.ranked
             .get(&choice.ply)
-            .filter(|r| r.choice == *choice && r.advisor == *advisor)
+            .filter(|r| r.choice == *choice && r.opposition == opposition)
             .and_then(|r| r.options.get())
             .map(Vec::as_slice)
     }
@@ -1071,7 +1091,7 @@ impl Session {
         let ranked = off_the_runtime(|| rank_options(&advisor, pos, choice.items.as_ref(), false));
         let kept = Ranked {
             choice,
-            advisor,
+            opposition: advisor.opposition,
             options: Arc::new(OnceLock::from(ranked.clone())),
         };
         self.ranked.insert(choice.ply, kept);
@@ -1256,7 +1276,7 @@ impl Session {
             stats,
             can_undo: self.game.can_undo(),
             can_fast_forward: self.can_fast_forward(),
-            over: if over { self.over.as_ref() } else { None },
+            over: if over { self.over.as_deref() } else { None },
             items: view::items_json(&pos, self.game.items()),
             room: None,
         }
@@ -1282,9 +1302,9 @@ impl Session {
 
     /// The game-over summary (computed once; by [`Session::summarize`] if that came first,
     /// else with every decision ranked by the hint's own search).
-    fn over_summary(&mut self) -> &Value {
+    fn over_summary(&mut self) -> &RawValue {
         self.summarize(usize::MAX);
-        self.over.as_ref().unwrap_or(&Value::Null)
+        self.over.as_deref().unwrap_or(RawValue::NULL)
     }
 
     /// Computes the game-over summary now, once the game is over and if it is not computed yet
@@ -1297,7 +1317,8 @@ impl Session {
             return None;
         }
         let (v, quick) = self.compute_over(searches);
-        self.over = Some(v);
+        // Cannot fail: a JSON tree has text keys only.
+        self.over = Some(to_raw_value(&v).unwrap_or_else(|_| RawValue::NULL.to_owned()));
         // Graded: the rankings still to come are not needed (their jobs are skipped).
         self.ranked.clear();
         self.unranked.clear();
@@ -1322,7 +1343,7 @@ impl Session {
         let analysis = off_the_runtime(|| {
             let advisor = self.advisor();
             // The decisions ranked as the game went on, if they still apply.
-            let mut rank = |choice: Choice| match self.ranked_for(&choice, &advisor) {
+            let mut rank = |choice: Choice| match self.ranked_for(&choice, advisor.opposition) {
                 Some(options) => options.to_vec(),
                 // Where the hint is the one layer itself, it is as quick.
                 None if choice.items.is_none()
@@ -1554,7 +1575,7 @@ pub struct StateView<'a> {
     pub can_undo: bool,
     /// Whether `fastForward` is offered (online rooms: never).
     pub can_fast_forward: bool,
-    over: Option<&'a Value>,
+    over: Option<&'a RawValue>,
     items: Value,
     /// The online room's block (docs/PROTOCOL.md §7.5); absent in local games.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1648,7 +1669,7 @@ impl StateView<'_> {
         t.bool(self.can_fast_forward);
         t.key("over");
         match self.over {
-            Some(v) => t.value(v),
+            Some(v) => t.raw(v.get()),
             None => t.null(),
         }
         t.key("items");
@@ -1929,12 +1950,13 @@ mod tests {
         assert!(ahead.unranked.is_empty());
         let ranked = ahead.ranked.len();
         assert!(ahead.ranked.values().all(|r| r.options.get().is_some()));
-        let graded =
-            |s: &mut Session| s.over_summary()["analysis"]["seats"][0]["decisions"].clone();
-        let decisions = graded(&mut ahead);
+        let over = |s: &mut Session| -> Value {
+            serde_json::from_str(s.over_summary().get()).expect("the summary is JSON")
+        };
+        let decisions = over(&mut ahead)["analysis"]["seats"][0]["decisions"].clone();
         assert!(decisions.as_u64().is_some_and(|n| n >= 20), "{decisions}");
         assert_eq!(Some(ranked as u64), decisions.as_u64());
-        assert_eq!(ahead.over_summary(), fresh.over_summary());
+        assert_eq!(over(&mut ahead), over(&mut fresh));
     }
 
     #[test]
