@@ -8,16 +8,19 @@ use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     bot_by_name,
     hint::{calibration as calibration_of, sides, Valuation},
-    Advisor, Bot, Calibration, Level, Opposition, RankedOption, BOT_NAMES,
+    Advisor, Bot, Calibration, ItemBot, ItemPlayer, Level, Opposition, RankedOption, BOT_NAMES,
 };
 use feixingqi_rules::{
+    items::{distinct_mask, ItemState, ITEM_DOMAIN},
     notation::{parse_setup, write_setup},
     playout::FastRng,
-    BySeat, Die, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet, Setup,
+    BySeat, DiceStream, Die, ItemUse, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet,
+    Seed, Setup,
 };
 
 use crate::arena::{
-    flag, mean_se, mix, num, quantile, rules_from, sample_positions, seats_for, Flags,
+    flag, mean_se, mix, num, play_on_with_items, quantile, rules_from, sample_item_states,
+    sample_positions, seats_for, Flags, ItemTable,
 };
 use crate::progress::in_parallel;
 
@@ -211,10 +214,8 @@ fn rollout(
 }
 
 /// The reference value of every option of `pos`: `rollouts` playouts each, playout `r` of every
-/// option on the same dice (common random numbers, so differences measure the moves). Then,
-/// while some option is within two paired standard errors of the best and the best has fewer
-/// than `max_rollouts`, the best and those close options get `rollouts` more each (sequential
-/// allocation: the playouts go where the reference cannot yet tell the options apart).
+/// option on the same dice (common random numbers, so differences measure the moves); more on
+/// the close options ([`measure_with`]).
 fn measure(
     pos: &Position,
     policy: Policy<'_>,
@@ -226,39 +227,52 @@ fn measure(
     let opts = pos.distinct_moves();
     let bot =
         |name: &str, seed: u64| bot_by_name(name, seed).unwrap_or_else(|| Level::Hard.bot(seed));
-    let mut outcomes: Vec<Vec<bool>> = vec![Vec::new(); opts.len()];
-    let grow = |o: &mut Vec<bool>, mv: Move, more: u32| {
+    measure_with(opts.len(), rollouts, max_rollouts, seed, |i, r| {
         let mut start = *pos;
-        start.play_unchecked(mv, &mut NoEvents);
-        let from = o.len() as u64;
-        o.extend((from..from + more as u64).map(|r| {
-            // Playout `r` of every option: the same dice, and bots seeded alike (a random
-            // player makes the same draws), so the options differ only by the move.
-            let r = mix(seed ^ mix(r));
-            // One bot per name the others play (one for all of them when they play alike).
-            let mut mine = bot(policy.mine, mix(r ^ 1));
-            let mut names: Vec<&str> = Vec::new();
-            let which: Vec<usize> = (0..4)
-                .map(|s| {
-                    let n = policy.other(s);
-                    names.iter().position(|&m| m == n).unwrap_or_else(|| {
-                        names.push(n);
-                        names.len() - 1
-                    })
+        start.play_unchecked(opts[i], &mut NoEvents);
+        // One bot per name the others play (one for all of them when they play alike).
+        let mut mine = bot(policy.mine, mix(r ^ 1));
+        let mut names: Vec<&str> = Vec::new();
+        let which: Vec<usize> = (0..4)
+            .map(|s| {
+                let n = policy.other(s);
+                names.iter().position(|&m| m == n).unwrap_or_else(|| {
+                    names.push(n);
+                    names.len() - 1
                 })
-                .collect();
-            let mut others: Vec<_> = names.iter().map(|n| bot(n, mix(r ^ 2))).collect();
-            rollout(
-                &start,
-                mine.as_mut(),
-                &mut |p| others[which[p.turn().index()]].choose(p),
-                &mut FastRng(r),
-                me,
-            )
-        }));
+            })
+            .collect();
+        let mut others: Vec<_> = names.iter().map(|n| bot(n, mix(r ^ 2))).collect();
+        rollout(
+            &start,
+            mine.as_mut(),
+            &mut |p| others[which[p.turn().index()]].choose(p),
+            &mut FastRng(r),
+            me,
+        )
+    })
+}
+
+/// The reference value of `options` options: `rollouts` playouts each (`playout(i, r)` plays
+/// option `i` out on the dice and bot seeds of `r`, true when the mover's side won; playout `r`
+/// of every option has the same `r`, so the options differ only by the move). Then, while some
+/// option is within two paired standard errors of the best and the best has fewer than
+/// `max_rollouts`, the best and those close options get `rollouts` more each (sequential
+/// allocation: the playouts go where the reference cannot yet tell the options apart).
+fn measure_with(
+    options: usize,
+    rollouts: u32,
+    max_rollouts: u32,
+    seed: u64,
+    playout: impl Fn(usize, u64) -> bool,
+) -> Measured {
+    let mut outcomes: Vec<Vec<bool>> = vec![Vec::new(); options];
+    let grow = |o: &mut Vec<bool>, i: usize, more: u32| {
+        let from = o.len() as u64;
+        o.extend((from..from + more as u64).map(|r| playout(i, mix(seed ^ mix(r)))));
     };
-    for (o, &mv) in outcomes.iter_mut().zip(opts.iter()) {
-        grow(o, mv, rollouts);
+    for (i, o) in outcomes.iter_mut().enumerate() {
+        grow(o, i, rollouts);
     }
     loop {
         let best = best_of(&outcomes, 0, 1);
@@ -277,7 +291,7 @@ fn measure(
         }
         for i in close.into_iter().chain([best]) {
             if (outcomes[i].len() as u32) < max_rollouts {
-                grow(&mut outcomes[i], opts[i], rollouts);
+                grow(&mut outcomes[i], i, rollouts);
             }
         }
     }
@@ -460,6 +474,26 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         "--threads",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     )?;
+    if rules.options.items {
+        let plain = [
+            "--policy",
+            "--others",
+            "--compare",
+            "--save",
+            "--load",
+            "--worst",
+        ];
+        if let Some(f) = plain.iter().find(|&&f| flag(args, f).is_some()) {
+            bail!("{f} is for the plain game: --items measures Hard's item play in every seat");
+        }
+        let reference = Reference {
+            rollouts,
+            max_rollouts,
+            seed,
+            threads,
+        };
+        return item_hint_accuracy(rules, seats, decisions, reference);
+    }
     let worst: usize = num(args, "--worst", 0)?;
     let compare: Vec<&str> = flag(args, "--compare")
         .map(|c| c.split(',').filter(|b| !b.is_empty()).collect())
@@ -530,6 +564,126 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         print_worst(&results, &positions, &hints, worst);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How the reference playouts of `hint-accuracy` are run.
+#[derive(Copy, Clone, Debug)]
+struct Reference {
+    rollouts: u32,
+    max_rollouts: u32,
+    seed: u64,
+    threads: usize,
+}
+
+/// `hint-accuracy --items`: the 道具模式 hint (the item-aware ranking after a roll,
+/// [`Advisor::hint_with_items`]) against a reference of playouts in which every seat plays
+/// 困难 Hard's item logic, uses included, on common dice and a common item stream per playout
+/// (a playout's items appear from a stream of its own: the game's stream is the server's).
+/// The decisions are Hard's, sampled from Hard's item games, with two or more item-aware
+/// options ([`sample_item_states`]).
+fn item_hint_accuracy(
+    rules: Rules,
+    seats: SeatSet,
+    decisions: usize,
+    reference: Reference,
+) -> Result<ExitCode> {
+    let t0 = Instant::now();
+    let Reference {
+        rollouts,
+        max_rollouts,
+        seed,
+        threads,
+    } = reference;
+    // About two in three sampled states are after a roll; the rest, before one, are left out.
+    let mut states = sample_item_states(rules, seats, 2 * decisions, seed, Level::Hard);
+    states.retain(|x| matches!(x.pos.phase(), Phase::Move(_)));
+    states.truncate(decisions);
+    let options = |x: &(Position, ItemState)| -> Vec<Move> {
+        let m = distinct_mask(&x.0, &x.1);
+        (0..4u8)
+            .filter(|i| m & (1 << i) != 0)
+            .map(|piece| Move { piece })
+            .collect()
+    };
+    let states: Vec<(Position, ItemState)> = states.iter().map(|x| (x.pos, x.items)).collect();
+    let results = in_parallel(states.len(), threads, "decisions", |i| {
+        let (pos, items) = &states[i];
+        let opts = options(&states[i]);
+        let me = pos.turn();
+        measure_with(
+            opts.len(),
+            rollouts,
+            max_rollouts,
+            decision_seed(seed, i),
+            |k, r| {
+                let (mut p, mut it) = (*pos, *items);
+                let stream = DiceStream::new(Seed::from_u64(r)).domain(ITEM_DOMAIN);
+                p.play_unchecked_with_items(opts[k], &mut it, &mut NoEvents);
+                it.sync(&p, Some(&stream), true, &mut NoEvents);
+                let mut table = HardTable(ItemPlayer::new(Level::Hard, 0));
+                play_on_with_items(&mut p, &mut it, &stream, &mut FastRng(r), &mut table);
+                // In team play the ranking lists the winning team first.
+                let first = p.ranking().next();
+                first.is_some_and(|w| w == me || (p.rules().options.team && w == me.opposite()))
+            },
+        )
+    })?;
+    let n = results.len();
+    ensure!(n > 0, "no decision sampled");
+    let advisor = Advisor::default();
+    let pick = |x: &(Position, ItemState), mv: Move| options(x).iter().position(|&m| m == mv);
+    let mut choosers: Vec<(String, Vec<Option<usize>>)> = vec![(
+        "hint (master)".into(),
+        states
+            .iter()
+            .map(|x| {
+                let ranked = advisor.hint_with_items(&x.0, &x.1);
+                ranked.first().and_then(|o| pick(x, o.mv))
+            })
+            .collect(),
+    )];
+    for l in COMPARED {
+        let mut bot = ItemPlayer::new(l, seed);
+        let picks = states
+            .iter()
+            .map(|x| pick(x, bot.choose(&x.0, &x.1)))
+            .collect();
+        choosers.push((l.name().into(), picks));
+    }
+    choosers.push(("random".into(), vec![None; n]));
+    let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
+    let playouts: usize = results
+        .iter()
+        .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
+        .sum();
+    println!(
+        "hint-accuracy, 飞行棋 道具模式, {} players: {n} decisions of Hard's item games (one state in \
+         eight, after a roll with two or more item-aware options), seed {seed}; {:.2} options \
+         each, {:.0} playouts per option on average ({rollouts} each, options within 2 paired SE \
+         of the best get more, up to {max_rollouts}), every seat playing Hard's item logic to \
+         the first finisher ({:.1} s on {threads} threads)",
+        seats.len(),
+        options as f64 / n as f64,
+        playouts as f64 / options as f64,
+        t0.elapsed().as_secs_f64()
+    );
+    println!("loss = reference win% of the reference best option minus that of the chosen option (percentage points)");
+    print_losses(&results, &choosers);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every seat of a reference playout in 道具模式 plays 困难 Hard's item logic (deterministic: its
+/// seed draws nothing).
+struct HardTable(ItemPlayer);
+
+impl ItemTable for HardTable {
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+        self.0.use_item(pos, items)
+    }
+
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
+        self.0.choose(pos, items)
+    }
 }
 
 /// Measures the reference of every decision on `threads` threads, with a progress bar.
@@ -847,7 +1001,15 @@ fn report(
         choosers.push((b.into(), picks));
     }
     choosers.push(("random".into(), vec![None; n]));
-    for (name, picks) in &choosers {
+    print_losses(results, &choosers);
+}
+
+/// The loss of each chooser's option (`None`: the mean over every option, a random choice) on
+/// every decision of `results`, the first chooser being the hint: mean and quantiles, split,
+/// each chooser against the hint, and the reference's noise.
+fn print_losses(results: &[Measured], choosers: &[(String, Vec<Option<usize>>)]) {
+    let n = results.len();
+    for (name, picks) in choosers {
         let of = |m: &Measured, c: Option<usize>, f: &dyn Fn(&Measured, usize) -> f64| -> f64 {
             match c {
                 Some(c) => f(m, c),

@@ -16,8 +16,8 @@ use feixingqi_ai::{
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
     playout::FastRng,
-    BySeat, DiceStream, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules, Seat,
-    SeatSet, Seed,
+    BySeat, DiceStream, ItemUse, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules,
+    Seat, SeatSet, Seed,
 };
 
 use crate::{
@@ -356,12 +356,11 @@ fn play_item_game(
 ) -> GameResult {
     let n = names.len();
     let deal = g / n as u64;
-    let (in_play, entry_at, mut bots) = seat_bots(seats, names, seed, g, |name, bseed| {
+    let (in_play, entry_at, bots) = seat_bots(seats, names, seed, g, |name, bseed| {
         item_bot_by_name(name, bseed)
             .or_else(|| item_bot_by_name("easy", bseed))
             .expect("easy is a known bot")
     });
-    let bot_index = |s: Seat| in_play.iter().position(|&x| x == s).unwrap_or(0);
     let mut dice = FastRng(mix(seed.wrapping_add(mix(deal))));
     let stream = DiceStream::new(Seed::from_u64(mix(seed ^ mix(deal)))).domain(ITEM_DOMAIN);
     let mut res = GameResult::new(n);
@@ -370,48 +369,122 @@ fn play_item_game(
     };
     let mut items = ItemState::default();
     items.sync(&pos, Some(&stream), true, &mut NoEvents);
-    let team = rules.options.team;
-    while !pos.is_over() && (team || pos.ranking().next().is_none()) && res.rolls < 1_000_000 {
-        res.rolls += 1;
+    let mut table = ArenaTable {
+        in_play,
+        entry_at,
+        bots,
+        names,
+        res: &mut res,
+        seen,
+    };
+    let rolls = play_on_with_items(&mut pos, &mut items, &stream, &mut dice, &mut table);
+    res.rolls = rolls;
+    res.credit_winner(&pos, &entry_at, seats);
+    res
+}
+
+/// The players of a 道具模式 game played on by [`play_on_with_items`], each asked as the seat to
+/// act in `pos`.
+pub(crate) trait ItemTable {
+    /// The item the seat to act uses before its roll, if any ([`ItemBot::use_item`]).
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse>;
+    /// The move of the seat to act, of two or more item-aware options ([`ItemBot::choose`]).
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move;
+}
+
+/// Plays a 道具模式 game on from `pos` and `items` until it is over or, outside team play, a
+/// seat has finished (the arena's winner): the items appear from `stream`, the rolls come from
+/// `dice` (a die fixed by an item does not consume one), and `table` decides wherever there is
+/// a choice. Returns the rolls played. The arena's games ([`play_item_game`]) and the item
+/// hint's reference playouts (`hint-accuracy --items`) are played by it.
+pub(crate) fn play_on_with_items(
+    pos: &mut Position,
+    items: &mut ItemState,
+    stream: &DiceStream,
+    dice: &mut FastRng,
+    table: &mut dyn ItemTable,
+) -> u64 {
+    let team = pos.rules().options.team;
+    let mut rolls = 0u64;
+    while !pos.is_over() && (team || pos.ranking().next().is_none()) && rolls < 1_000_000 {
+        rolls += 1;
         let s = pos.turn();
-        let e = entry_at[s.index()];
         let mut fixed = None;
         if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
-            seen(e, &pos, &items);
-            let t0 = Instant::now();
-            let u = bots[bot_index(s)].use_item(&pos, &items);
-            res.time[e] += t0.elapsed();
-            if let Some(u) = u {
+            if let Some(u) = table.use_item(pos, items) {
                 fixed = items
-                    .use_item(&mut pos, s, u, &mut NoEvents)
-                    .unwrap_or_else(|err| panic!("{} made an illegal item use: {err}", names[e]));
-                items.sync(&pos, Some(&stream), false, &mut NoEvents);
+                    .use_item(pos, s, u, &mut NoEvents)
+                    .unwrap_or_else(|err| {
+                        panic!("seat {} made an illegal item use: {err}", s.get())
+                    });
+                items.sync(pos, Some(stream), false, &mut NoEvents);
             }
         }
         let die = fixed.unwrap_or_else(|| dice.die());
         let rolled = pos.roll_unchecked(die, &mut NoEvents);
-        items.sync(&pos, Some(&stream), true, &mut NoEvents);
+        items.sync(pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
-            let opts = distinct_mask(&pos, &items);
+            let opts = distinct_mask(pos, items);
             let mv = if opts.count_ones() == 1 {
                 Move {
                     piece: opts.trailing_zeros() as u8,
                 }
             } else {
-                seen(e, &pos, &items);
-                let t0 = Instant::now();
-                let mv = bots[bot_index(s)].choose(&pos, &items);
-                res.time[e] += t0.elapsed();
-                res.decisions[e] += 1;
-                assert!(pos.is_legal(mv), "{} chose an illegal move", names[e]);
+                let mv = table.choose(pos, items);
+                assert!(pos.is_legal(mv), "seat {} chose an illegal move", s.get());
                 mv
             };
-            pos.play_unchecked_with_items(mv, &mut items, &mut NoEvents);
-            items.sync(&pos, Some(&stream), true, &mut NoEvents);
+            pos.play_unchecked_with_items(mv, items, &mut NoEvents);
+            items.sync(pos, Some(stream), true, &mut NoEvents);
         }
     }
-    res.credit_winner(&pos, &entry_at, seats);
-    res
+    rolls
+}
+
+/// The bots of an arena's item game, each entry's decisions counted and timed.
+struct ArenaTable<'a> {
+    in_play: Vec<Seat>,
+    entry_at: [usize; 4],
+    bots: Vec<Box<dyn ItemBot + Send>>,
+    names: &'a [String],
+    res: &'a mut GameResult,
+    seen: &'a mut dyn FnMut(usize, &Position, &ItemState),
+}
+
+impl ArenaTable<'_> {
+    /// The entry of the seat to act and its bot.
+    fn seat(&mut self, pos: &Position) -> (usize, &mut (dyn ItemBot + Send)) {
+        let s = pos.turn();
+        let i = self.in_play.iter().position(|&x| x == s).unwrap_or(0);
+        (self.entry_at[s.index()], self.bots[i].as_mut())
+    }
+}
+
+impl ItemTable for ArenaTable<'_> {
+    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+        let e = self.entry_at[pos.turn().index()];
+        (self.seen)(e, pos, items);
+        let t0 = Instant::now();
+        let u = self.seat(pos).1.use_item(pos, items);
+        self.res.time[e] += t0.elapsed();
+        if let Some(u) = u {
+            if let Err(err) = items.check_use(pos, pos.turn(), u) {
+                panic!("{} made an illegal item use: {err}", self.names[e]);
+            }
+        }
+        u
+    }
+
+    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
+        let e = self.entry_at[pos.turn().index()];
+        (self.seen)(e, pos, items);
+        let t0 = Instant::now();
+        let mv = self.seat(pos).1.choose(pos, items);
+        self.res.time[e] += t0.elapsed();
+        self.res.decisions[e] += 1;
+        assert!(pos.is_legal(mv), "{} chose an illegal move", self.names[e]);
+        mv
+    }
 }
 
 /// `feixingqi arena`.
@@ -969,9 +1042,9 @@ pub fn sample_positions(
 }
 
 /// A state of a 道具模式 game where a player decides, and whether the player's side won the game.
-struct ItemSample {
-    pos: Position,
-    items: ItemState,
+pub(crate) struct ItemSample {
+    pub(crate) pos: Position,
+    pub(crate) items: ItemState,
     won: bool,
 }
 
@@ -979,7 +1052,7 @@ struct ItemSample {
 /// eight of them, `count` in all: before a roll with an item in the bar, or after a roll with a
 /// choice of two or more item-aware options. The other seats play `against` (every seat is
 /// sampled when that is Hard too).
-fn sample_item_states(
+pub(crate) fn sample_item_states(
     rules: Rules,
     seats: SeatSet,
     count: usize,

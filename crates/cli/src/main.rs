@@ -117,6 +117,10 @@ USAGE:
         back instead of sampling and playing (the file's game, seed and policies apply), so
         bots are scored on the same decisions in seconds.
         --worst N prints the N decisions where the hint loses most, with every option's values.
+        --items: the 道具模式 hint on decisions of Hard's item games, every seat of the playouts
+        playing Hard's item logic (uses too) on a common item stream per playout; the loss of
+        the hint, Hard, Normal, Easy and random choices (not with --policy, --others,
+        --compare, --save, --load or --worst).
     feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
                     [--policy table|hard|master]

@@ -167,23 +167,16 @@ fn hint_prints_its_latency_and_the_masters_with_master() {
 
 /// With `--items` the hint timed is 道具模式's own, on states of item games: the item-aware
 /// ranking after a roll and the item advice before one (it timed the plain hint on positions
-/// without items, which is not what a player of the item mode is shown).
+/// without items, which is not what a player of the item mode is shown). `--against LEVEL`
+/// reads its win % against players of that level.
 #[test]
 fn hint_with_items_times_the_item_aware_hint() {
-    let out = bin()
-        .args([
-            "hint",
-            "--rules",
-            "feixingqi",
-            "--items",
-            "--players",
-            "2",
-            "--positions",
-            "40",
-        ])
-        .output()
-        .expect("runs");
-    let text = stdout_of(&out);
+    let item_hint = |more: &[&str]| {
+        let mut args = vec!["hint", "--rules", "feixingqi", "--items", "--players", "2"];
+        args.extend_from_slice(more);
+        bin().args(args).output().expect("runs")
+    };
+    let text = stdout_of(&item_hint(&["--positions", "40"]));
     assert!(
         text.contains("item-aware hint latency over") && text.contains("2 players"),
         "{text}"
@@ -192,12 +185,61 @@ fn hint_with_items_times_the_item_aware_hint() {
         text.contains("item advice latency over") && text.contains("rolls with an item"),
         "{text}"
     );
+    let calibration = "calibration, win % shown → won % (moves):";
+    assert!(text.contains(calibration), "{text}");
+    let text = stdout_of(&item_hint(&["--positions", "40", "--against", "normal"]));
+    assert!(text.contains(calibration), "{text}");
+    assert!(!item_hint(&["--master"]).status.success());
+    assert!(!item_hint(&["--against", "grandmaster"]).status.success());
+    // The plain hint's calibration is measured by hint-accuracy, not here.
+    let out = bin()
+        .args(["hint", "--rules", "feixingqi", "--against", "normal"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+}
+
+#[test]
+fn hint_accuracy_with_items_scores_the_item_hint_on_item_playouts() {
+    let out = bin()
+        .args([
+            "hint-accuracy",
+            "--rules",
+            "feixingqi",
+            "--items",
+            "--players",
+            "2",
+            "--decisions",
+            "3",
+            "--rollouts",
+            "6",
+            "--threads",
+            "1",
+        ])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
     assert!(
-        text.contains("calibration, win % shown → won % (moves):"),
+        text.contains("道具模式, 2 players: 3 decisions of Hard's item games"),
         "{text}"
     );
+    for chooser in ["hint (master)", "hard ", "normal ", "easy ", "random "] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(chooser) && l.contains("mean loss all")),
+            "{chooser}: {text}"
+        );
+    }
+    // The plain game's reference options do not apply to the item playouts.
     let out = bin()
-        .args(["hint", "--rules", "feixingqi", "--items", "--master"])
+        .args([
+            "hint-accuracy",
+            "--rules",
+            "feixingqi",
+            "--items",
+            "--policy",
+            "normal",
+        ])
         .output()
         .expect("runs");
     assert!(!out.status.success());
