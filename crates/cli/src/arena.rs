@@ -344,8 +344,8 @@ fn play_game(
 /// Game `g` in 道具模式 (RULES.md §10.3): as [`play_game`], and the deal also fixes the item
 /// stream, so every rotation sees the same items and weather appear (as long as the positions
 /// allow the same squares). A die fixed by an item does not consume the deal's dice.
-/// `seen` sees every state a bot decides in: before a roll with an item in the bar, and after a
-/// roll with two or more distinct item-aware options.
+/// `seen` sees every state a bot decides in, with the bot's entry of `names`: before a roll
+/// with an item in the bar, and after a roll with two or more distinct item-aware options.
 fn play_item_game(
     rules: Rules,
     seats: SeatSet,
