@@ -14,13 +14,13 @@ use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
     notation::{parse_setup, write_setup},
     playout::FastRng,
-    BySeat, DiceStream, Die, ItemUse, Move, NoEvents, Phase, Position, Rolled, Rules, SeatSet,
+    BySeat, DiceStream, Die, Move, MoveList, NoEvents, Phase, Position, Rolled, Rules, SeatSet,
     Seed, Setup,
 };
 
 use crate::arena::{
     flag, mean_se, mix, num, play_on_with_items, quantile, rules_from, sample_item_states,
-    sample_positions, seats_for, Flags, ItemTable,
+    sample_positions, seats_for, Flags,
 };
 use crate::progress::in_parallel;
 
@@ -208,9 +208,7 @@ fn rollout(
             p.play_unchecked(mv, &mut NoEvents);
         }
     }
-    // In team play the ranking lists the winning team first.
-    let first = p.ranking().next();
-    first.is_some_and(|w| w.index() == me || (team && w.opposite().index() == me))
+    side_won(&p, me)
 }
 
 /// The reference value of every option of `pos`: `rollouts` playouts each, playout `r` of every
@@ -598,13 +596,7 @@ fn item_hint_accuracy(
     let mut states = sample_item_states(rules, seats, 2 * decisions, seed, Level::Hard);
     states.retain(|x| matches!(x.pos.phase(), Phase::Move(_)));
     states.truncate(decisions);
-    let options = |x: &(Position, ItemState)| -> Vec<Move> {
-        let m = distinct_mask(&x.0, &x.1);
-        (0..4u8)
-            .filter(|i| m & (1 << i) != 0)
-            .map(|piece| Move { piece })
-            .collect()
-    };
+    let options = |x: &(Position, ItemState)| MoveList::from_mask(distinct_mask(&x.0, &x.1));
     let states: Vec<(Position, ItemState)> = states.iter().map(|x| (x.pos, x.items)).collect();
     let results = in_parallel(states.len(), threads, "decisions", |i| {
         let (pos, items) = &states[i];
@@ -620,11 +612,10 @@ fn item_hint_accuracy(
                 let stream = DiceStream::new(Seed::from_u64(r)).domain(ITEM_DOMAIN);
                 p.play_unchecked_with_items(opts[k], &mut it, &mut NoEvents);
                 it.sync(&p, Some(&stream), true, &mut NoEvents);
-                let mut table = HardTable(ItemPlayer::new(Level::Hard, 0));
-                play_on_with_items(&mut p, &mut it, &stream, &mut FastRng(r), &mut table);
-                // In team play the ranking lists the winning team first.
-                let first = p.ranking().next();
-                first.is_some_and(|w| w == me || (p.rules().options.team && w == me.opposite()))
+                // Every seat plays Hard's item logic (its seed draws nothing).
+                let mut hard = ItemPlayer::new(Level::Hard, 0);
+                play_on_with_items(&mut p, &mut it, &stream, &mut FastRng(r), &mut hard);
+                side_won(&p, me.index())
             },
         )
     })?;
@@ -651,11 +642,7 @@ fn item_hint_accuracy(
         choosers.push((l.name().into(), picks));
     }
     choosers.push(("random".into(), vec![None; n]));
-    let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
-    let playouts: usize = results
-        .iter()
-        .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
-        .sum();
+    let (options, playouts) = sizes(&results);
     println!(
         "hint-accuracy, 飞行棋 道具模式, {} players: {n} decisions of Hard's item games (one state in \
          eight, after a roll with two or more item-aware options), seed {seed}; {:.2} options \
@@ -663,8 +650,8 @@ fn item_hint_accuracy(
          of the best get more, up to {max_rollouts}), every seat playing Hard's item logic to \
          the first finisher ({:.1} s on {threads} threads)",
         seats.len(),
-        options as f64 / n as f64,
-        playouts as f64 / options as f64,
+        options,
+        playouts,
         t0.elapsed().as_secs_f64()
     );
     println!("loss = reference win% of the reference best option minus that of the chosen option (percentage points)");
@@ -672,18 +659,25 @@ fn item_hint_accuracy(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every seat of a reference playout in 道具模式 plays 困难 Hard's item logic (deterministic: its
-/// seed draws nothing).
-struct HardTable(ItemPlayer);
+/// The options per decision and the playouts per option of a reference, on average.
+fn sizes(results: &[Measured]) -> (f64, f64) {
+    let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
+    let playouts: usize = results
+        .iter()
+        .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
+        .sum();
+    (
+        options as f64 / results.len().max(1) as f64,
+        playouts as f64 / options.max(1) as f64,
+    )
+}
 
-impl ItemTable for HardTable {
-    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
-        self.0.use_item(pos, items)
-    }
-
-    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
-        self.0.choose(pos, items)
-    }
+/// Whether seat `me` (its team, in team play) finished first in `pos`: in team play the ranking
+/// lists the winning team first.
+fn side_won(pos: &Position, me: usize) -> bool {
+    let team = pos.rules().options.team;
+    let first = pos.ranking().next();
+    first.is_some_and(|w| w.index() == me || (team && w.opposite().index() == me))
 }
 
 /// Measures the reference of every decision on `threads` threads, with a progress bar.
@@ -960,16 +954,10 @@ fn report(
     intro: &str,
 ) {
     let n = results.len();
-    let options: usize = results.iter().map(|m| m.outcomes.len()).sum();
-    let playouts: usize = results
-        .iter()
-        .map(|m| m.outcomes.iter().map(Vec::len).sum::<usize>())
-        .sum();
+    let (options, playouts) = sizes(results);
     println!("{intro}");
     println!(
-        "decisions sampled from Master/Normal games (about one in eight with two or more options, up to the first finisher); {:.2} options each, {:.0} playouts per option on average",
-        options as f64 / n as f64,
-        playouts as f64 / options as f64
+        "decisions sampled from Master/Normal games (about one in eight with two or more options, up to the first finisher); {options:.2} options each, {playouts:.0} playouts per option on average"
     );
     println!("loss = reference win% of the reference best option minus that of the chosen option (percentage points)");
     println!("  all: best and loss on all playouts (the best is the maximum of noisy estimates: leans high)");

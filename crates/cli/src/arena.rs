@@ -387,9 +387,9 @@ fn play_item_game(
 /// act in `pos`.
 pub(crate) trait ItemTable {
     /// The item the seat to act uses before its roll, if any ([`ItemBot::use_item`]).
-    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse>;
+    fn seat_uses(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse>;
     /// The move of the seat to act, of two or more item-aware options ([`ItemBot::choose`]).
-    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move;
+    fn seat_moves(&mut self, pos: &Position, items: &ItemState) -> Move;
 }
 
 /// Plays a 道具模式 game on from `pos` and `items` until it is over or, outside team play, a
@@ -411,7 +411,7 @@ pub(crate) fn play_on_with_items(
         let s = pos.turn();
         let mut fixed = None;
         if pos.phase() == Phase::Roll && items.bar(s).next().is_some() {
-            if let Some(u) = table.use_item(pos, items) {
+            if let Some(u) = table.seat_uses(pos, items) {
                 fixed = items
                     .use_item(pos, s, u, &mut NoEvents)
                     .unwrap_or_else(|err| {
@@ -430,7 +430,7 @@ pub(crate) fn play_on_with_items(
                     piece: opts.trailing_zeros() as u8,
                 }
             } else {
-                let mv = table.choose(pos, items);
+                let mv = table.seat_moves(pos, items);
                 assert!(pos.is_legal(mv), "seat {} chose an illegal move", s.get());
                 mv
             };
@@ -439,6 +439,17 @@ pub(crate) fn play_on_with_items(
         }
     }
     rolls
+}
+
+/// Any item bot plays every seat of a table: it decides for the seat to act.
+impl<B: ItemBot + ?Sized> ItemTable for B {
+    fn seat_uses(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+        self.use_item(pos, items)
+    }
+
+    fn seat_moves(&mut self, pos: &Position, items: &ItemState) -> Move {
+        self.choose(pos, items)
+    }
 }
 
 /// The bots of an arena's item game, each entry's decisions counted and timed.
@@ -461,7 +472,7 @@ impl ArenaTable<'_> {
 }
 
 impl ItemTable for ArenaTable<'_> {
-    fn use_item(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
+    fn seat_uses(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse> {
         let e = self.entry_at[pos.turn().index()];
         (self.seen)(e, pos, items);
         let t0 = Instant::now();
@@ -475,7 +486,7 @@ impl ItemTable for ArenaTable<'_> {
         u
     }
 
-    fn choose(&mut self, pos: &Position, items: &ItemState) -> Move {
+    fn seat_moves(&mut self, pos: &Position, items: &ItemState) -> Move {
         let e = self.entry_at[pos.turn().index()];
         (self.seen)(e, pos, items);
         let t0 = Instant::now();

@@ -156,7 +156,9 @@ pub struct MoveList {
 }
 
 impl MoveList {
-    pub(crate) fn from_mask(mask: u8) -> MoveList {
+    /// The moves of the pieces whose bits `mask` sets, in piece order (as
+    /// `items::distinct_mask` gives the item-aware distinct options).
+    pub fn from_mask(mask: u8) -> MoveList {
         let mut l = MoveList {
             moves: [Move { piece: 0 }; 4],
             len: 0,
