@@ -112,8 +112,9 @@ struct Seen {
     code: String,
     token: String,
     game_id: String,
-    /// version → the `seats` of the state with that version.
-    states: BTreeMap<u64, Value>,
+    /// version → the `seats` and `items` (道具模式's board, bars and weather; null in the plain
+    /// game) of the state with that version.
+    states: BTreeMap<u64, (Value, Value)>,
     over: bool,
 }
 
@@ -167,15 +168,18 @@ async fn expect(rx: &mut mpsc::UnboundedReceiver<Value>, pred: impl Fn(&Value) -
 }
 
 /// Makes a room of one person and three computers, starts it, hands the person's seat to the
-/// server (托管) and comes back as its holder to watch. Returns the room, then follows it.
+/// server (托管) and comes back as its holder to watch. Returns the room, then follows it. The
+/// rooms take turns: Ludo, 飞行棋, 飞行棋 道具模式 (whose computers and 托管 use items, and whose
+/// item stream, board and weather must come back after a restart as they were).
 async fn make_room(addr: SocketAddr, i: usize, seen: std::sync::Arc<std::sync::Mutex<Seen>>) {
     let (tx, mut rx) = connect(addr).await.unwrap();
     let send = |v: Value| tx.send(v.to_string()).unwrap();
     send(json!({"type": "login", "nickname": format!("p{i}")}));
     let w = expect(&mut rx, |m| m["type"] == "welcome").await;
-    let rules = if i % 2 == 0 { "ludo" } else { "feixingqi" };
+    let (rules, items) = [("ludo", false), ("feixingqi", false), ("feixingqi", true)][i % 3];
     send(
         json!({"type": "createRoom", "rules": rules, "players": 4, "turnTimerMs": null,
+        "options": {"items": items},
         "slots": [{"kind": "player"}, {"kind": "computer"}, {"kind": "computer", "level": "easy"},
                   {"kind": "computer", "level": "hard"}], "clientSeed": format!("c{i}")}),
     );
@@ -220,7 +224,7 @@ async fn follow(
                 );
             }
             s.game_id = m["gameId"].as_str().unwrap().to_string();
-            s.states.insert(v, m["seats"].clone());
+            s.states.insert(v, (m["seats"].clone(), m["items"].clone()));
             if m["phase"] == "over" {
                 s.over = true;
                 return;
@@ -291,6 +295,8 @@ async fn kill_9_during_room_games_loses_no_acknowledged_move() {
     );
 
     // Every record replays and verifies, and agrees with every state a client was sent.
+    let mut item_games = 0;
+    let mut item_uses = 0;
     for s in &seen {
         let s = std::mem::take(&mut *s.lock().unwrap());
         assert!(s.over);
@@ -306,23 +312,33 @@ async fn kill_9_during_room_games_loses_no_acknowledged_move() {
         let record = feixingqi_rules::Record::from_json(&rec).unwrap();
         assert!(record.seed.is_some());
         assert!(record.replay().unwrap().position().is_over());
+        if record.rules.options.items {
+            item_games += 1;
+            item_uses += record.uses.len();
+        }
         let (status, frames) = http(addr, "POST", "/api/replay", Some(&rec.to_string()))
             .await
             .unwrap();
         assert_eq!(status, 200, "{frames}");
         let frames = frames["frames"].as_array().unwrap();
-        for (v, seats) in &s.states {
+        for (v, (seats, items)) in &s.states {
             if *v == 0 {
                 continue;
             }
+            let frame = &frames[*v as usize - 1];
             assert_eq!(
-                &frames[*v as usize - 1]["seats"],
-                seats,
+                (&frame["seats"], &frame["items"]),
+                (seats, items),
                 "room {}: version {v} differs from what was acknowledged",
                 s.code
             );
         }
     }
+    assert_eq!(item_games, rooms / 3, "every third room plays 道具模式");
+    if item_games > 0 {
+        assert!(item_uses > 0, "the item rooms' players never used an item");
+    }
+    eprintln!("{item_uses} item uses in {item_games} 道具模式 games");
     server.kill9();
     let _ = std::fs::remove_dir_all(&dir);
 }
