@@ -415,6 +415,20 @@ pub const ITEM_CALIBRATION: [[Calibration; 2]; 3] = [
     [fit(0.35, 0.04), fit(0.24, 0.0)],
 ];
 
+/// The calibrations of 道具模式's item-aware values in team play (RULES.md §9, §10.3),
+/// `[strength]` as in [`CALIBRATION`]. As in the plain team game ([`TEAM_CALIBRATION`]) a
+/// team's share is far surer of itself than a seat's; against weaker players items make a game
+/// less sure than those maps say: through them an option shown at 88 % against 普通 Normal
+/// players won 80 % of the games, one at 85 % against 入门 Easy 79 %. Fitted as
+/// [`ITEM_CALIBRATION`] (`feixingqi hint --rules feixingqi --items --team --positions 60000 --seed
+/// 1 [--against easy|normal]`, about 39,500 moves each): Easy slope 0.199, offset 0.512, Normal
+/// 0.163, 0.191, Hard 0.180, −0.061. Held out (seed 2), log loss per move through the plain team
+/// maps → these: Easy 0.5391 → 0.5323, Normal 0.6167 → 0.6131, Hard 0.6204 → 0.6191. With three
+/// players the item maps of four ([`ITEM_CALIBRATION`]) were within 0.0012 of a fit of their own
+/// on either seed, so they have none. See docs/AI.md.
+pub const TEAM_ITEM_CALIBRATION: [Calibration; 3] =
+    [fit(0.2, 0.51), fit(0.16, 0.19), fit(0.18, -0.06)];
+
 /// The share an item-aware value shows as a win %: the value, kept inside `ITEM_SURE` of 0
 /// and 1. The item-aware valuer adds what the items held and the shields are worth to a win
 /// share ([`crate::items::ItemValuer::values`]), which takes a share near 1 above it, and a share
@@ -439,7 +453,7 @@ pub enum Valuation {
     AgainstHard,
     /// 道具模式's item-aware valuer, which searches [`crate::items::MASTER_ITEM_DEPTH`] layers
     /// with [`MASTER`]'s evaluator ([`crate::items::item_move_hint`], the gain of
-    /// [`crate::item_hint`]): [`ITEM_CALIBRATION`] and, in team play, [`TEAM_CALIBRATION`].
+    /// [`crate::item_hint`]): [`ITEM_CALIBRATION`] and, in team play, [`TEAM_ITEM_CALIBRATION`].
     Items,
 }
 
@@ -459,16 +473,17 @@ fn against_hard_column(rules: &Rules, sides: usize) -> Option<usize> {
 
 /// The calibration of the hint for a game of `rules` with `sides` sides competing for the
 /// place at stake, against players of `level`, for shares of `valuation` (see
-/// [`CALIBRATION`], in team play [`TEAM_CALIBRATION`]; [`AGAINST_HARD_CALIBRATION`] for
+/// [`CALIBRATION`], in team play [`TEAM_CALIBRATION`]; [`ITEM_CALIBRATION`] and
+/// [`TEAM_ITEM_CALIBRATION`] for [`Valuation::Items`]; [`AGAINST_HARD_CALIBRATION`] for
 /// [`Valuation::AgainstHard`] in the games where the hint searches so, [`CALIBRATION`] in any
 /// other).
 pub fn calibration(rules: &Rules, sides: usize, level: Level, valuation: Valuation) -> Calibration {
     let strength = Opposition::strength(level);
-    if rules.options.team {
-        return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize];
-    }
-    if valuation == Valuation::Items {
-        return ITEM_CALIBRATION[strength][(sides == 2) as usize];
+    match (rules.options.team, valuation == Valuation::Items) {
+        (true, true) => return TEAM_ITEM_CALIBRATION[strength],
+        (true, false) => return TEAM_CALIBRATION[strength][!rules.is_ludo() as usize],
+        (false, true) => return ITEM_CALIBRATION[strength][(sides == 2) as usize],
+        (false, false) => {}
     }
     let pieces = rules.options.pieces.clamp(2, 4) as usize - 2;
     if let Some(game) =
