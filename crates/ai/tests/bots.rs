@@ -656,11 +656,17 @@ fn each_level_is_nearest_its_own_typical_loss_and_few_decisions_say_nothing() {
         r.options.team = true;
         r
     };
+    let items = |mut r: Rules| {
+        r.options.items = true;
+        r
+    };
     for rules in [
         Rules::ludo(),
         Rules::feixingqi(),
         team(Rules::ludo()),
         team(Rules::feixingqi()),
+        items(Rules::feixingqi()),
+        items(team(Rules::feixingqi())),
     ] {
         for players in [2, 3, 4] {
             let levels = typical_losses(&rules, players);
@@ -683,6 +689,19 @@ fn each_level_is_nearest_its_own_typical_loss_and_few_decisions_say_nothing() {
     assert!(has_master(&Rules::ludo(), 4) && has_master(&Rules::feixingqi(), 3));
     assert!(has_master(&Rules::feixingqi(), 2) && has_master(&Rules::ludo(), 2));
     assert!(!has_master(&team(Rules::ludo()), 4));
+    // In 道具模式 the Master's item logic chooses as the grading ranks: it gives away nothing,
+    // and a seat that gave away next to nothing plays like it.
+    let item_rules = items(Rules::feixingqi());
+    assert!(has_master(&item_rules, 4) && has_master(&item_rules, 2));
+    let flawless = SeatSummary {
+        decisions: 40,
+        ..SeatSummary::default()
+    };
+    assert_eq!(plays_like(&item_rules, 4, &flawless), Some(Level::Master));
+    assert_eq!(
+        plays_like(&Rules::feixingqi(), 4, &flawless),
+        Some(Level::Master)
+    );
     let few = SeatSummary {
         decisions: PLAYS_LIKE_MIN_DECISIONS - 1,
         lost: 1.0,

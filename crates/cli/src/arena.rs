@@ -9,9 +9,9 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    analyse, bot_by_name, hint::sides, item_bot_by_name, item_hint, train, Advisor, Answer, Bot,
-    ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot, Opposition, Search,
-    SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
+    analyse, analyse_item_moves, bot_by_name, hint::sides, item_bot_by_name, item_hint, train,
+    Advisor, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot,
+    Opposition, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -263,8 +263,8 @@ fn seat_bots<B>(
 
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where); with `luck`, adds
 /// up each entry's luck ([`luck_reference`]; not in 道具模式, where items can fix a die); with
-/// `grades`, grades every decision as the post-game analysis does ([`analyse`]: the hint's
-/// points lost per decision).
+/// `grades`, grades every decision as the post-game analysis does ([`analyse`], in 道具模式
+/// [`analyse_item_moves`]: the hint's points lost per decision).
 fn play_game(
     rules: Rules,
     seats: SeatSet,
@@ -275,7 +275,7 @@ fn play_game(
     grades: bool,
 ) -> GameResult {
     if rules.options.items {
-        return play_item_game(rules, seats, names, seed, g, &mut |_, _, _| {});
+        return play_item_game(rules, seats, names, seed, g, grades, &mut |_, _, _| {});
     }
     let n = names.len();
     let deal = g / n as u64;
@@ -346,12 +346,14 @@ fn play_game(
 /// allow the same squares). A die fixed by an item does not consume the deal's dice.
 /// `seen` sees every state a bot decides in, with the bot's entry of `names`: before a roll
 /// with an item in the bar, and after a roll with two or more distinct item-aware options.
+/// With `grades` every decision is graded as the server grades an item game's at its end.
 fn play_item_game(
     rules: Rules,
     seats: SeatSet,
     names: &[String],
     seed: u64,
     g: u64,
+    grades: bool,
     seen: &mut dyn FnMut(usize, &Position, &ItemState),
 ) -> GameResult {
     let n = names.len();
@@ -376,8 +378,15 @@ fn play_item_game(
         names,
         res: &mut res,
         seen,
+        decided: grades.then(Vec::new),
     };
     let rolls = play_on_with_items(&mut pos, &mut items, &stream, &mut dice, &mut table);
+    if let Some(decided) = table.decided.take() {
+        let a = analyse_item_moves(&Advisor::default(), decided, seats);
+        for s in seats.iter() {
+            res.graded[entry_at[s.index()]] = a.seats[s];
+        }
+    }
     res.rolls = rolls;
     res.credit_winner(&pos, &entry_at, seats);
     res
@@ -460,6 +469,9 @@ struct ArenaTable<'a> {
     names: &'a [String],
     res: &'a mut GameResult,
     seen: &'a mut dyn FnMut(usize, &Position, &ItemState),
+    /// When the decisions are graded (`--grades`): each with its index, its position and item
+    /// state, and the move chosen.
+    decided: Option<Vec<(usize, Position, ItemState, Move)>>,
 }
 
 impl ArenaTable<'_> {
@@ -494,6 +506,9 @@ impl ItemTable for ArenaTable<'_> {
         self.res.time[e] += t0.elapsed();
         self.res.decisions[e] += 1;
         assert!(pos.is_legal(mv), "{} chose an illegal move", self.names[e]);
+        if let Some(d) = self.decided.as_mut() {
+            d.push((d.len(), *pos, *items, mv));
+        }
         mv
     }
 }
@@ -558,10 +573,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         "--luck is not measured in item mode (an item can fix a die)"
     );
     let grades = switch(args, "--grades");
-    ensure!(
-        !(grades && rules.options.items),
-        "--grades is not measured in item mode"
-    );
     let units = games as usize * lineups.len();
     let rotations = names.len() as u64;
     if games % rotations != 0 {
@@ -1077,15 +1088,23 @@ pub(crate) fn sample_item_states(
     let mut g = 0;
     while out.len() < count && g < 1_000_000 {
         let from = out.len();
-        let res = play_item_game(rules, seats, &names, seed, g, &mut |e, pos, items| {
-            if (e == 0 || against == Level::Hard) && out.len() < count && rng.below(8) == 0 {
-                out.push(ItemSample {
-                    pos: *pos,
-                    items: *items,
-                    won: false,
-                });
-            }
-        });
+        let res = play_item_game(
+            rules,
+            seats,
+            &names,
+            seed,
+            g,
+            false,
+            &mut |e, pos, items| {
+                if (e == 0 || against == Level::Hard) && out.len() < count && rng.below(8) == 0 {
+                    out.push(ItemSample {
+                        pos: *pos,
+                        items: *items,
+                        won: false,
+                    });
+                }
+            },
+        );
         for x in &mut out[from..] {
             let me = x.pos.turn();
             x.won = res

@@ -72,11 +72,12 @@ USAGE:
         the games); not in item mode. --grades grades every decision as the end screen's post-game
         analysis does (the hint's points of win probability lost per decision, with doubtful, bad
         and blunder counts per game): the figures behind its 棋力 comparison (the AI crate's
-        TYPICAL_LOSS); not in item mode. --versus BOT plays every game a second time with the first bot
-        of --seats (each of its entries) replaced by BOT (same deals, seats and bot seeds) and
-        prints the difference BOT makes with a 95% interval over the paired deals: the two play
-        alike until BOT first chooses otherwise, so the interval is narrower than two separate runs
-        give (games×: about 2 to 8 for one weight of the Master's search). The rule options are
+        TYPICAL_LOSS; in item mode graded with the items, as the server grades). --versus BOT
+        plays every game a second time with the first bot of --seats (each of its entries) replaced
+        by BOT (same deals, seats and bot seeds) and prints the difference BOT makes with a 95%
+        interval over the paired deals: the two play alike until BOT first chooses otherwise, so
+        the interval is narrower than two separate runs give (games×: about 2 to 8 for one weight
+        of the Master's search). The rule options are
         RULES.md §7's; --takeoff-on-five, --six-stops-on-stack, --triple-six-penalty and --items are
         飞行棋's. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N;

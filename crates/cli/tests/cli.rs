@@ -514,18 +514,17 @@ fn arena_prints_the_same_result_on_any_number_of_threads() {
 }
 
 /// `arena --grades` grades each bot's decisions as the post-game analysis does: the weaker the
-/// level, the more it gives away per decision.
+/// level, the more it gives away per decision; in 道具模式 too, where the Master's item logic
+/// chooses as the item-aware grading ranks and gives away nothing.
 #[test]
 fn arena_grades_the_levels_decisions_as_the_post_game_analysis_does() {
-    let out = bin()
-        .args([
+    let graded = |rules: &str, seats: &str, extra: &[&str]| {
+        let mut args = vec![
             "arena",
             "--rules",
-            "ludo",
+            rules,
             "--seats",
-            "hard,normal,easy",
-            "--players",
-            "3",
+            seats,
             "--games",
             "30",
             "--seed",
@@ -533,33 +532,27 @@ fn arena_grades_the_levels_decisions_as_the_post_game_analysis_does() {
             "--grades",
             "--threads",
             "2",
-        ])
-        .output()
-        .expect("runs");
-    let text = stdout_of(&out);
-    let rate = |bot: &str| -> f64 {
-        text.lines()
-            .skip_while(|l| !l.starts_with("graded as the post-game analysis"))
-            .find(|l| l.split_whitespace().next() == Some(bot))
-            .and_then(|l| l.split_whitespace().nth(2))
-            .and_then(|x| x.parse().ok())
-            .unwrap_or_else(|| panic!("no graded row for {bot}: {text}"))
+        ];
+        args.extend_from_slice(extra);
+        let text = stdout_of(&bin().args(&args).output().expect("runs"));
+        move |bot: &str| -> f64 {
+            text.lines()
+                .skip_while(|l| !l.starts_with("graded as the post-game analysis"))
+                .find(|l| l.split_whitespace().next() == Some(bot))
+                .and_then(|l| l.split_whitespace().nth(2))
+                .and_then(|x| x.parse().ok())
+                .unwrap_or_else(|| panic!("no graded row for {bot}: {text}"))
+        }
     };
+    let rate = graded("ludo", "hard,normal,easy", &["--players", "3"]);
     let (hard, normal, easy) = (rate("hard"), rate("normal"), rate("easy"));
-    assert!(0.0 < hard && hard < normal && normal < easy, "{text}");
-    let refused = bin()
-        .args([
-            "arena",
-            "--rules",
-            "feixingqi",
-            "--items",
-            "--games",
-            "4",
-            "--grades",
-        ])
-        .output()
-        .expect("runs");
-    assert!(!refused.status.success());
+    assert!(
+        0.0 < hard && hard < normal && normal < easy,
+        "{hard} {normal} {easy}"
+    );
+    let rate = graded("feixingqi", "master,hard,normal,easy", &["--items"]);
+    let (master, hard, normal, easy) = (rate("master"), rate("hard"), rate("normal"), rate("easy"));
+    assert!(master == 0.0 && 0.0 < hard && hard < normal && normal < easy);
 }
 
 /// `arena --versus BOT` plays the same games a second time with the first bot replaced, leaves

@@ -1394,14 +1394,10 @@ impl Session {
             })
             .collect();
         // What each level gives away per decision in a game like this one, for 棋力 (plays like);
-        // not measured in 道具模式, whose grading values the options with the items.
+        // in 道具模式 as its item-aware grading measures it.
         let rules = &self.config.rules;
         let players = self.config.seats.len() as usize;
-        let typical = if plain {
-            typical_losses(rules, players)
-        } else {
-            Vec::new()
-        };
+        let typical = typical_losses(rules, players);
         let typical_json: Vec<Value> = typical
             .iter()
             .map(|(l, loss)| json!({"level": l.name(), "loss": round(f64::from(*loss), 3)}))
@@ -1418,7 +1414,7 @@ impl Session {
                     "doubtful": x.doubtful,
                     "bad": x.bad,
                     "blunders": x.blunders,
-                    "playsLike": plain.then(|| plays_like(rules, players, &x)).flatten().map(Level::name),
+                    "playsLike": plays_like(rules, players, &x).map(Level::name),
                     "typical": typical_json,
                 })
             })

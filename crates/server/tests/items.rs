@@ -134,6 +134,19 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
         assert_eq!(rec["plies"][ply], json!({"piece": d["played"]}), "{d}");
     }
     assert!(st["over"]["luck"][0]["winLuck"].is_null());
+    // 棋力 compares with the levels as the item-aware grading measures them.
+    let me = &analysis["seats"][0];
+    let typical: Vec<&str> = me["typical"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(typical, ["easy", "normal", "hard", "master"], "{me}");
+    assert_eq!(me["typical"][3]["loss"], 0.0, "{me}");
+    if me["decisions"].as_u64().unwrap() >= 10 {
+        assert!(me["playsLike"].is_string(), "{me}");
+    }
     assert!(record.replay().unwrap().position().is_over());
     let (status, _, body) = server
         .http("POST", "/api/replay", Some(&rec.to_string()))
