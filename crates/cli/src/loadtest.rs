@@ -4,7 +4,8 @@
 //!
 //! Each game is `clients / games` person seats of one room, every seat its own connection (its
 //! own login, `createRoom`/`joinRoom`, `ready`, then `roll`/`move` when the state says it is its
-//! turn, choosing uniformly among the state's `choices`: the random bot). A finished game starts
+//! turn, choosing uniformly among the state's `choices`: the random bot; in 道具模式 it uses an
+//! item of its bar before half its rolls, [`item_use`]). A finished game starts
 //! a new room with the same connections. Latency is measured from the instant the acting client
 //! sends its action to the instant each *other* client of the room has read the new state off its
 //! socket (the broadcast), and to the actor's own reply (the ack).
@@ -60,8 +61,9 @@ struct Args {
     echo_duration: Duration,
     think: Duration,
     rules: String,
-    /// 道具模式 rooms (飞行棋 only): the players never use an item, the server still places
-    /// them, plays the weather and grades each game with the items beside every decision.
+    /// 道具模式 rooms (飞行棋 only): the server places items, plays the weather and grades
+    /// each game with the items beside every decision, and the players use what they pick up
+    /// ([`item_use`]).
     items: bool,
     url: Option<String>,
     echo: bool,
@@ -167,6 +169,8 @@ struct Stats {
     sent_bytes: AtomicU64,
     errors: AtomicU64,
     games_over: AtomicU64,
+    /// `useItem` actions sent (道具模式).
+    item_uses: AtomicU64,
     first_errors: Mutex<Vec<String>>,
 }
 
@@ -309,6 +313,9 @@ struct Frame {
     slot: Option<u64>,
     status: Option<String>,
     slots: Vec<SlotSeat>,
+    /// 道具模式 only ([`Frame::read`] with `items`): where every plane is, and the items.
+    seats: Vec<SeatPlanes>,
+    items: Option<ItemsView>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -321,17 +328,95 @@ struct SlotSeat {
     seat: Option<u64>,
 }
 
+/// A seat of a `state` as far as an item's target is concerned.
+#[derive(Debug, serde::Deserialize)]
+struct SeatPlanes {
+    seat: u64,
+    pieces: Vec<PlaneAt>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct PlaneAt {
+    piece: u64,
+    /// The loop square, null off the loop.
+    square: Option<u64>,
+}
+
+/// The part of `state.items` (docs/PROTOCOL.md §9) a player needs to use an item.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemsView {
+    /// Each seat's bar, in pick-up order.
+    bars: Vec<Vec<String>>,
+    /// `[seat, piece]` of every shielded plane.
+    shields: Vec<[u64; 2]>,
+    used_this_roll: bool,
+}
+
+/// The `use` of a `useItem` the random player makes before its roll (seat `me`, in a game
+/// without teams), or none: nothing before half its rolls; else the first item of its bar that
+/// can be used as RULES.md §10.3 allows — 6数骰, 动力装置, 遥控骰子 with a random face, 护盾 on a
+/// random plane of its own on the loop, 导弹 on a random enemy plane on the loop neither shielded
+/// nor stacked.
+fn item_use(me: u64, seats: &[SeatPlanes], items: &ItemsView, rng: &mut Rng) -> Option<Value> {
+    let bar = items.bars.get(usize::try_from(me).ok()?)?;
+    if items.used_this_roll || bar.is_empty() || rng.below(2) == 0 {
+        return None;
+    }
+    let shielded = |seat: u64, piece: u64| items.shields.contains(&[seat, piece]);
+    let pick = |rng: &mut Rng, planes: Vec<(u64, u64)>| {
+        (!planes.is_empty()).then(|| planes[rng.below(planes.len())])
+    };
+    bar.iter().find_map(|item| match item.as_str() {
+        "sixDie" | "booster" => Some(json!({ "item": item })),
+        "remoteDie" => Some(json!({"item": item, "die": 1 + rng.below(6)})),
+        "shield" => {
+            let own = seats.iter().filter(|s| s.seat == me).flat_map(|s| {
+                s.pieces
+                    .iter()
+                    .filter(|p| p.square.is_some() && !shielded(me, p.piece))
+                    .map(|p| (me, p.piece))
+            });
+            let (_, piece) = pick(rng, own.collect())?;
+            Some(json!({"item": item, "piece": piece}))
+        }
+        "missile" => {
+            let enemies = seats.iter().filter(|s| s.seat != me).flat_map(|s| {
+                s.pieces
+                    .iter()
+                    .filter(|p| {
+                        let stack = s.pieces.iter().filter(|q| q.square == p.square).count();
+                        p.square.is_some() && stack < 2 && !shielded(s.seat, p.piece)
+                    })
+                    .map(|p| (s.seat, p.piece))
+            });
+            let (seat, piece) = pick(rng, enemies.collect())?;
+            Some(json!({"item": item, "seat": seat, "piece": piece}))
+        }
+        _ => None,
+    })
+}
+
 impl Frame {
     /// Reads a server message: each top-level field the clients use is parsed from its own
     /// text, every other one only stepped over. `None` if the text is not an object whose used
-    /// fields have the expected types.
-    fn read(text: &str) -> Option<Frame> {
+    /// fields have the expected types. With `me` (道具模式: the reader's seat) the planes and
+    /// the items of a `state` that asks that seat to roll are read too (a third of the clients'
+    /// time if every client read them off every state).
+    fn read(text: &str, me: Option<u64>) -> Option<Frame> {
         let mut f = Frame::default();
         let mut ok = true;
         // A bit per field a player acts on, as they are read (`type` is the first): the server
         // writes them first in a `state` (docs/PROTOCOL.md §3), and the rest (the board, 2–3 KB)
         // is not read at all.
         let mut acts_on = 0u8;
+        // `turn`, `phase` and `toAct` come before `seats` and `items`.
+        let my_roll = |f: &Frame| {
+            me.is_some()
+                && f.turn == me
+                && f.phase.as_deref() == Some("roll")
+                && f.to_act.as_deref() == Some("human")
+        };
         let parsed = top_level_fields(text, |key, raw| {
             let (bit, r) = match key {
                 "type" => (1, serde_json::from_str(raw).map(|v| f.ty = v)),
@@ -345,11 +430,18 @@ impl Frame {
                 "slot" => (0, serde_json::from_str(raw).map(|v| f.slot = v)),
                 "status" => (0, serde_json::from_str(raw).map(|v| f.status = v)),
                 "slots" => (0, serde_json::from_str(raw).map(|v| f.slots = v)),
+                "seats" if my_roll(&f) && f.ty == "state" => {
+                    (64, serde_json::from_str(raw).map(|v| f.seats = v))
+                }
+                "items" if my_roll(&f) && f.ty == "state" => {
+                    (128, serde_json::from_str(raw).map(|v| f.items = v))
+                }
                 _ => (0, Ok(())),
             };
             acts_on |= bit;
             ok &= r.is_ok();
-            if ok && acts_on == 63 && f.ty == "state" {
+            let wanted = if my_roll(&f) { 255 } else { 63 };
+            if ok && acts_on == wanted && f.ty == "state" {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -643,6 +735,10 @@ struct Game {
     samples: Samples,
     rng: Rng,
     next_id: u64,
+    /// 道具模式 rooms: the players read the items and use them.
+    items: bool,
+    /// The seat of each connection in the room being played.
+    seat_of: Vec<u64>,
 }
 
 impl Game {
@@ -704,7 +800,8 @@ impl Game {
             self.stats
                 .received_bytes
                 .fetch_add(text.len() as u64, Ordering::Relaxed);
-            let f = Frame::read(text.as_str()).unwrap_or_else(|| Frame {
+            let me = self.items.then(|| self.seat_of.get(i).copied()).flatten();
+            let f = Frame::read(text.as_str(), me).unwrap_or_else(|| Frame {
                 ty: "unreadable".into(),
                 ..Frame::default()
             });
@@ -826,6 +923,7 @@ impl Game {
     /// Plays the room until it is over or `stop` is set; the first state comes with the start.
     /// The client whose seat is to act acts once per version, on its own copy of the state.
     async fn play(&mut self, seats: &[u64], think: Duration, gate: &Gate) -> Result<()> {
+        self.seat_of = seats.to_vec();
         let stop = &gate.stop;
         let mut version = 0u64;
         let mut acted: Option<u64> = None;
@@ -904,7 +1002,15 @@ impl Game {
             {
                 continue;
             }
+            let used = match (v.phase.as_deref(), &v.items) {
+                (Some("roll"), Some(items)) => item_use(seats[i], &v.seats, items, &mut self.rng),
+                _ => None,
+            };
             let msg = match v.phase.as_deref() {
+                Some("roll") if used.is_some() => {
+                    self.stats.item_uses.fetch_add(1, Ordering::Relaxed);
+                    json!({"type": "useItem", "version": version, "use": used})
+                }
                 Some("roll" | "opening") => json!({"type": "roll", "version": version}),
                 Some("move") => {
                     if v.choices.is_empty() {
@@ -1014,6 +1120,8 @@ async fn run_game(g: usize, sh: Arc<Shared>) -> Samples {
         samples: Samples::default(),
         rng: Rng(0x9E37_79B9_7F4A_7C15 ^ (g as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D)),
         next_id: 0,
+        items: sh.items,
+        seat_of: Vec::new(),
     };
     let setup = async {
         let _permit = sh.setup.acquire().await.context("setup")?;
@@ -1508,11 +1616,13 @@ async fn run(a: Args) -> Result<std::process::ExitCode> {
         .filter(|l| l.starts_with("feixingqi_errors_total{"))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
+    let uses = stats.item_uses.load(Ordering::Relaxed);
     println!(
-        "game:  {} moves in {secs:.1} s = {:.0} moves/s (the server committed {server_moves:.0} in the whole run, warm-ups and drains included); {} games finished",
+        "game:  {} moves in {secs:.1} s = {:.0} moves/s (the server committed {server_moves:.0} in the whole run, warm-ups and drains included); {} games finished{}",
         game.moves,
         game.moves as f64 / secs,
-        stats.games_over.load(Ordering::Relaxed)
+        stats.games_over.load(Ordering::Relaxed),
+        if a.items { format!(", {uses} items used") } else { String::new() }
     );
     println!(
         "       frames: {} sent + {} received = {game_msgs:.0} messages/s; mean frame received {mean_frame} B, sent and received {mean_both} B",
@@ -1696,11 +1806,11 @@ mod tests {
         let mut moves_seen = 0;
         for ply in 0..3000 {
             let text = s.state_text("test", Vec::new()).unwrap();
-            let f = Frame::read(&text).unwrap();
+            let f = Frame::read(&text, None).unwrap();
             // What a player acts on comes first, and the reader stops there: a broken board
             // after it goes unnoticed (the server's field order, docs/PROTOCOL.md §3).
             let head = &text[..text.find(r#","cause":"#).unwrap()];
-            let broken = Frame::read(&format!("{head},\"cause\":[}}")).unwrap();
+            let broken = Frame::read(&format!("{head},\"cause\":[}}"), None).unwrap();
             assert_eq!((broken.version, broken.turn), (f.version, f.turn));
             let v: Value = serde_json::from_str(&text).unwrap();
             assert_eq!(f.ty, v["type"]);
@@ -1734,16 +1844,88 @@ mod tests {
         assert!(s.is_over());
     }
 
+    /// In 道具模式 the lean reader reads the planes and the items, and every item the random
+    /// player uses is one the server accepts: whole games of four such players, every kind of
+    /// item used.
+    #[test]
+    fn the_random_player_uses_items_the_server_accepts() {
+        use feixingqi_server::session::{Action, GameConfig, Session};
+        let create = json!({"rules": "feixingqi", "players": 4, "options": {"items": true},
+            "seats": [{"controller": "human"}, {"controller": "human"},
+                      {"controller": "human"}, {"controller": "human"}]});
+        let config = GameConfig::from_create(create.as_object().unwrap()).unwrap();
+        let mut rng = Rng(7);
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for game in 0..3 {
+            let seed = feixingqi_rules::Seed::from_u64(game);
+            let mut s = Session::new("g".into(), config.clone(), seed).unwrap();
+            let mut rolls = 0;
+            while !s.is_over() {
+                let text = s.state_text("test", Vec::new()).unwrap();
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let turn = v["turn"].as_u64().unwrap();
+                let f = Frame::read(&text, Some(turn)).unwrap();
+                // Another seat's client does not read them.
+                let other = Frame::read(&text, Some((turn + 1) % 4)).unwrap();
+                assert!(other.items.is_none() && other.seats.is_empty());
+                if f.phase.as_deref() == Some("roll") {
+                    let items = f.items.as_ref().unwrap();
+                    assert_eq!(json!(items.bars), v["items"]["bars"]);
+                    assert_eq!(json!(items.shields), v["items"]["shields"]);
+                    assert_eq!(f.seats.len(), 4);
+                    for (seat, w) in f.seats.iter().zip(v["seats"].as_array().unwrap()) {
+                        let squares: Vec<Value> =
+                            seat.pieces.iter().map(|p| json!(p.square)).collect();
+                        let want: Vec<Value> = w["pieces"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|p| p["square"].clone())
+                            .collect();
+                        assert_eq!(squares, want);
+                    }
+                } else {
+                    assert!(f.items.is_none() && f.seats.is_empty());
+                }
+                let action = match f.phase.as_deref() {
+                    Some("move") => Action::Move {
+                        piece: f.choices[rng.below(f.choices.len())].piece,
+                        seat: None,
+                    },
+                    Some("roll") => match f
+                        .items
+                        .as_ref()
+                        .and_then(|items| item_use(turn, &f.seats, items, &mut rng))
+                    {
+                        Some(u) => {
+                            *kinds.entry(u["item"].to_string()).or_default() += 1;
+                            let u = feixingqi_rules::items::item_use_from_json(&u, "use").unwrap();
+                            Action::UseItem(u)
+                        }
+                        None => Action::Roll,
+                    },
+                    _ => Action::Roll,
+                };
+                rolls += usize::from(matches!(action, Action::Roll));
+                assert!(rolls < 5000, "the game does not end");
+                if let Err(e) = s.act(action, s.version()) {
+                    panic!("{action:?} refused: {e:?}\n{text}");
+                }
+            }
+        }
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
+    }
+
     #[test]
     fn frames_with_nested_quotes_and_brackets_and_bad_frames() {
         let text = r#" { "events" : [{"zh":"引号\"}]{[","n":-1.5e3}], "type":"error",
             "code":"stale_version", "message":"a \"quoted\" ]} text", "version":7 } "#;
-        let f = Frame::read(text).unwrap();
+        let f = Frame::read(text, None).unwrap();
         assert_eq!(f.ty, "error");
         assert_eq!(f.code(), "stale_version");
         assert_eq!(f.message.as_deref(), Some(r#"a "quoted" ]} text"#));
         assert_eq!(f.version, Some(7));
-        assert_eq!(Frame::read(r#"{"type":"ok"}"#).unwrap().ty, "ok");
+        assert_eq!(Frame::read(r#"{"type":"ok"}"#, None).unwrap().ty, "ok");
         for bad in [
             "",
             "[]",
@@ -1756,7 +1938,7 @@ mod tests {
             r#"{"type":"state","seats":[1,2}"#,
             r#"{"type":"error","message":"unterminated}"#,
         ] {
-            assert!(Frame::read(bad).is_none(), "{bad:?}");
+            assert!(Frame::read(bad, None).is_none(), "{bad:?}");
         }
     }
 }
