@@ -62,9 +62,17 @@ impl Server {
     }
 
     /// SIGKILL: no shutdown code runs.
-    fn kill9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
+    fn kill9(self) {
+        drop(self);
+    }
+}
+
+/// Killed however the test ends: a server left running after a failed assertion would hold the
+/// test's output open.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -116,6 +124,8 @@ struct Seen {
     /// game) of the state with that version.
     states: BTreeMap<u64, (Value, Value)>,
     over: bool,
+    /// The last state's turn, phase, who acts and its room block (for a game that does not end).
+    last: Value,
 }
 
 /// Connects, logs in (new account when `token` is empty), and returns a channel of messages and
@@ -224,6 +234,8 @@ async fn follow(
                 );
             }
             s.game_id = m["gameId"].as_str().unwrap().to_string();
+            s.last = json!({"version": v, "turn": m["turn"], "phase": m["phase"],
+                "toAct": m["toAct"], "cause": m["cause"], "items": m["items"], "room": m["room"]});
             s.states.insert(v, (m["seats"].clone(), m["items"].clone()));
             if m["phase"] == "over" {
                 s.over = true;
@@ -284,10 +296,17 @@ async fn kill_9_during_room_games_loses_no_acknowledged_move() {
     }
     let t0 = Instant::now();
     for t in tasks.drain(..) {
-        tokio::time::timeout(Duration::from_secs(300), t)
-            .await
-            .expect("the games do not end")
-            .unwrap();
+        let left = Duration::from_secs(300).saturating_sub(t0.elapsed());
+        let Ok(ended) = tokio::time::timeout(left, t).await else {
+            let stuck: Vec<String> = seen
+                .iter()
+                .map(|s| s.lock().unwrap())
+                .filter(|s| !s.over)
+                .map(|s| format!("room {}: {}", s.code, s.last))
+                .collect();
+            panic!("the games do not end: {stuck:#?}");
+        };
+        ended.unwrap();
     }
     eprintln!(
         "all {rooms} games over {:.1} s after the last restart",
