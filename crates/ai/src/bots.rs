@@ -1047,9 +1047,13 @@ pub const MASTER_EVAL_WEAK: Evaluator = Evaluator {
 
 /// Solves ahead of time the tables that the Master level's evaluators (the only level that
 /// reads them) would otherwise solve on first use (the one-sided race, [`Weights::solo`]: one to
-/// three seconds each for four pieces), so that no game waits for them. A server calls it on a
-/// worker thread at start-up.
+/// three seconds each for four pieces), and the smaller tables of the evaluator, so that no game
+/// waits for them. A server calls it at start-up on the threads that rank at the lowest priority,
+/// before they lower it: a thread that builds a table at that priority on a machine whose cores
+/// are all busy may not run again for as long as they are, and every thread that needs the table
+/// waits for it.
 pub fn warm_up() {
+    crate::eval::warm_up();
     for eval in ModelBot::master().evaluators() {
         for ludo in [true, false] {
             let slots = if ludo {

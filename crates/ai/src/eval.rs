@@ -373,6 +373,12 @@ const fn reach_one(ludo: bool, s: u8, q: u8, k: u8) -> Reach {
     r
 }
 
+/// Builds the evaluator's lazily built tables ([`crate::warm_up`]).
+pub(crate) fn warm_up() {
+    std::sync::LazyLock::force(&FXQ_REMAINING);
+    std::sync::LazyLock::force(&FXQ_PIPS);
+}
+
 /// 飞行棋 remaining distance of a lone plane at progress `p` in "equivalent squares": the expected
 /// number of its own rolls to reach the centre (jumps, the fly and the bounce at the centre
 /// included, blocks ignored), scaled so that the takeoff point is 56. A square just before a jump

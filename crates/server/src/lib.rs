@@ -71,6 +71,10 @@ pub struct Config {
     pub pace: Pace,
     /// Messages per connection: sustained per second, and burst (docs/PROTOCOL.md §7.8).
     pub rate_limit: RateLimit,
+    /// Build the computer players' tables before the first game needs them
+    /// ([`feixingqi_ai::warm_up`], on the ranking threads before they lower their priority):
+    /// what [`serve`] does; off in tests, which rank without them.
+    pub warm_up: bool,
 }
 
 /// A per-connection token bucket.
@@ -97,6 +101,7 @@ impl Config {
                 per_sec: 20.0,
                 burst: 40.0,
             },
+            warm_up: false,
         }
     }
 }
@@ -166,7 +171,7 @@ impl AppState {
         let state = AppState {
             inner: Arc::new(Inner {
                 store,
-                spare: Spare::new(metrics.clone()),
+                spare: Spare::new(metrics.clone(), config.warm_up),
                 metrics,
                 rooms: tokio::sync::Mutex::new(HashMap::new()),
                 online: tokio::sync::Mutex::new(HashMap::new()),
@@ -455,9 +460,9 @@ pub async fn shutdown_signal() {
 /// # Errors
 /// [`Error::Internal`] when the address cannot be bound or serving fails; [`Error::Db`] for the
 /// database.
-pub async fn serve(addr: SocketAddr, config: Config) -> Result<(), Error> {
+pub async fn serve(addr: SocketAddr, mut config: Config) -> Result<(), Error> {
     // The computer players' tables, solved before the first game needs them.
-    std::thread::spawn(feixingqi_ai::warm_up);
+    config.warm_up = true;
     let state = AppState::open(config).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -40,15 +40,20 @@ pub(crate) struct Spare {
 }
 
 impl Spare {
-    /// One ranking thread less than this machine's cores, at least one.
-    pub(crate) fn new(metrics: Arc<Metrics>) -> Spare {
+    /// One ranking thread less than this machine's cores, at least one; with `warm_up`, each
+    /// builds the computer players' tables first ([`feixingqi_ai::warm_up`]).
+    pub(crate) fn new(metrics: Arc<Metrics>, warm_up: bool) -> Spare {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Spare::with_threads(cores.saturating_sub(1).max(1), true, metrics)
+        Spare::with_threads(cores.saturating_sub(1).max(1), true, warm_up, metrics)
     }
 
     /// `n` ranking threads, at the lowest priority if `lowest` (tests rank at the normal one,
     /// not to wait on a busy machine); they stop when the last clone of the queue is dropped.
-    fn with_threads(n: usize, lowest: bool, metrics: Arc<Metrics>) -> Spare {
+    /// With `warm_up` they build the tables at the normal priority before they lower it: a
+    /// table a thread builds at the lowest is one that every game needing it waits for while
+    /// the machine's cores are all busy with other work, which `SCHED_IDLE` may be for ever
+    /// (rooms restarted on a machine saturated by other processes froze until it was not).
+    fn with_threads(n: usize, lowest: bool, warm_up: bool, metrics: Arc<Metrics>) -> Spare {
         let (jobs, rx) = mpsc::sync_channel(QUEUE);
         let rx = Arc::new(Mutex::new(rx));
         for i in 0..n {
@@ -56,6 +61,9 @@ impl Spare {
             let spawned = std::thread::Builder::new()
                 .name(format!("ranking-{i}"))
                 .spawn(move || {
+                    if warm_up {
+                        feixingqi_ai::warm_up();
+                    }
                     if lowest {
                         lowest_priority();
                     }
@@ -210,7 +218,7 @@ mod tests {
 
     /// In 道具模式 too, whose decisions were all graded at the game's end before.
     fn ranked_as_the_game_goes_on(items: bool) {
-        let spare = Spare::with_threads(1, false, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(1, false, false, Arc::new(Metrics::default()));
         let (mut ahead, mut fresh) = twins(&spare, items);
         assert!(!ahead.has_unranked(), "the queue took every decision");
         // The game's end comes after the thread has ranked them all (as with people's pace).
@@ -242,7 +250,7 @@ mod tests {
     fn a_few_ranked_at_the_end(items: bool) {
         // No ranking thread: nothing is ranked ahead (as on a server too busy to spare a core,
         // or with its queue full).
-        let spare = Spare::with_threads(0, false, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(0, false, false, Arc::new(Metrics::default()));
         let (mut busy, mut fresh) = twins(&spare, items);
         spare.summarize(&mut busy);
         let (rough, exact) = (analysis(&mut busy), analysis(&mut fresh));
