@@ -313,7 +313,8 @@ struct Frame {
     slot: Option<u64>,
     status: Option<String>,
     slots: Vec<SlotSeat>,
-    /// 道具模式 only ([`Frame::read`] with `items`): where every plane is, and the items.
+    /// 道具模式 only ([`Frame::read`] with `me`, on a state that asks that seat to roll): where
+    /// every plane is, and the items.
     seats: Vec<SeatPlanes>,
     items: Option<ItemsView>,
 }
@@ -354,10 +355,10 @@ struct ItemsView {
 }
 
 /// The `use` of a `useItem` the random player makes before its roll (seat `me`, in a game
-/// without teams), or none: nothing before half its rolls; else the first item of its bar that
-/// can be used as RULES.md §10.3 allows — 6数骰, 动力装置, 遥控骰子 with a random face, 护盾 on a
-/// random plane of its own on the loop, 导弹 on a random enemy plane on the loop neither shielded
-/// nor stacked.
+/// without teams), or none: none before one roll in two (at random); else the first item of its
+/// bar that can be used as RULES.md §10.3 allows — 6数骰, 动力装置, 遥控骰子 with a random face,
+/// 护盾 on a random plane of its own on the loop, 导弹 on a random enemy plane on the loop neither
+/// shielded nor stacked.
 fn item_use(me: u64, seats: &[SeatPlanes], items: &ItemsView, rng: &mut Rng) -> Option<Value> {
     let bar = items.bars.get(usize::try_from(me).ok()?)?;
     if items.used_this_roll || bar.is_empty() || rng.below(2) == 0 {
