@@ -199,11 +199,13 @@ pub fn plays_like(rules: &Rules, players: usize, summary: &SeatSummary) -> Optio
     if summary.decisions < PLAYS_LIKE_MIN_DECISIONS {
         return None;
     }
-    let rate = summary.error_rate().max(1e-4);
+    // Losses on a log scale, each counted as at least 0.0001 point.
+    let log = |x: f32| x.max(1e-4).ln();
+    let rate = log(summary.error_rate());
     typical_losses(rules, players)
         .into_iter()
         .min_by(|a, b| {
-            let d = |x: f32| (rate.ln() - x.max(1e-4).ln()).abs();
+            let d = |x: f32| (rate - log(x)).abs();
             d(a.1).total_cmp(&d(b.1))
         })
         .map(|(l, _)| l)

@@ -10,8 +10,8 @@ use std::{
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
     analyse, analyse_item_moves, bot_by_name, hint::sides, item_bot_by_name, item_hint, train,
-    Advisor, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level, ModelBot,
-    Opposition, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
+    Advisor, Analysis, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level,
+    ModelBot, Opposition, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -223,6 +223,13 @@ impl GameResult {
         }
     }
 
+    /// Gives each entry its seat's summary of `analysis` (`--grades`).
+    fn credit_grades(&mut self, analysis: &Analysis, entry_at: &[usize; 4], seats: SeatSet) {
+        for s in seats.iter() {
+            self.graded[entry_at[s.index()]] = analysis.seats[s];
+        }
+    }
+
     /// Credits the first finisher's entry (and its partner's in team play) with the win.
     fn credit_winner(&mut self, pos: &Position, entry_at: &[usize; 4], seats: SeatSet) {
         self.first = pos.ranking().next();
@@ -333,10 +340,11 @@ fn play_game(
     }
     res.credit_winner(&pos, &entry_at, seats);
     if grades {
-        let a = analyse(&Advisor::default(), &start, &plies, seats);
-        for s in seats.iter() {
-            res.graded[entry_at[s.index()]] = a.seats[s];
-        }
+        res.credit_grades(
+            &analyse(&Advisor::default(), &start, &plies, seats),
+            &entry_at,
+            seats,
+        );
     }
     res
 }
@@ -383,9 +391,7 @@ fn play_item_game(
     let rolls = play_on_with_items(&mut pos, &mut items, &stream, &mut dice, &mut table);
     if let Some(decided) = table.decided.take() {
         let a = analyse_item_moves(&Advisor::default(), decided, seats);
-        for s in seats.iter() {
-            res.graded[entry_at[s.index()]] = a.seats[s];
-        }
+        res.credit_grades(&a, &entry_at, seats);
     }
     res.rolls = rolls;
     res.credit_winner(&pos, &entry_at, seats);
