@@ -669,9 +669,11 @@ Object.assign(S.zh, {
   itemErr_shielded: '导弹不能打有护盾的飞机',
   itemErr_not_an_enemy: '导弹只能打敌方的飞机',
   itemErr_other: '不能使用这个道具：{msg}',
+  luckNoteItems: '道具模式：6数骰、遥控骰子定下的点数是选的，不是掷的，以上各项都不计；骰运按大师对道具局面的估值，连同棋盘上的天气、护盾和道具一起算。',
 });
 Object.assign(S.en, {
   itemMode: 'Item mode',
+  luckNoteItems: 'In item mode a value set by the six die or the remote die is chosen, not rolled, and counts in none of these; dice luck is priced by the Master’s valuation of the item game, weather, shields and items on the board included.',
   itemModeNote: 'Items and weather appear on the board (飞行棋 only)',
   itemBars: 'Item bars',
   itemBarOf: '{name}’s item bar',

@@ -142,6 +142,23 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
       return host.querySelector('.grades .quick-graded')?.textContent ?? '';
     });
     assert.match(quickNote, /其中 3 次选择只用一层快速评估打分/, quickNote);
+    // In 道具模式 the dice note says that a die fixed by an item counts in none of its figures.
+    const luckNotes = await page.evaluate(async () => {
+      const { renderEnd } = await import('./js/end.js');
+      const none = () => {};
+      const note = (/** @type {any} */ st) => {
+        const host = document.createElement('div');
+        renderEnd(host, st, { fastForward: false, onWatch: none, onDownload: none, onReplay: none, onAgain: none, onClose: none });
+        return host.querySelector('section:has(.hist) p.muted')?.textContent ?? '';
+      };
+      const st = structuredClone(/** @type {any} */ (window).__fxq.current.st);
+      const plain = note(st);
+      st.items = { board: [], bars: [], weather: null, shields: [] };
+      return { plain, items: note(st) };
+    });
+    assert.match(luckNotes.plain, /骰运/, luckNotes.plain);
+    assert.doesNotMatch(luckNotes.plain, /道具模式/, luckNotes.plain);
+    assert.match(luckNotes.items, /道具模式：6数骰、遥控骰子定下的点数是选的/, luckNotes.items);
     // The line names the roll and both landings; the first mistake listed opens the replay.
     const decisions = await page.evaluate(() => {
       const d = /** @type {any} */ (window).__fxq.current.st.over.analysis.decisions;

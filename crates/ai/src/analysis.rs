@@ -10,7 +10,8 @@ use feixingqi_rules::{
 use crate::{
     bots::Level,
     eval::Shares,
-    hint::{win_probability_of, Advisor, RankedOption, Reason, Valuation},
+    hint::{item_share, win_probability_of, Advisor, RankedOption, Reason, Valuation},
+    items::ItemPlayer,
     search::{luck, Search},
 };
 
@@ -116,7 +117,7 @@ impl SeatSummary {
 /// every seat as Hard, so it searches otherwise than the grading search there: 0.046.
 ///
 /// 道具模式 (`feixingqi_items`, RULES.md §10.3) is graded by the item-aware hint
-/// ([`analyse_item_moves`]), measured the same way with `--items` (2 players 2,000 games, the
+/// ([`analyse_item_plies`]), measured the same way with `--items` (2 players 2,000 games, the
 /// Master 300; the table 2,000, team play 400). The Master's item logic chooses as that hint
 /// ranks, so it gives away nothing (0.000) and a person who plays it to a few thousandths of a
 /// point plays like it. With 3 players the levels give away a fifth to a half more (Hard 0.186,
@@ -220,7 +221,8 @@ pub struct Analysis {
     pub seats: BySeat<SeatSummary>,
     /// Per seat: the percentage points of win probability its rolls gave it (below 0, took from
     /// it) over the race for first place ([`roll_luck`]). The seats' luck adds up to 0: what
-    /// one roll gives its seat, the others lose.
+    /// one roll gives its seat, the others lose. In 道具模式 [`item_roll_luck`], over the rolls
+    /// left to chance.
     pub luck: BySeat<f32>,
 }
 
@@ -234,20 +236,52 @@ pub struct Analysis {
 /// chooses: a 6 that takes a plane off is lucky when it was needed and worth little when the
 /// hangar is empty, and the luck of a whole game has mean zero whoever plays.
 pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -> BySeat<f32> {
-    let chances = |v: Shares| {
-        let p: [f32; 4] = core::array::from_fn(|i| {
-            let seat = Seat::ALL[i];
-            if pos.seats().contains(seat) {
-                win_probability_of(pos, seat, v[seat], &advisor.opposition, Valuation::Master)
-            } else {
-                0.0
-            }
-        });
-        let sum: f32 = p.iter().sum();
-        BySeat(p.map(|x| if sum > 0.0 { 100.0 * x / sum } else { 0.0 }))
-    };
-    let faces = Search::new(advisor.search.eval, 1).faces(pos).map(chances);
+    let faces = Search::new(advisor.search.eval, 1)
+        .faces(pos)
+        .map(|v| shown_chances(advisor, pos, v, Valuation::Master));
     luck(&faces, die)
+}
+
+/// [`roll_luck`] in 道具模式 (RULES.md §10.3), where `items` is the item state beside `pos`:
+/// each face valued by the Master's item-aware valuer ([`crate::items::ItemValuer::faces`], the
+/// mover's best option through the weather, shields and items on the board, the items held
+/// counted), read through [`Valuation::Items`]'s maps. Only for a roll left to chance: a die fixed by 6数骰 or
+/// 遥控骰子 is chosen, not rolled, and has no luck. An item used before the roll (动力装置, a
+/// shield) is in `items`, so the faces are valued with it.
+pub fn item_roll_luck(
+    advisor: &Advisor,
+    pos: &Position,
+    items: &ItemState,
+    die: feixingqi_rules::Die,
+) -> BySeat<f32> {
+    let faces = ItemPlayer::new(Level::Master, 0)
+        .valuer()
+        .faces(pos, items)
+        .map(|v| {
+            let shown = BySeat(v.0.map(item_share));
+            shown_chances(advisor, pos, shown, Valuation::Items)
+        });
+    luck(&faces, die)
+}
+
+/// Every seat's win % for its value in `values` (`valuation`'s, against the [`Advisor`]'s
+/// opposition), scaled so that the seats in play add up to 100 %.
+fn shown_chances(
+    advisor: &Advisor,
+    pos: &Position,
+    values: Shares,
+    valuation: Valuation,
+) -> BySeat<f32> {
+    let p: [f32; 4] = core::array::from_fn(|i| {
+        let seat = Seat::ALL[i];
+        if pos.seats().contains(seat) {
+            win_probability_of(pos, seat, values[seat], &advisor.opposition, valuation)
+        } else {
+            0.0
+        }
+    });
+    let sum: f32 = p.iter().sum();
+    BySeat(p.map(|x| if sum > 0.0 { 100.0 * x / sum } else { 0.0 }))
 }
 
 /// Grades one decision: `pos` in [`feixingqi_rules::Phase::Move`], `played` one of its moves,
@@ -298,6 +332,13 @@ pub fn grade(
 }
 
 impl Analysis {
+    /// Adds the luck of one roll to every seat's.
+    fn add_luck(&mut self, luck: BySeat<f32>) {
+        for (a, x) in self.luck.0.iter_mut().zip(luck.0) {
+            *a += x;
+        }
+    }
+
     /// Grades the move `mv` chosen in `pos` (ply `ply` of the game; `items` and `rank` as
     /// [`grade`]) and counts it in its seat's summary. Nothing for a position without a
     /// choice.
@@ -364,14 +405,8 @@ pub fn analyse_with(
     for (i, ply) in plies.iter().enumerate() {
         match *ply {
             Ply::Roll(d) => {
-                // The luck of the race for first place (in team play, of the whole game).
-                if pos.phase() == feixingqi_rules::Phase::Roll
-                    && (pos.rules().options.team || pos.ranking().next().is_none())
-                {
-                    let luck = roll_luck(advisor, &pos, d);
-                    for (a, x) in out.luck.0.iter_mut().zip(luck.0) {
-                        *a += x;
-                    }
+                if rolls_for_the_win(&pos) {
+                    out.add_luck(roll_luck(advisor, &pos, d));
                 }
                 if pos.roll(d, &mut NoEvents).is_err() {
                     break;
@@ -390,34 +425,52 @@ pub fn analyse_with(
     out
 }
 
-/// The post-game grading of a 道具模式 game (RULES.md §10.3): `moves` are its moves in order,
-/// each with its index in the game's plies, the position and the item state it was chosen in,
-/// graded by the item-aware hint for the seats in `graded`. The caller replays the game to get
-/// them: the items on the board come from the game's item stream, a domain of the dice stream,
-/// which this crate never sees. No luck: an item can fix a die (`luck` stays 0).
-pub fn analyse_item_moves(
+/// The post-game analysis of a 道具模式 game (RULES.md §10.3): `plies` are its rolls left to
+/// chance and its moves, in order, each with its index in the game's steps and the position
+/// and item state it was played in. The moves are graded by the item-aware hint for the seats
+/// in `graded`, and every seat's luck is the sum of [`item_roll_luck`] over the rolls (a die
+/// fixed by an item is not one of them). The caller replays the game to get them: the items on
+/// the board come from the game's item stream, a domain of the dice stream, which this crate
+/// never sees.
+pub fn analyse_item_plies(
     advisor: &Advisor,
-    moves: impl IntoIterator<Item = (usize, Position, ItemState, Move)>,
+    plies: impl IntoIterator<Item = (usize, Position, ItemState, Ply)>,
     graded: SeatSet,
 ) -> Analysis {
-    analyse_item_moves_with(moves, graded, |_, pos, items| {
+    analyse_item_plies_with(advisor, plies, graded, |_, pos, items| {
         advisor.hint_with_items(pos, items)
     })
 }
 
-/// [`analyse_item_moves`] with the options of each graded decision ranked by `rank` (called
+/// [`analyse_item_plies`] with the options of each graded decision ranked by `rank` (called
 /// with the index of the move, the position and the item state), as [`analyse_with`] is of
 /// [`analyse`]: the server passes the rankings it made as the game went on.
-pub fn analyse_item_moves_with(
-    moves: impl IntoIterator<Item = (usize, Position, ItemState, Move)>,
+pub fn analyse_item_plies_with(
+    advisor: &Advisor,
+    plies: impl IntoIterator<Item = (usize, Position, ItemState, Ply)>,
     graded: SeatSet,
     mut rank: impl FnMut(usize, &Position, &ItemState) -> Vec<RankedOption>,
 ) -> Analysis {
     let mut out = Analysis::default();
-    for (ply, pos, items, mv) in moves {
-        if graded.contains(pos.turn()) {
-            out.add_decision(ply, &pos, Some(&items), mv, || rank(ply, &pos, &items));
+    for (i, pos, items, ply) in plies {
+        match ply {
+            Ply::Roll(d) => {
+                if rolls_for_the_win(&pos) {
+                    out.add_luck(item_roll_luck(advisor, &pos, &items, d));
+                }
+            }
+            Ply::Move(mv) => {
+                if graded.contains(pos.turn()) {
+                    out.add_decision(i, &pos, Some(&items), mv, || rank(i, &pos, &items));
+                }
+            }
         }
     }
     out
+}
+
+/// Whether a roll in `pos` counts for the luck of the game: a roll of the play (not the opening
+/// roll for the first turn) while the race for first place is on (in team play, all game).
+fn rolls_for_the_win(pos: &Position) -> bool {
+    pos.phase() == Phase::Roll && (pos.rules().options.team || pos.ranking().next().is_none())
 }

@@ -280,6 +280,15 @@ impl ItemValuer {
         best.unwrap_or_else(|| self.values(&p, &it, place))
     }
 
+    /// Every seat's value after each face of the coming roll of `pos` (in [`Phase::Roll`]), by
+    /// `die − 1`: the roller answers with its best item-aware option one ply deep. What prices
+    /// the luck of a roll left to chance ([`crate::item_roll_luck`]).
+    pub fn faces(&self, pos: &Position, items: &ItemState) -> [BySeat<f32>; 6] {
+        let place = place_of(pos);
+        let me = pos.turn();
+        Die::ALL.map(|d| self.after_roll(pos, items, d, 0, place, me))
+    }
+
     /// The expected value, for the seat to roll, of the coming roll from `pos` (in
     /// [`Phase::Roll`]) over the faces `dice`, with the best option for each.
     fn roll_value(&self, pos: &Position, items: &ItemState, dice: &[Die]) -> f32 {
@@ -610,6 +619,7 @@ mod tests {
     use feixingqi_rules::{
         items::{Weather, WeatherCell},
         notation::parse_setup,
+        Ply,
     };
 
     fn pos(text: &str) -> Position {
@@ -691,8 +701,8 @@ mod tests {
         // The storm of `the_move_choice_sees_the_storm`: walking piece 0 into it is graded
         // against the storm-free walk of piece 1, the landing where the storm left it.
         let (p, items) = storm_ahead();
-        let moves = [(7, p, items, Move { piece: 0 })];
-        let a = crate::analyse_item_moves(
+        let moves = [(7, p, items, Ply::Move(Move { piece: 0 }))];
+        let a = crate::analyse_item_plies(
             &crate::Advisor::default(),
             moves,
             feixingqi_rules::SeatSet::ALL,
@@ -706,12 +716,42 @@ mod tests {
         assert_eq!((d.best, d.best_to), (Move { piece: 1 }, Progress::At(25)));
         assert!(d.loss > 0.0 && a.seats[Seat::S0].decisions == 1, "{d:?}");
         // Graded for the seats asked only.
-        let none = crate::analyse_item_moves(
+        let none = crate::analyse_item_plies(
             &crate::Advisor::default(),
             moves,
             feixingqi_rules::SeatSet::EMPTY,
         );
         assert!(none.decisions.is_empty());
+    }
+
+    #[test]
+    fn the_luck_of_a_roll_sees_the_storm() {
+        // Red's one plane on the loop stands on p3 before a storm on red p7: a 4 or a 5 walks it
+        // into the storm, so those faces are worth less to red than where the sky is clear.
+        let p = pos("feixingqi turn=0 0:3,H,H,H 1:H,H,H,H");
+        let (_, storm) = storm_ahead();
+        let advisor = crate::Advisor::default();
+        let luck = |items: &ItemState, d: u8| {
+            crate::item_roll_luck(&advisor, &p, items, Die::new(d).expect("die"))
+        };
+        let clear = ItemState::default();
+        assert!(
+            luck(&storm, 5)[Seat::S0] < luck(&clear, 5)[Seat::S0] - 0.5,
+            "{:?} {:?}",
+            luck(&storm, 5),
+            luck(&clear, 5)
+        );
+        for items in [&storm, &clear] {
+            // What a face gives red, yellow loses; over the six faces the luck is zero.
+            let faces: Vec<BySeat<f32>> = (1..=6).map(|d| luck(items, d)).collect();
+            for l in &faces {
+                assert!((l[Seat::S0] + l[Seat::S1]).abs() < 1e-3, "{l:?}");
+            }
+            let mean: f32 = faces.iter().map(|l| l[Seat::S0]).sum::<f32>() / 6.0;
+            assert!(mean.abs() < 1e-3, "{faces:?}");
+            // A 6 takes a plane off: lucky.
+            assert!(faces[5][Seat::S0] > 1.0, "{faces:?}");
+        }
     }
 
     #[test]

@@ -122,9 +122,9 @@ pub mod solve;
 pub mod td;
 
 pub use analysis::{
-    analyse, analyse_item_moves, analyse_item_moves_with, analyse_with, grade, plays_like,
-    roll_luck, typical_losses, Analysis, Decision, Grade, SeatSummary, TypicalLoss, TypicalLosses,
-    PLAYS_LIKE_MIN_DECISIONS, TYPICAL_LOSS,
+    analyse, analyse_item_plies, analyse_item_plies_with, analyse_with, grade, item_roll_luck,
+    plays_like, roll_luck, typical_losses, Analysis, Decision, Grade, SeatSummary, TypicalLoss,
+    TypicalLosses, PLAYS_LIKE_MIN_DECISIONS, TYPICAL_LOSS,
 };
 pub use bots::{
     bot_by_name, warm_up, Bot, ByRules, Level, MasterSpecError, Mixed, ModelBot, RandomBot,

@@ -9,14 +9,15 @@ use std::{
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    analyse, analyse_item_moves, bot_by_name, hint::sides, item_bot_by_name, item_hint, train,
-    Advisor, Analysis, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer, Learned, Level,
-    ModelBot, Opposition, Search, SearchBot, SeatSummary, SoloRace, Training, BOT_NAMES,
+    analyse, analyse_item_plies, bot_by_name, hint::sides, item_bot_by_name, item_hint,
+    item_roll_luck, train, Advisor, Analysis, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer,
+    Learned, Level, ModelBot, Opposition, Search, SearchBot, SeatSummary, SoloRace, Training,
+    BOT_NAMES,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
     playout::FastRng,
-    BySeat, DiceStream, ItemUse, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules,
+    BySeat, DiceStream, Die, ItemUse, Move, NoEvents, Phase, Ply, Position, Rolled, RuleSet, Rules,
     Seat, SeatSet, Seed,
 };
 
@@ -268,21 +269,30 @@ fn seat_bots<B>(
     (in_play, entry_at, bots)
 }
 
+/// What an arena game measures besides its winner.
+#[derive(Copy, Clone, Debug, Default)]
+struct Measures {
+    /// Each entry's luck, added up over its rolls (`--luck`).
+    luck: bool,
+    /// Each entry's decisions, graded (`--grades`).
+    grades: bool,
+}
+
 /// Plays game `g`: deal `g / n` (its dice), rotation `g % n` (who sits where); with `luck`, adds
-/// up each entry's luck ([`luck_reference`]; not in 道具模式, where items can fix a die); with
+/// up each entry's luck ([`luck_reference`]; in 道具模式 [`item_roll_luck`]); with
 /// `grades`, grades every decision as the post-game analysis does ([`analyse`], in 道具模式
-/// [`analyse_item_moves`]: the hint's points lost per decision).
+/// [`analyse_item_plies`]: the hint's points lost per decision).
 fn play_game(
     rules: Rules,
     seats: SeatSet,
     names: &[String],
     seed: u64,
     g: u64,
-    luck: bool,
-    grades: bool,
+    Measures { luck, grades }: Measures,
 ) -> GameResult {
     if rules.options.items {
-        return play_item_game(rules, seats, names, seed, g, grades, &mut |_, _, _| {});
+        let measures = Measures { luck, grades };
+        return play_item_game(rules, seats, names, seed, g, measures, &mut |_, _, _| {});
     }
     let n = names.len();
     let deal = g / n as u64;
@@ -354,14 +364,16 @@ fn play_game(
 /// allow the same squares). A die fixed by an item does not consume the deal's dice.
 /// `seen` sees every state a bot decides in, with the bot's entry of `names`: before a roll
 /// with an item in the bar, and after a roll with two or more distinct item-aware options.
-/// With `grades` every decision is graded as the server grades an item game's at its end.
+/// With `luck` the rolls left to chance are priced as the server prices them at a game's end
+/// ([`item_roll_luck`], in win share rather than points, as the plain game's reference); with
+/// `grades` every decision is graded as the server grades an item game's.
 fn play_item_game(
     rules: Rules,
     seats: SeatSet,
     names: &[String],
     seed: u64,
     g: u64,
-    grades: bool,
+    Measures { luck, grades }: Measures,
     seen: &mut dyn FnMut(usize, &Position, &ItemState),
 ) -> GameResult {
     let n = names.len();
@@ -386,11 +398,12 @@ fn play_item_game(
         names,
         res: &mut res,
         seen,
+        luck,
         decided: grades.then(Vec::new),
     };
     let rolls = play_on_with_items(&mut pos, &mut items, &stream, &mut dice, &mut table);
     if let Some(decided) = table.decided.take() {
-        let a = analyse_item_moves(&Advisor::default(), decided, seats);
+        let a = analyse_item_plies(&Advisor::default(), decided, seats);
         res.credit_grades(&a, &entry_at, seats);
     }
     res.rolls = rolls;
@@ -405,6 +418,9 @@ pub(crate) trait ItemTable {
     fn seat_uses(&mut self, pos: &Position, items: &ItemState) -> Option<ItemUse>;
     /// The move of the seat to act, of two or more item-aware options ([`ItemBot::choose`]).
     fn seat_moves(&mut self, pos: &Position, items: &ItemState) -> Move;
+    /// Sees `die` about to be rolled in `pos` (in [`Phase::Roll`]), a roll left to chance: no
+    /// item fixed it.
+    fn rolls(&mut self, _pos: &Position, _items: &ItemState, _die: Die) {}
 }
 
 /// Plays a 道具模式 game on from `pos` and `items` until it is over or, outside team play, a
@@ -435,7 +451,16 @@ pub(crate) fn play_on_with_items(
                 items.sync(pos, Some(stream), false, &mut NoEvents);
             }
         }
-        let die = fixed.unwrap_or_else(|| dice.die());
+        let die = match fixed {
+            Some(d) => d,
+            None => {
+                let d = dice.die();
+                if pos.phase() == Phase::Roll {
+                    table.rolls(pos, items, d);
+                }
+                d
+            }
+        };
         let rolled = pos.roll_unchecked(die, &mut NoEvents);
         items.sync(pos, Some(stream), true, &mut NoEvents);
         if let Rolled::Move = rolled {
@@ -475,9 +500,11 @@ struct ArenaTable<'a> {
     names: &'a [String],
     res: &'a mut GameResult,
     seen: &'a mut dyn FnMut(usize, &Position, &ItemState),
+    /// Whether the rolls' luck is added up (`--luck`).
+    luck: bool,
     /// When the decisions are graded (`--grades`): each with its index, its position and item
     /// state, and the move chosen.
-    decided: Option<Vec<(usize, Position, ItemState, Move)>>,
+    decided: Option<Vec<(usize, Position, ItemState, Ply)>>,
 }
 
 impl ArenaTable<'_> {
@@ -513,9 +540,18 @@ impl ItemTable for ArenaTable<'_> {
         self.res.decisions[e] += 1;
         assert!(pos.is_legal(mv), "{} chose an illegal move", self.names[e]);
         if let Some(d) = self.decided.as_mut() {
-            d.push((d.len(), *pos, *items, mv));
+            d.push((d.len(), *pos, *items, Ply::Move(mv)));
         }
         mv
+    }
+
+    fn rolls(&mut self, pos: &Position, items: &ItemState, die: Die) {
+        if self.luck {
+            let l = item_roll_luck(&Advisor::default(), pos, items, die);
+            for s in pos.seats().iter() {
+                self.res.luck[self.entry_at[s.index()]] += f64::from(l[s]) / 100.0;
+            }
+        }
     }
 }
 
@@ -574,10 +610,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     ensure!(games > 0, "--games must be at least 1");
     let seed: u64 = num(args, "--seed", 1)?;
     let luck = switch(args, "--luck");
-    ensure!(
-        !(luck && rules.options.items),
-        "--luck is not measured in item mode (an item can fix a die)"
-    );
     let grades = switch(args, "--grades");
     let units = games as usize * lineups.len();
     let rotations = names.len() as u64;
@@ -602,8 +634,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             lineup,
             seed,
             (u / lineups.len()) as u64,
-            luck,
-            grades,
+            Measures { luck, grades },
         )
     })?;
     let wall = t0.elapsed().as_secs_f64();
@@ -638,7 +669,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         }
         print_table(lineup, results, games);
         if luck {
-            print_luck(lineup, results);
+            print_luck(lineup, results, rules.options.items);
         }
         if grades {
             print_grades(lineup, results);
@@ -968,10 +999,15 @@ fn times(x: f64) -> String {
 }
 
 /// The `--luck` table: each bot's win rate with the dice's luck subtracted ([`luck_reference`]).
-fn print_luck(names: &[String], results: &[GameResult]) {
+fn print_luck(names: &[String], results: &[GameResult], items: bool) {
+    let reference = if items {
+        "each roll left to chance priced by the Master's item-aware valuer one ply deep"
+    } else {
+        "each roll's luck under the Master's evaluator one layer deep"
+    };
     println!(
-        "luck-adjusted (each roll's luck under the Master's evaluator one layer deep, times beta, \
-         subtracted; the same expectation; 95% intervals over the deals):"
+        "luck-adjusted ({reference}, times beta, subtracted; the same expectation; 95% intervals \
+         over the deals):"
     );
     println!(
         "{:<14} {:>8}  {:<17} {:>8}  {:<17} {:>6} {:>8}",
@@ -1100,7 +1136,7 @@ pub(crate) fn sample_item_states(
             &names,
             seed,
             g,
-            false,
+            Measures::default(),
             &mut |e, pos, items| {
                 if (e == 0 || against == Level::Hard) && out.len() < count && rng.below(8) == 0 {
                     out.push(ItemSample {
@@ -1428,8 +1464,8 @@ mod tests {
             .to_vec();
         for rules in [Rules::ludo(), Rules::feixingqi()] {
             for g in 0..8 {
-                let a = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
-                let b = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
+                let a = play_game(rules, SeatSet::ALL, &names, 3, g, Measures::default());
+                let b = play_game(rules, SeatSet::ALL, &names, 3, g, Measures::default());
                 assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
                 assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
             }
@@ -1437,9 +1473,23 @@ mod tests {
         // Duplicate dice: every rotation of a deal replays the same dice, so a table of identical
         // deterministic bots plays the same game and only the winning entry rotates.
         let same: Vec<String> = ["normal"; 4].map(String::from).to_vec();
-        let g0 = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, 0, false, false);
+        let g0 = play_game(
+            Rules::ludo(),
+            SeatSet::ALL,
+            &same,
+            5,
+            0,
+            Measures::default(),
+        );
         for r in 1..4 {
-            let g = play_game(Rules::ludo(), SeatSet::ALL, &same, 5, r, false, false);
+            let g = play_game(
+                Rules::ludo(),
+                SeatSet::ALL,
+                &same,
+                5,
+                r,
+                Measures::default(),
+            );
             assert_eq!(g.rolls, g0.rolls);
             let w0 = g0.won.iter().position(|&w| w).expect("a winner");
             assert!(g.won[(w0 + r as usize) % 4]);
@@ -1451,10 +1501,23 @@ mod tests {
         let names: Vec<String> = ["hard", "random", "normal", "random"]
             .map(String::from)
             .to_vec();
-        for rules in [Rules::ludo(), Rules::feixingqi()] {
+        // In 道具模式 the rolls left to chance, priced with the items beside them.
+        let mut items = Rules::feixingqi();
+        items.options.items = true;
+        for rules in [Rules::ludo(), Rules::feixingqi(), items] {
             for g in 0..4 {
-                let plain = play_game(rules, SeatSet::ALL, &names, 7, g, false, false);
-                let luck = play_game(rules, SeatSet::ALL, &names, 7, g, true, false);
+                let plain = play_game(rules, SeatSet::ALL, &names, 7, g, Measures::default());
+                let luck = play_game(
+                    rules,
+                    SeatSet::ALL,
+                    &names,
+                    7,
+                    g,
+                    Measures {
+                        luck: true,
+                        ..Measures::default()
+                    },
+                );
                 assert_eq!((plain.won, plain.rolls), (luck.won.clone(), luck.rolls));
                 assert!(plain.luck.iter().all(|&l| l == 0.0));
                 // The shares of a position add up to one, so what one seat's roll gains the
@@ -1535,8 +1598,8 @@ mod tests {
             .map(String::from)
             .to_vec();
         for g in 0..4 {
-            let a = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
-            let b = play_game(rules, SeatSet::ALL, &names, 3, g, false, false);
+            let a = play_game(rules, SeatSet::ALL, &names, 3, g, Measures::default());
+            let b = play_game(rules, SeatSet::ALL, &names, 3, g, Measures::default());
             assert_eq!((a.won.clone(), a.rolls), (b.won, b.rolls));
             assert_eq!(a.won.iter().filter(|&&w| w).count(), 1);
         }

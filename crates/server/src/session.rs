@@ -4,7 +4,7 @@
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{
-    analyse_item_moves_with, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
+    analyse_item_plies_with, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
     ItemBot, ItemPlayer, Level, Opposition, RankedOption, Valuation,
 };
 use feixingqi_rules::{
@@ -1282,22 +1282,22 @@ impl Session {
         }
     }
 
-    /// Every move of the game, with its index among the record's `plies` (where item uses stand
-    /// too, as in the replay's frames) and the position and item state it was chosen in: the
-    /// game replayed from its start on its own dice stream (道具模式's post-game grading,
-    /// [`analyse_item_moves`]).
-    fn item_moves(&self) -> Vec<(usize, Position, feixingqi_rules::items::ItemState, Move)> {
+    /// Every move of the game and every roll left to chance (not a die fixed by an item), with
+    /// its index among the record's `plies` (where item uses stand too, as in the replay's
+    /// frames) and the position and item state it was played in: the game replayed from its
+    /// start on its own dice stream (道具模式's post-game analysis, [`analyse_item_plies`]).
+    fn item_plies(&self) -> Vec<(usize, Position, feixingqi_rules::items::ItemState, Ply)> {
         let mut game = Game::from_position(*self.game.start(), self.game.dice().cloned());
-        let mut moves = Vec::new();
+        let mut plies = Vec::new();
         for (i, step) in self.game.steps().enumerate() {
-            if let Step::Ply(Ply::Move(mv)) = step {
-                moves.push((i, *game.position(), *game.items(), mv));
+            if let Step::Ply(ply) = step {
+                plies.push((i, *game.position(), *game.items(), ply));
             }
             if game.apply_step(step, &mut NoEvents).is_err() {
                 break;
             }
         }
-        moves
+        plies
     }
 
     /// The game-over summary (computed once; by [`Session::summarize`] if that came first,
@@ -1334,8 +1334,8 @@ impl Session {
             .iter()
             .filter(|&s| self.is_human(s))
             .collect();
-        // The post-game grading, with the items beside each position in 道具模式; the rolls'
-        // luck only without items, where no item can fix a die.
+        // The post-game grading and the rolls' luck, with the items beside each position in
+        // 道具模式.
         let graded = humans.iter().fold(SeatSet::EMPTY, |set, &s| set.with(s));
         let plain = !self.items_on();
         // The plies of the decisions ranked by the quick hint.
@@ -1370,7 +1370,7 @@ impl Session {
                     })
                 })
             } else {
-                analyse_item_moves_with(self.item_moves(), graded, |ply, pos, items| {
+                analyse_item_plies_with(&advisor, self.item_plies(), graded, |ply, pos, items| {
                     rank(Choice {
                         ply,
                         pos: *pos,
@@ -1385,11 +1385,7 @@ impl Session {
             .iter()
             .map(|s| {
                 let mut l = luck_json(s, &stats[s]);
-                l["winLuck"] = if plain {
-                    json!(round(f64::from(analysis.luck[s]), 1))
-                } else {
-                    Value::Null
-                };
+                l["winLuck"] = json!(round(f64::from(analysis.luck[s]), 1));
                 l
             })
             .collect();

@@ -133,7 +133,17 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
         let ply = d["ply"].as_u64().unwrap() as usize;
         assert_eq!(rec["plies"][ply], json!({"piece": d["played"]}), "{d}");
     }
-    assert!(st["over"]["luck"][0]["winLuck"].is_null());
+    // 骰运: the luck of the rolls left to chance, priced with the items beside them. What one
+    // roll gives a seat the others lose, so the seats' luck adds up to 0 (each rounded to 0.1).
+    let win_luck: Vec<f64> = st["over"]["luck"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["winLuck"].as_f64().expect("winLuck"))
+        .collect();
+    assert_eq!(win_luck.len(), record.seats.len() as usize);
+    assert!(win_luck.iter().any(|x| x.abs() > 0.5), "{win_luck:?}");
+    assert!(win_luck.iter().sum::<f64>().abs() < 0.25, "{win_luck:?}");
     // 棋力 compares with the levels as the item-aware grading measures them.
     let me = &analysis["seats"][0];
     let typical: Vec<&str> = me["typical"]
