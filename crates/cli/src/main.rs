@@ -69,7 +69,8 @@ USAGE:
         value of the face rolled minus the mean of the six, under the Master's evaluator one chance
         layer deep) subtracted from the wins in the proportion the wins follow it. It has the same
         expectation and a narrower interval (against three Hard players about as narrow as 2.4 times
-        the games); not in item mode. --grades grades every decision as the end screen's post-game
+        the games); in item mode the rolls left to chance, under the Master's item-aware
+        valuer (a die fixed by an item is no roll). --grades grades every decision as the end screen's post-game
         analysis does (the hint's points of win probability lost per decision, with doubtful, bad
         and blunder counts per game): the figures behind its 棋力 comparison (the AI crate's
         TYPICAL_LOSS; in item mode graded with the items, as the server grades). --versus BOT
@@ -150,7 +151,8 @@ USAGE:
                        [--url http://HOST:PORT] [--no-echo]
         N real WebSocket clients (default 4 per game) play M online room games with the random
         bot (each seat its own connection; `--think-ms` pauses before each action, uniformly
-        ½–1½ times it; --items: 道具模式 rooms, whose players never use an item) against a server
+        ½–1½ times it; --items: 道具模式 rooms, whose players use the items they pick
+        up, one roll in two, among the uses RULES.md §10.3 allows) against a server
         started here on loopback (or at --url), and as many clients (or as many as the
         open-file limit leaves) send frames of the game's mean size to the server's bare echo
         endpoint (/ws/echo) for comparison. The game and the echo take
