@@ -245,9 +245,9 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
 /// [`roll_luck`] in 道具模式 (RULES.md §10.3), where `items` is the item state beside `pos`:
 /// each face valued by the Master's item-aware valuer ([`crate::items::ItemValuer::faces`], the
 /// mover's best option through the weather, shields and items on the board, the items held
-/// counted), read through [`Valuation::Items`]'s maps. Only for a roll left to chance: a die fixed by 6数骰 or
-/// 遥控骰子 is chosen, not rolled, and has no luck. An item used before the roll (动力装置, a
-/// shield) is in `items`, so the faces are valued with it.
+/// counted), read through [`Valuation::Items`]'s maps. Only for a roll left to chance: a die
+/// fixed by 6数骰 or 遥控骰子 is chosen, not rolled, and has no luck. An item used before the
+/// roll (动力装置, a shield) is in `items`, so the faces are valued with it.
 pub fn item_roll_luck(
     advisor: &Advisor,
     pos: &Position,

@@ -288,12 +288,12 @@ fn play_game(
     names: &[String],
     seed: u64,
     g: u64,
-    Measures { luck, grades }: Measures,
+    measures: Measures,
 ) -> GameResult {
     if rules.options.items {
-        let measures = Measures { luck, grades };
         return play_item_game(rules, seats, names, seed, g, measures, &mut |_, _, _| {});
     }
+    let Measures { luck, grades } = measures;
     let n = names.len();
     let deal = g / n as u64;
     let (in_play, entry_at, mut bots) = seat_bots(seats, names, seed, g, |name, bseed| {
