@@ -8,7 +8,8 @@
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},
     items::ItemState,
-    BySeat, Die, Move, NoEvents, Phase, Position, Progress, Rules, Seat,
+    BySeat, Event, EventSink, Item, ItemEvent, Move, Phase, PieceRef, Position, Progress, Rules,
+    Seat, Weather,
 };
 
 use crate::{
@@ -36,6 +37,11 @@ pub enum Reason {
     TakeOff,
     /// Plain progress.
     Progress,
+    /// 道具模式: the move ends on an item lying on the board and puts it in the bar (RULES.md
+    /// §10.3).
+    PickUp(Item),
+    /// 道具模式: a 顺风 carries the walk two squares further (RULES.md §10.3).
+    Tailwind,
 }
 
 impl Reason {
@@ -50,6 +56,12 @@ impl Reason {
             Reason::JoinStack => "与自己的棋子叠在一起，互相保护。",
             Reason::TakeOff => "让一枚新棋子起飞出营。",
             Reason::Progress => "向终点稳步前进。",
+            Reason::PickUp(Item::SixDie) => "捡起棋盘上的6数骰。",
+            Reason::PickUp(Item::Booster) => "捡起棋盘上的动力装置。",
+            Reason::PickUp(Item::RemoteDie) => "捡起棋盘上的遥控骰子。",
+            Reason::PickUp(Item::Shield) => "捡起棋盘上的护盾。",
+            Reason::PickUp(Item::Missile) => "捡起棋盘上的导弹。",
+            Reason::Tailwind => "借顺风多走两步。",
         }
     }
 
@@ -64,6 +76,12 @@ impl Reason {
             Reason::JoinStack => "Joins an own piece to form a protective stack.",
             Reason::TakeOff => "Brings a new piece into play.",
             Reason::Progress => "Steady progress towards the centre.",
+            Reason::PickUp(Item::SixDie) => "Picks up the six die lying on the board.",
+            Reason::PickUp(Item::Booster) => "Picks up the booster lying on the board.",
+            Reason::PickUp(Item::RemoteDie) => "Picks up the remote die lying on the board.",
+            Reason::PickUp(Item::Shield) => "Picks up the shield lying on the board.",
+            Reason::PickUp(Item::Missile) => "Picks up the missile lying on the board.",
+            Reason::Tailwind => "Rides the tailwind two squares further.",
         }
     }
 }
@@ -153,20 +171,16 @@ impl Advisor {
 
     /// Every distinct option of `pos` valued by `search`, whose shares `valuation` names.
     fn rank_by(&self, pos: &Position, search: &Search, valuation: Valuation) -> Vec<RankedOption> {
-        let Phase::Move(die) = pos.phase() else {
+        if !matches!(pos.phase(), Phase::Move(_)) {
             return Vec::new();
-        };
+        }
         let me = pos.turn();
         let mut out: Vec<RankedOption> = search
             .score_options(pos)
             .iter()
-            .map(|s| {
-                let mut after = *pos;
-                after.play_unchecked(s.mv, &mut NoEvents);
-                RankedOption {
-                    share: s.shares[me],
-                    ..describe(pos, &after, me, die, s.mv)
-                }
+            .map(|s| RankedOption {
+                share: s.shares[me],
+                ..describe(pos, None, s.mv)
             })
             .collect();
         rank(pos, &mut out, &self.opposition, valuation);
@@ -191,19 +205,14 @@ impl Advisor {
     /// The item-aware options of `pos` valued by the Master's valuer `layers` chance layers
     /// deep ([`crate::items::item_move_hint_in`]).
     fn rank_with_items(&self, pos: &Position, items: &ItemState, layers: u8) -> Vec<RankedOption> {
-        let Phase::Move(die) = pos.phase() else {
+        if !matches!(pos.phase(), Phase::Move(_)) {
             return Vec::new();
-        };
-        let me = pos.turn();
+        }
         let mut out: Vec<RankedOption> = crate::items::item_move_hint_in(pos, items, layers)
             .into_iter()
-            .map(|(mv, value)| {
-                let mut after = *pos;
-                after.play_unchecked_with_items(mv, &mut { *items }, &mut NoEvents);
-                RankedOption {
-                    share: item_share(value),
-                    ..describe(pos, &after, me, die, mv)
-                }
+            .map(|(mv, value)| RankedOption {
+                share: item_share(value),
+                ..describe(pos, Some(items), mv)
             })
             .collect();
         rank(pos, &mut out, &self.opposition, Valuation::Items);
@@ -600,9 +609,63 @@ pub fn hint(pos: &Position) -> Vec<RankedOption> {
     Advisor::default().hint(pos)
 }
 
-/// Where move `mv` of `pos` lands and why, `after` the position it leaves (played with the items
-/// in 道具模式); `win`, `share` and `gap` are left at 0.
-fn describe(pos: &Position, after: &Position, me: Seat, die: Die, mv: Move) -> RankedOption {
+/// What the events of one move tell of its piece ([`describe`]): the rules' own account of the
+/// move, the one its animation plays.
+#[derive(Clone, Copy, Debug, Default)]
+struct Told {
+    /// The piece moved.
+    piece: Option<PieceRef>,
+    /// It jumped (跳子) or flew (飞棋).
+    shortcut: bool,
+    /// It picked up this item (道具模式).
+    picked: Option<Item>,
+    /// A 顺风 carried it further (道具模式).
+    tailwind: bool,
+}
+
+impl EventSink for Told {
+    const ENABLED: bool = true;
+
+    fn event(&mut self, e: Event) {
+        if let Event::Jump { piece, .. } | Event::Fly { piece, .. } = e {
+            self.shortcut |= Some(piece) == self.piece;
+        }
+    }
+
+    fn item_event(&mut self, e: ItemEvent) {
+        match e {
+            ItemEvent::ItemPicked { piece, item, .. } if Some(piece) == self.piece => {
+                self.picked = Some(item);
+            }
+            ItemEvent::WeatherStruck {
+                piece,
+                kind: Weather::Tailwind,
+                ..
+            } if Some(piece) == self.piece => self.tailwind = true,
+            _ => {}
+        }
+    }
+}
+
+/// Where move `mv` of `pos` lands and why (in 道具模式, played with `items`, so that a storm,
+/// a shield or a tailwind is where it ends and an item picked up is a reason); `win`, `share`
+/// and `gap` are left at 0. A jump, a fly, a pick-up and a tailwind are read off the move's own
+/// events, so that a plane carried further by 动力装置 or a 顺风 is not said to have jumped.
+fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption {
+    let me = pos.turn();
+    let mut told = Told {
+        piece: Some(PieceRef {
+            seat: me,
+            piece: mv.piece,
+        }),
+        ..Told::default()
+    };
+    let mut after = *pos;
+    match items {
+        Some(items) => after.play_unchecked_with_items(mv, &mut { *items }, &mut told),
+        None => after.play_unchecked(mv, &mut told),
+    }
+    let after = &after;
     let from = pos.piece(me, mv.piece).unwrap_or(Progress::Hangar);
     let to = after.piece(me, mv.piece).unwrap_or(Progress::Hangar);
     let square = after.square(me, mv.piece);
@@ -620,6 +683,9 @@ fn describe(pos: &Position, after: &Position, me: Seat, die: Die, mv: Move) -> R
     if to.is_finished() {
         reasons.push(Reason::Finish);
     }
+    if let Some(item) = told.picked {
+        reasons.push(Reason::PickUp(item));
+    }
     let before_danger = danger(pos, me, mv.piece);
     let after_danger = if to == Progress::Hangar {
         0.0
@@ -629,10 +695,12 @@ fn describe(pos: &Position, after: &Position, me: Seat, die: Die, mv: Move) -> R
     if before_danger >= 0.15 && after_danger < before_danger * 0.5 && !to.is_finished() {
         reasons.push(Reason::EscapeThreat);
     }
-    if let (Progress::At(p), Progress::At(q)) = (from, to) {
-        if !pos.rules().is_ludo() && q > p + die.get() && q <= ENTRY {
-            reasons.push(Reason::JumpOrFly);
-        }
+    let on_board = matches!(to, Progress::At(_));
+    if told.shortcut && on_board {
+        reasons.push(Reason::JumpOrFly);
+    }
+    if told.tailwind && on_board {
+        reasons.push(Reason::Tailwind);
     }
     if let Progress::At(q) = to {
         let lane = q > ENTRY && q < CENTRE;

@@ -782,6 +782,81 @@ mod tests {
     }
 
     #[test]
+    fn the_item_hint_gives_the_reasons_the_move_itself_shows() {
+        // A jump or fly is told only where the plane jumped or flew, not where 动力装置 or a 顺风
+        // carried it further than the die; a pick-up and a tailwind are told as such.
+        use feixingqi_rules::{geometry::fxq_abs, AnyEvent, Event, ItemEvent, Timeline};
+        let base = pos("feixingqi turn=0 0:3,20,H,H 1:10,H,H,H");
+        let advisor = crate::Advisor::default();
+        let mut booster = ItemState::default();
+        booster.give(Seat::S0, Item::Booster);
+        let mut boosted = base;
+        booster
+            .use_item(&mut boosted, Seat::S0, ItemUse::Booster, &mut NoEvents)
+            .expect("the booster is usable");
+        let mut tailwind = ItemState::default();
+        tailwind.set_weather(Some(WeatherCell {
+            square: fxq_abs(0, 6),
+            kind: Weather::Tailwind,
+            until_round: 9,
+        }));
+        let mut lying = ItemState::default();
+        for (p, item) in [(5, Item::Missile), (24, Item::SixDie)] {
+            assert!(lying.place_item(fxq_abs(0, p), item));
+        }
+        let (mut longer, mut picked, mut rode) = (0, 0, 0);
+        for (start, items) in [(boosted, booster), (base, tailwind), (base, lying)] {
+            for d in 1..=6 {
+                let p = rolled(start, d);
+                let mut items = items;
+                items.sync(&p, None, true, &mut NoEvents);
+                for o in advisor.hint_with_items(&p, &items) {
+                    let mut after = p;
+                    let mut timeline = Timeline::default();
+                    after.play_unchecked_with_items(o.mv, &mut { items }, &mut timeline);
+                    let me =
+                        |x: feixingqi_rules::PieceRef| x.seat == Seat::S0 && x.piece == o.mv.piece;
+                    let shortcut = timeline.0.iter().any(|e| {
+                        matches!(e, AnyEvent::Rules(Event::Jump { piece, .. } | Event::Fly { piece, .. }) if me(*piece))
+                    });
+                    let pick = timeline.0.iter().find_map(|e| match e {
+                        AnyEvent::Item(ItemEvent::ItemPicked { piece, item, .. }) if me(*piece) => {
+                            Some(*item)
+                        }
+                        _ => None,
+                    });
+                    let wind = timeline.0.iter().any(|e| {
+                        matches!(e, AnyEvent::Item(ItemEvent::WeatherStruck { piece, kind: Weather::Tailwind, .. }) if me(*piece))
+                    });
+                    let on_board = matches!(o.to, Progress::At(_));
+                    let has = |r: crate::Reason| o.reasons.contains(&r);
+                    assert_eq!(has(crate::Reason::JumpOrFly), shortcut && on_board, "{o:?}");
+                    assert_eq!(has(crate::Reason::Tailwind), wind && on_board, "{o:?}");
+                    match pick {
+                        Some(item) => assert!(has(crate::Reason::PickUp(item)), "{o:?}"),
+                        None => assert!(
+                            !o.reasons
+                                .iter()
+                                .any(|r| matches!(r, crate::Reason::PickUp(_))),
+                            "{o:?}"
+                        ),
+                    }
+                    if let (Progress::At(a), Progress::At(b)) = (o.from, o.to) {
+                        longer += usize::from(!shortcut && b > a + d);
+                    }
+                    picked += usize::from(pick.is_some());
+                    rode += usize::from(wind);
+                }
+            }
+        }
+        // The cases the old reading got wrong were met.
+        assert!(
+            longer > 0 && picked > 0 && rode > 0,
+            "{longer} {picked} {rode}"
+        );
+    }
+
+    #[test]
     fn a_won_race_with_items_in_hand_is_not_shown_as_decided() {
         // Red's last plane is a step from home, yellow has not taken off, and red holds two
         // items: their keep values take the valuer's share of every option past 1, which the

@@ -1804,6 +1804,8 @@ fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
         Reason::JoinStack => "join_stack",
         Reason::TakeOff => "take_off",
         Reason::Progress => "progress",
+        Reason::PickUp(_) => "pick_up",
+        Reason::Tailwind => "tailwind",
     }
 }
 
