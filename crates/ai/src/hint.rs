@@ -692,7 +692,11 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
     } else {
         danger(after, me, mv.piece)
     };
-    if before_danger >= 0.15 && after_danger < before_danger * 0.5 && !to.is_finished() {
+    // A 护盾 keeps its plane from harm wherever it goes until its seat's next turn: no threat to
+    // escape.
+    let shielded = items.is_some_and(|it| it.shielded(me, mv.piece));
+    if before_danger >= 0.15 && after_danger < before_danger * 0.5 && !to.is_finished() && !shielded
+    {
         reasons.push(Reason::EscapeThreat);
     }
     let on_board = matches!(to, Progress::At(_));

@@ -857,6 +857,33 @@ mod tests {
     }
 
     #[test]
+    fn a_shielded_plane_has_no_threat_to_escape() {
+        // Yellow stands two squares behind red's plane on p10: walking it away escapes the threat,
+        // unless a shield already keeps it from harm until red's next turn.
+        let at = feixingqi_rules::geometry::fxq_abs(0, 8);
+        let y = (1..=50u8)
+            .find(|&p| feixingqi_rules::geometry::fxq_abs(1, p) == at)
+            .expect("yellow's progress on red p8");
+        let advisor = crate::Advisor::default();
+        let away = |d: u8, items: &ItemState| {
+            let p = rolled(pos(&format!("feixingqi turn=0 0:10,30,H,H 1:{y},H,H,H")), d);
+            advisor
+                .hint_with_items(&p, items)
+                .into_iter()
+                .find(|o| o.mv == Move { piece: 0 })
+                .expect("piece 0 moves")
+        };
+        let escape = |o: &crate::RankedOption| o.reasons.contains(&crate::Reason::EscapeThreat);
+        let d = (1..=6)
+            .find(|&d| escape(&away(d, &ItemState::default())))
+            .expect("a roll that walks out of reach");
+        let mut items = ItemState::default();
+        items.set_shield(Seat::S0, 0);
+        let shielded = away(d, &items);
+        assert!(!escape(&shielded), "{shielded:?}");
+    }
+
+    #[test]
     fn a_won_race_with_items_in_hand_is_not_shown_as_decided() {
         // Red's last plane is a step from home, yellow has not taken off, and red holds two
         // items: their keep values take the valuer's share of every option past 1, which the
