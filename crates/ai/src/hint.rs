@@ -611,10 +611,10 @@ pub fn hint(pos: &Position) -> Vec<RankedOption> {
 
 /// What the events of one move tell of its piece ([`describe`]): the rules' own account of the
 /// move, the one its animation plays.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Told {
     /// The piece moved.
-    piece: Option<PieceRef>,
+    piece: PieceRef,
     /// It jumped (跳子) or flew (飞棋).
     shortcut: bool,
     /// It picked up this item (道具模式).
@@ -628,20 +628,20 @@ impl EventSink for Told {
 
     fn event(&mut self, e: Event) {
         if let Event::Jump { piece, .. } | Event::Fly { piece, .. } = e {
-            self.shortcut |= Some(piece) == self.piece;
+            self.shortcut |= piece == self.piece;
         }
     }
 
     fn item_event(&mut self, e: ItemEvent) {
         match e {
-            ItemEvent::ItemPicked { piece, item, .. } if Some(piece) == self.piece => {
+            ItemEvent::ItemPicked { piece, item, .. } if piece == self.piece => {
                 self.picked = Some(item);
             }
             ItemEvent::WeatherStruck {
                 piece,
                 kind: Weather::Tailwind,
                 ..
-            } if Some(piece) == self.piece => self.tailwind = true,
+            } if piece == self.piece => self.tailwind = true,
             _ => {}
         }
     }
@@ -654,11 +654,13 @@ impl EventSink for Told {
 fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption {
     let me = pos.turn();
     let mut told = Told {
-        piece: Some(PieceRef {
+        piece: PieceRef {
             seat: me,
             piece: mv.piece,
-        }),
-        ..Told::default()
+        },
+        shortcut: false,
+        picked: None,
+        tailwind: false,
     };
     let mut after = *pos;
     match items {
