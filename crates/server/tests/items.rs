@@ -38,6 +38,7 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
     let mut refused = BTreeSet::new();
     let mut guard = 0;
     let mut restarted = None;
+    let mut hinted_moves = 0;
     while st["phase"] != "over" {
         guard += 1;
         assert!(guard < 5000, "the game does not end");
@@ -88,14 +89,39 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
             refused.insert(e["reason"].as_str().unwrap().to_string());
         }
         let mut action = next_action(&st);
+        let mut hinted = None;
         if mine && st["phase"] == "move" {
             // Go for the items: a choice that ends on an item's square.
             if let Some(piece) = item_square_choice(&st) {
                 action["piece"] = piece;
             }
+            // The hint tells a pick-up (reason `pick_up`) exactly where the move picks an item up.
+            let h = c
+                .ask(json!({"type": "hint", "version": st["version"]}))
+                .await;
+            let option = h["options"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["piece"] == action["piece"])
+                .cloned();
+            hinted = option.map(|o| (action["piece"].clone(), o));
         }
         st = c.ask(action).await;
         assert_eq!(st["type"], "state", "{st}");
+        if let Some((piece, option)) = hinted {
+            let picked = st["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["kind"] == "itemPicked" && e["seat"] == 0 && e["piece"] == piece);
+            let told = option["reasons"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("pick_up"));
+            assert_eq!(told, picked, "{option} / {}", st["events"]);
+            hinted_moves += 1;
+        }
         if restarted.is_none() && used >= 1 {
             // Restart the server mid-game: the item uses are stored with the plies.
             first.task.abort();
@@ -113,6 +139,7 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
         }
     }
     assert!(used >= 1, "the human used an item ({kinds:?})");
+    assert!(hinted_moves >= 1, "no move of the human's was hinted");
     assert!(refused.contains("after_roll"), "{refused:?}");
     for k in ["roundStarted", "itemAppeared", "itemUsed"] {
         assert!(kinds.contains(k), "{k} never seen: {kinds:?}");
