@@ -12,7 +12,7 @@ use crate::{
     eval::Shares,
     hint::{item_share, win_probability_of, Advisor, RankedOption, Reason, Valuation},
     items::ItemPlayer,
-    search::{luck, Search},
+    search::{luck, Answer, Search},
 };
 
 /// The grade of one decision.
@@ -244,8 +244,9 @@ pub fn roll_luck(advisor: &Advisor, pos: &Position, die: feixingqi_rules::Die) -
 
 /// [`roll_luck`] in 道具模式 (RULES.md §10.3), where `items` is the item state beside `pos`:
 /// each face valued by the Master's item-aware valuer ([`crate::items::ItemValuer::faces`], the
-/// mover's best option through the weather, shields and items on the board, the items held
-/// counted), read through [`Valuation::Items`]'s maps. Only for a roll left to chance: a die
+/// mover answering as `answer` says — in the post-game analysis with its best option,
+/// `Skill(1)` — through the weather, shields and items on the board, the items held counted),
+/// read through [`Valuation::Items`]'s maps. Only for a roll left to chance: a die
 /// fixed by 6数骰 or 遥控骰子 is chosen, not rolled, and has no luck. An item used before the
 /// roll (动力装置, a shield) is in `items`, so the faces are valued with it.
 pub fn item_roll_luck(
@@ -253,10 +254,11 @@ pub fn item_roll_luck(
     pos: &Position,
     items: &ItemState,
     die: feixingqi_rules::Die,
+    answer: Answer,
 ) -> BySeat<f32> {
     let faces = ItemPlayer::new(Level::Master, 0)
         .valuer()
-        .faces(pos, items)
+        .faces(pos, items, answer)
         .map(|v| {
             let shown = BySeat(v.0.map(item_share));
             shown_chances(advisor, pos, shown, Valuation::Items)
@@ -456,7 +458,8 @@ pub fn analyse_item_plies_with(
         match ply {
             Ply::Roll(d) => {
                 if rolls_for_the_win(&pos) {
-                    out.add_luck(item_roll_luck(advisor, &pos, &items, d));
+                    let best = Answer::Skill(1.0);
+                    out.add_luck(item_roll_luck(advisor, &pos, &items, d, best));
                 }
             }
             Ply::Move(mv) => {

@@ -33,7 +33,7 @@ use crate::{
     bots::{bot_by_name, Bot, Level, Style},
     eval::{danger, Evaluator},
     hint::{item_share, win_probability, Opposition, Valuation},
-    search::place_of,
+    search::{place_of, Answer},
 };
 
 /// The value (in win share, 0..=1) of holding an item for later: a use must gain more than this.
@@ -249,10 +249,7 @@ impl ItemValuer {
         place: usize,
         root: Seat,
     ) -> BySeat<f32> {
-        let mut p = *pos;
-        let mut it = *items;
-        let rolled = p.roll_unchecked(die, &mut NoEvents);
-        it.sync(&p, None, true, &mut NoEvents);
+        let (p, it, rolled) = roll(pos, items, die);
         if rolled != Rolled::Move {
             return self.values(&p, &it, place);
         }
@@ -281,12 +278,52 @@ impl ItemValuer {
     }
 
     /// Every seat's value after each face of the coming roll of `pos` (in [`Phase::Roll`]), by
-    /// `die − 1`: the roller answers with its best item-aware option one ply deep. What prices
-    /// the luck of a roll left to chance ([`crate::item_roll_luck`]).
-    pub fn faces(&self, pos: &Position, items: &ItemState) -> [BySeat<f32>; 6] {
+    /// `die − 1`, the roller answering as `answer` says: `Skill(1)` its best item-aware option
+    /// one ply deep, `Skill(0)` the mean of its options (a player choosing at random), between
+    /// them a blend; `Hard` the option Hard's item logic would choose. What prices the luck of
+    /// a roll left to chance ([`crate::item_roll_luck`]).
+    pub fn faces(&self, pos: &Position, items: &ItemState, answer: Answer) -> [BySeat<f32>; 6] {
         let place = place_of(pos);
-        let me = pos.turn();
-        Die::ALL.map(|d| self.after_roll(pos, items, d, 0, place, me))
+        let hard = ItemValuer {
+            eval: HARD_ITEM_EVALUATOR,
+            depth: 0,
+            keep_scale: self.keep_scale,
+            predict: None,
+        };
+        Die::ALL.map(|d| {
+            let (p, it, rolled) = roll(pos, items, d);
+            let me = p.turn();
+            let skill = match answer {
+                _ if rolled != Rolled::Move => return self.values(&p, &it, place),
+                Answer::Hard => match hard.best_move(&p, &it) {
+                    Some(mv) => {
+                        let (c, ci) = after_move(&p, &it, mv);
+                        return self.values(&c, &ci, place);
+                    }
+                    None => return self.values(&p, &it, place),
+                },
+                Answer::Skill(x) => x,
+            };
+            let (mut best, mut sum, mut n): (Option<BySeat<f32>>, [f32; 4], f32) =
+                (None, [0.0; 4], 0.0);
+            for mv in options(&p, &it) {
+                let (c, ci) = after_move(&p, &it, mv);
+                let v = self.values(&c, &ci, place);
+                for (a, x) in sum.iter_mut().zip(v.0) {
+                    *a += x;
+                }
+                n += 1.0;
+                if best.is_none_or(|b| v[me] > b[me]) {
+                    best = Some(v);
+                }
+            }
+            match best {
+                Some(b) => BySeat(core::array::from_fn(|i| {
+                    skill * b.0[i] + (1.0 - skill) * sum[i] / n
+                })),
+                None => self.values(&p, &it, place),
+            }
+        })
     }
 
     /// The expected value, for the seat to roll, of the coming roll from `pos` (in
@@ -332,6 +369,15 @@ impl ItemValuer {
         }
         best
     }
+}
+
+/// `pos` (in [`Phase::Roll`]) after rolling `die`, with its item state as the roll leaves it.
+fn roll(pos: &Position, items: &ItemState, die: Die) -> (Position, ItemState, Rolled) {
+    let mut p = *pos;
+    let mut it = *items;
+    let rolled = p.roll_unchecked(die, &mut NoEvents);
+    it.sync(&p, None, true, &mut NoEvents);
+    (p, it, rolled)
 }
 
 /// Planes of `s` on the loop in `before` that are in their hangar in `after` (bit per piece).
@@ -732,7 +778,8 @@ mod tests {
         let (_, storm) = storm_ahead();
         let advisor = crate::Advisor::default();
         let luck = |items: &ItemState, d: u8| {
-            crate::item_roll_luck(&advisor, &p, items, Die::new(d).expect("die"))
+            let die = Die::new(d).expect("die");
+            crate::item_roll_luck(&advisor, &p, items, die, Answer::Skill(1.0))
         };
         let clear = ItemState::default();
         assert!(

@@ -203,12 +203,18 @@ struct GameResult {
 /// minus the luck of its game has the same expectation as the win; the better the reference
 /// follows the game, the less of the dice is left in the difference.
 fn luck_reference(names: &[String], entry_at: &[usize; 4]) -> Search {
-    let answers = entry_at.map(|e| match names.get(e).map(String::as_str) {
+    let answers = entry_at.map(|e| answer_of(names, e));
+    Search::new(Evaluator::MASTER, 1).with_answers(answers)
+}
+
+/// How entry `e` of `names` answers a face in the luck's reference: the mean of its options for
+/// `random`, Hard's choice for `hard`, else its best.
+fn answer_of(names: &[String], e: usize) -> Answer {
+    match names.get(e).map(String::as_str) {
         Some("random") => Answer::Skill(0.0),
         Some("hard") => Answer::Hard,
         _ => Answer::Skill(1.0),
-    });
-    Search::new(Evaluator::MASTER, 1).with_answers(answers)
+    }
 }
 
 impl GameResult {
@@ -365,7 +371,8 @@ fn play_game(
 /// `seen` sees every state a bot decides in, with the bot's entry of `names`: before a roll
 /// with an item in the bar, and after a roll with two or more distinct item-aware options.
 /// With `luck` the rolls left to chance are priced as the server prices them at a game's end
-/// ([`item_roll_luck`], in win share rather than points, as the plain game's reference); with
+/// ([`item_roll_luck`], in win share rather than points, as the plain game's reference), the
+/// roller answering each face as its seat plays ([`answer_of`]); with
 /// `grades` every decision is graded as the server grades an item game's.
 fn play_item_game(
     rules: Rules,
@@ -547,7 +554,9 @@ impl ItemTable for ArenaTable<'_> {
 
     fn rolls(&mut self, pos: &Position, items: &ItemState, die: Die) {
         if self.luck {
-            let l = item_roll_luck(&Advisor::default(), pos, items, die);
+            // The roller answers as its seat plays, as in the plain game's reference.
+            let answer = answer_of(self.names, self.entry_at[pos.turn().index()]);
+            let l = item_roll_luck(&Advisor::default(), pos, items, die, answer);
             for s in pos.seats().iter() {
                 self.res.luck[self.entry_at[s.index()]] += f64::from(l[s]) / 100.0;
             }
