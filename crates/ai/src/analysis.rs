@@ -11,7 +11,7 @@ use crate::{
     bots::Level,
     eval::Shares,
     hint::{item_share, win_probability_of, Advisor, RankedOption, Reason, Valuation},
-    items::ItemPlayer,
+    items::MASTER_ITEM_VALUER,
     search::{luck, Answer, Search},
 };
 
@@ -256,13 +256,10 @@ pub fn item_roll_luck(
     die: feixingqi_rules::Die,
     answer: Answer,
 ) -> BySeat<f32> {
-    let faces = ItemPlayer::new(Level::Master, 0)
-        .valuer()
-        .faces(pos, items, answer)
-        .map(|v| {
-            let shown = BySeat(v.0.map(item_share));
-            shown_chances(advisor, pos, shown, Valuation::Items)
-        });
+    let faces = MASTER_ITEM_VALUER.faces(pos, items, answer).map(|v| {
+        let shown = BySeat(v.0.map(item_share));
+        shown_chances(advisor, pos, shown, Valuation::Items)
+    });
     luck(&faces, die)
 }
 

@@ -66,6 +66,16 @@ pub const HARD_ITEM_EVALUATOR: Evaluator = Style::Balanced.evaluator();
 /// face two layers deep changed nothing (55.66% against 55.56%).
 pub const MASTER_ITEM_DEPTH: u8 = 2;
 
+/// The 大师 Master's item-aware valuer: [`Evaluator::MASTER`] [`MASTER_ITEM_DEPTH`] chance layers
+/// deep, every other seat predicted as Hard. The Master level plays by it, and the item hint, the
+/// item advice and the rolls' luck in 道具模式 read it.
+pub const MASTER_ITEM_VALUER: ItemValuer = ItemValuer {
+    eval: Evaluator::MASTER,
+    depth: MASTER_ITEM_DEPTH,
+    keep_scale: 1.0,
+    predict: Some(HARD_ITEM_EVALUATOR),
+};
+
 /// A player of the item mode: decides item uses before rolling and moves after.
 pub trait ItemBot {
     /// The item to use before the coming roll, if any. `pos` is in [`Phase::Roll`] and it is the
@@ -94,6 +104,18 @@ pub struct ItemValuer {
 }
 
 impl ItemValuer {
+    /// The valuer of `eval` without a chance layer or a prediction, holding items as this one
+    /// does: how the levels below the Master value a state, and how the Master predicts a seat
+    /// to answer.
+    pub const fn one_ply(&self, eval: Evaluator) -> ItemValuer {
+        ItemValuer {
+            eval,
+            depth: 0,
+            keep_scale: self.keep_scale,
+            predict: None,
+        }
+    }
+
     /// Every seat's value of a state: win share, plus items held, plus what shields save.
     pub fn values(&self, pos: &Position, items: &ItemState, place: usize) -> BySeat<f32> {
         let shares = self.eval.shares(pos, place);
@@ -255,13 +277,7 @@ impl ItemValuer {
         }
         let me = p.turn();
         if let Some(eval) = self.predict.filter(|_| me != root) {
-            let predicted = ItemValuer {
-                eval,
-                depth: 0,
-                keep_scale: self.keep_scale,
-                predict: None,
-            };
-            if let Some(mv) = predicted.best_move(&p, &it) {
+            if let Some(mv) = self.one_ply(eval).best_move(&p, &it) {
                 let (c, ci) = after_move(&p, &it, mv);
                 return self.chance(&c, &ci, depth, place, root);
             }
@@ -284,12 +300,7 @@ impl ItemValuer {
     /// a roll left to chance ([`crate::item_roll_luck`]).
     pub fn faces(&self, pos: &Position, items: &ItemState, answer: Answer) -> [BySeat<f32>; 6] {
         let place = place_of(pos);
-        let hard = ItemValuer {
-            eval: HARD_ITEM_EVALUATOR,
-            depth: 0,
-            keep_scale: self.keep_scale,
-            predict: None,
-        };
+        let hard = self.one_ply(HARD_ITEM_EVALUATOR);
         Die::ALL.map(|d| {
             let (p, it, rolled) = roll(pos, items, d);
             let me = p.turn();
@@ -435,29 +446,19 @@ pub struct ItemPlayer {
 impl ItemPlayer {
     /// The item-mode player of a level, seeded.
     pub fn new(level: Level, seed: u64) -> ItemPlayer {
-        let (eval, depth, random) = match level {
+        let (valuer, random) = match level {
             // As the plain Easy level in 飞行棋: three decisions in four at random.
-            Level::Easy => (Style::Fast.evaluator(), 0, 0.75),
-            Level::Normal => (Style::Fast.evaluator(), 0, 0.0),
-            Level::Hard => (HARD_ITEM_EVALUATOR, 0, 0.0),
-            Level::Master => (Evaluator::MASTER, MASTER_ITEM_DEPTH, 0.0),
+            Level::Easy => (MASTER_ITEM_VALUER.one_ply(Style::Fast.evaluator()), 0.75),
+            Level::Normal => (MASTER_ITEM_VALUER.one_ply(Style::Fast.evaluator()), 0.0),
+            Level::Hard => (MASTER_ITEM_VALUER.one_ply(HARD_ITEM_EVALUATOR), 0.0),
+            Level::Master => (MASTER_ITEM_VALUER, 0.0),
         };
         ItemPlayer {
-            valuer: ItemValuer {
-                eval,
-                depth,
-                keep_scale: 1.0,
-                predict: (level == Level::Master).then_some(HARD_ITEM_EVALUATOR),
-            },
+            valuer,
             random,
             rng: FastRng(seed ^ 0x17e3_5000_0000_0001),
             name: level.name().into(),
         }
-    }
-
-    /// Its valuer.
-    pub fn valuer(&self) -> &ItemValuer {
-        &self.valuer
     }
 
     fn coin(&mut self) -> bool {
@@ -627,7 +628,7 @@ impl ItemHint {
 /// keeping every item is best; its gain is in the win % shown against `opposition`. The move
 /// hint after the roll is [`item_move_hint`].
 pub fn item_hint(pos: &Position, items: &ItemState, opposition: &Opposition) -> Option<ItemHint> {
-    let valuer = ItemPlayer::new(Level::Master, 0).valuer;
+    let valuer = MASTER_ITEM_VALUER;
     valuer.best_use(pos, items).map(|(item_use, g)| {
         let base = valuer.roll_value(pos, items, &Die::ALL);
         ItemHint {
@@ -652,7 +653,7 @@ pub fn item_move_hint(pos: &Position, items: &ItemState) -> Vec<(Move, f32)> {
 pub fn item_move_hint_in(pos: &Position, items: &ItemState, layers: u8) -> Vec<(Move, f32)> {
     let valuer = ItemValuer {
         depth: layers,
-        ..ItemPlayer::new(Level::Master, 0).valuer
+        ..MASTER_ITEM_VALUER
     };
     let mut v = valuer.score_options(pos, items);
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.piece.cmp(&b.0.piece)));
@@ -672,6 +673,14 @@ mod tests {
         let mut setup = parse_setup(text).expect("notation");
         setup.rules.options.items = true;
         Position::from_setup(&setup).expect("valid")
+    }
+
+    /// Yellow's progress on the square that is red's progress `p` (on the loop).
+    fn yellow_on_red(p: u8) -> u8 {
+        let at = feixingqi_rules::geometry::fxq_abs(0, p);
+        (1..=50u8)
+            .find(|&q| feixingqi_rules::geometry::fxq_abs(1, q) == at)
+            .expect("a square of the loop")
     }
 
     fn rolled(mut p: Position, d: u8) -> Position {
@@ -805,10 +814,7 @@ mod tests {
     fn the_item_hint_does_not_call_a_capture_what_a_shield_stops() {
         // Red p3 with a 5 lands on red p8, where a yellow plane stands: a capture by the plain
         // rules, none when that plane is shielded.
-        let at = feixingqi_rules::geometry::fxq_abs(0, 8);
-        let y = (1..=50u8)
-            .find(|&p| feixingqi_rules::geometry::fxq_abs(1, p) == at)
-            .expect("yellow's progress on red p8");
+        let y = yellow_on_red(8);
         let p = rolled(pos(&format!("feixingqi turn=0 0:3,20,H,H 1:{y},H,H,H")), 5);
         let advisor = crate::Advisor::default();
         let walk = |ranked: Vec<crate::RankedOption>| {
@@ -907,10 +913,7 @@ mod tests {
     fn a_shielded_plane_has_no_threat_to_escape() {
         // Yellow stands two squares behind red's plane on p10: walking it away escapes the threat,
         // unless a shield already keeps it from harm until red's next turn.
-        let at = feixingqi_rules::geometry::fxq_abs(0, 8);
-        let y = (1..=50u8)
-            .find(|&p| feixingqi_rules::geometry::fxq_abs(1, p) == at)
-            .expect("yellow's progress on red p8");
+        let y = yellow_on_red(8);
         let advisor = crate::Advisor::default();
         let away = |d: u8, items: &ItemState| {
             let p = rolled(pos(&format!("feixingqi turn=0 0:10,30,H,H 1:{y},H,H,H")), d);
@@ -939,9 +942,7 @@ mod tests {
         let mut items = ItemState::default();
         items.give(Seat::S0, Item::Booster);
         items.give(Seat::S0, Item::Shield);
-        let values = ItemPlayer::new(Level::Master, 0)
-            .valuer
-            .values(&p, &items, 0);
+        let values = MASTER_ITEM_VALUER.values(&p, &items, 0);
         assert!(values[Seat::S0] > 1.0, "{values:?}");
         let ranked = crate::Advisor::default().hint_with_items(&p, &items);
         assert!(!ranked.is_empty());

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{item_square_choice, next_action, temp_dir, untargeted_use, Server};
+use common::{item_square_choice, next_action, temp_dir, untargeted_use, win_luck, Server};
 use serde_json::{json, Value};
 
 #[tokio::test]
@@ -162,12 +162,7 @@ async fn a_whole_item_game_uses_items_and_replays_after_a_restart() {
     }
     // 骰运: the luck of the rolls left to chance, priced with the items beside them. What one
     // roll gives a seat the others lose, so the seats' luck adds up to 0 (each rounded to 0.1).
-    let win_luck: Vec<f64> = st["over"]["luck"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["winLuck"].as_f64().expect("winLuck"))
-        .collect();
+    let win_luck = win_luck(&st["over"]);
     assert_eq!(win_luck.len(), record.seats.len() as usize);
     assert!(win_luck.iter().any(|x| x.abs() > 0.5), "{win_luck:?}");
     assert!(win_luck.iter().sum::<f64>().abs() < 0.25, "{win_luck:?}");

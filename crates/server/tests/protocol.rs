@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{next_action, temp_dir, Server};
+use common::{next_action, temp_dir, win_luck, Server};
 use serde_json::{json, Value};
 
 fn create_msg(rules: &str, players: u8, seats: Value) -> Value {
@@ -141,12 +141,7 @@ async fn whole_game_against_computers_with_hint_and_undo() {
         .sum();
     assert!(rolls > 0);
     // The dice luck of the two seats in win-% points: what one gains the other loses.
-    let win_luck: Vec<f64> = over["luck"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["winLuck"].as_f64().expect("winLuck"))
-        .collect();
+    let win_luck = win_luck(over);
     assert!(win_luck.iter().any(|x| x.abs() > 0.5), "{win_luck:?}");
     let (a, b) = (win_luck[0], win_luck[1]);
     assert!(

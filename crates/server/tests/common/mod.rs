@@ -332,3 +332,14 @@ pub fn item_square_choice(state: &Value) -> Option<Value> {
         .find(|ch| on_board.contains(&ch["square"]))
         .map(|ch| ch["piece"].clone())
 }
+
+/// Every seat's 骰运 of a game-over summary `over` (`luck[].winLuck`, docs/PROTOCOL.md §3), in
+/// seat order.
+pub fn win_luck(over: &Value) -> Vec<f64> {
+    over["luck"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["winLuck"].as_f64().expect("winLuck"))
+        .collect()
+}
