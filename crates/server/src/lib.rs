@@ -72,8 +72,10 @@ pub struct Config {
     /// Messages per connection: sustained per second, and burst (docs/PROTOCOL.md §7.8).
     pub rate_limit: RateLimit,
     /// Build the computer players' tables before the first game needs them
-    /// ([`feixingqi_ai::warm_up`], on the ranking threads before they lower their priority):
-    /// what [`serve`] does; off in tests, which rank without them.
+    /// ([`feixingqi_ai::warm_up`], on the ranking threads), then rank at the lowest priority:
+    /// what [`serve`] does. Off in tests, which spare themselves the seconds it takes: their
+    /// ranking threads keep the normal priority, for a table one of them builds on first use
+    /// holds every game that needs it until it is built.
     pub warm_up: bool,
 }
 

@@ -3,8 +3,9 @@
 //! (milliseconds to tens of them a decision; docs/AI.md), and a whole 4-player game with four
 //! people in it took 1.3 s of a core to grade (median; up to about 3 s), at its end, before its
 //! last move was shown. Every game task, local or online, hands its human decisions as they are
-//! played to the ranking threads here, which run at the lowest priority the system has
-//! (`SCHED_IDLE` on Linux: only when no other thread wants the core), one less than the cores.
+//! played to the ranking threads here, which on a server run at the lowest priority the system
+//! has (`SCHED_IDLE` on Linux: only when no other thread wants the core), one less than the
+//! cores.
 //! The end ranks a few left unranked itself ([`END_SEARCHES`]) and the rest by the hint's one
 //! layer ([`feixingqi_ai::Advisor::quick_hint`]), without waiting, and the summary says how many
 //! (`quick`). However busy the server, the games being played keep their cores, no game's task
@@ -41,19 +42,21 @@ pub(crate) struct Spare {
 
 impl Spare {
     /// One ranking thread less than this machine's cores, at least one; with `warm_up`, each
-    /// builds the computer players' tables first ([`feixingqi_ai::warm_up`]).
+    /// builds the computer players' tables first ([`feixingqi_ai::warm_up`]) and then ranks at
+    /// the lowest priority.
     pub(crate) fn new(metrics: Arc<Metrics>, warm_up: bool) -> Spare {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Spare::with_threads(cores.saturating_sub(1).max(1), true, warm_up, metrics)
+        Spare::with_threads(cores.saturating_sub(1).max(1), warm_up, metrics)
     }
 
-    /// `n` ranking threads, at the lowest priority if `lowest` (tests rank at the normal one,
-    /// not to wait on a busy machine); they stop when the last clone of the queue is dropped.
-    /// With `warm_up` they build the tables at the normal priority before they lower it: a
-    /// table a thread builds at the lowest is one that every game needing it waits for while
-    /// the machine's cores are all busy with other work, which `SCHED_IDLE` may be for ever
-    /// (rooms restarted on a machine saturated by other processes froze until it was not).
-    fn with_threads(n: usize, lowest: bool, warm_up: bool, metrics: Arc<Metrics>) -> Spare {
+    /// `n` ranking threads; they stop when the last clone of the queue is dropped. With
+    /// `warm_up` they build the tables at the normal priority and only then lower it to the
+    /// lowest; without, they keep the normal priority. A table that a thread builds at the
+    /// lowest is one that every game needing it waits for while the machine's cores are all
+    /// busy with other work, which under `SCHED_IDLE` may be for ever (rooms restarted on a
+    /// machine saturated by other processes froze until it was not), so a thread that has not
+    /// built them (a test's server, which spares itself the seconds) must not rank there.
+    fn with_threads(n: usize, warm_up: bool, metrics: Arc<Metrics>) -> Spare {
         let (jobs, rx) = mpsc::sync_channel(QUEUE);
         let rx = Arc::new(Mutex::new(rx));
         for i in 0..n {
@@ -63,8 +66,6 @@ impl Spare {
                 .spawn(move || {
                     if warm_up {
                         feixingqi_ai::warm_up();
-                    }
-                    if lowest {
                         lowest_priority();
                     }
                     rank(&rx, &metrics);
@@ -218,7 +219,7 @@ mod tests {
 
     /// In 道具模式 too, whose decisions were all graded at the game's end before.
     fn ranked_as_the_game_goes_on(items: bool) {
-        let spare = Spare::with_threads(1, false, false, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(1, false, Arc::new(Metrics::default()));
         let (mut ahead, mut fresh) = twins(&spare, items);
         assert!(!ahead.has_unranked(), "the queue took every decision");
         // The game's end comes after the thread has ranked them all (as with people's pace).
@@ -250,7 +251,7 @@ mod tests {
     fn a_few_ranked_at_the_end(items: bool) {
         // No ranking thread: nothing is ranked ahead (as on a server too busy to spare a core,
         // or with its queue full).
-        let spare = Spare::with_threads(0, false, false, Arc::new(Metrics::default()));
+        let spare = Spare::with_threads(0, false, Arc::new(Metrics::default()));
         let (mut busy, mut fresh) = twins(&spare, items);
         spare.summarize(&mut busy);
         let (rough, exact) = (analysis(&mut busy), analysis(&mut fresh));
