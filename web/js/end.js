@@ -76,7 +76,7 @@ export function renderEnd(host, st, h) {
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
     ${h.extra || ''}
-    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote')}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
+    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
     ${grades}
     <div class="controls">
       ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}

@@ -153,10 +153,16 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
       };
       const st = structuredClone(/** @type {any} */ (window).__fxq.current.st);
       const plain = note(st);
+      st.rules = 'feixingqi';
+      const fxq = note(st);
       st.items = { board: [], bars: [], weather: null, shields: [] };
-      return { plain, items: note(st) };
+      return { plain, fxq, items: note(st) };
     });
     assert.match(luckNotes.plain, /骰运/, luckNotes.plain);
+    // The note's example speaks each game's words: a Ludo piece leaves the yard, a plane takes off.
+    assert.match(luckNotes.plain, /棋子急需出营时是好运，营区已空时/, luckNotes.plain);
+    assert.doesNotMatch(luckNotes.plain, /停机坪|起飞/, luckNotes.plain);
+    assert.match(luckNotes.fxq, /起飞急需时是好运，停机坪已空时/, luckNotes.fxq);
     assert.doesNotMatch(luckNotes.plain, /道具模式/, luckNotes.plain);
     assert.match(luckNotes.items, /道具模式：6数骰、遥控骰子定下的点数是选的/, luckNotes.items);
     // The line names the roll and both landings; the first mistake listed opens the replay.
