@@ -33,7 +33,7 @@ const S = {
     firstRoll: '掷骰决定',
     scoring: '计分',
     scoreNone: '不计分',
-    scorePer: '每架 50 分',
+    scorePer: '每个棋子 50 分',
     scoreRoom: '房间分',
     roomPoints: '房间分 R',
     language: '语言',
