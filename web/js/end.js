@@ -41,11 +41,14 @@ export function renderEnd(host, st, h) {
   const scores = over.scores || st.scores;
   const scoreOf = (seat) => scores?.find((x) => x.seat === seat)?.score;
   const info = (seat) => st.seats.find((s) => s.seat === seat);
+  const team = !!st.options?.team;
   const ctl = (s) => !s ? '' : h.nameOf ? h.nameOf(s.seat) ?? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
   const rows = ranking.map((seat, i) => {
     const s = info(seat);
     const sc = scoreOf(seat);
-    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}</td>
+    // In team play (RULES.md §9) each row names the seat's partner.
+    const partner = team ? ` <span class="partner">${esc(t('teamOf'))} ${esc(seatName(rules, (seat + 2) % 4))}</span>` : '';
+    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}${partner}</td>
       <td>${esc(ctl(s))}</td><td>${s ? `${s.finishedPieces}/${st.options?.pieces ?? 4}` : ''}</td>${scores ? `<td>${sc > 0 ? '+' : ''}${sc ?? ''}</td>` : ''}</tr>`;
   }).join('');
   const luck = over.luck || st.stats || [];
@@ -72,7 +75,7 @@ export function renderEnd(host, st, h) {
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}${quick}</section>`;
   }
   host.innerHTML = `
-    <h2 id="end-title">${t('gameOver')} — ${esc(seatName(rules, ranking[0] ?? 0))} ${t('place', { n: 1 })}</h2>
+    <h2 id="end-title">${t('gameOver')} — ${team ? esc(t('teamWins', { a: seatName(rules, ranking[0] ?? 0), b: seatName(rules, ((ranking[0] ?? 0) + 2) % 4) })) : `${esc(seatName(rules, ranking[0] ?? 0))} ${t('place', { n: 1 })}`}</h2>
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
     ${h.extra || ''}

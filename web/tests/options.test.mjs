@@ -29,6 +29,14 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     await page.waitForSelector('#end[open]');
     const head = await page.locator('#end .rank thead').innerText();
     assert.match(head, /得分/);
+    // The title names the winning team, and every row the seat's partner (RULES.md §9).
+    const first = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.ranking[0]);
+    const pair = [['红方', '蓝方'], ['黄方', '绿方']][first % 2];
+    const [a, p] = first < 2 ? pair : [pair[1], pair[0]];
+    assert.equal(await page.locator('#end-title').innerText(), `游戏结束 — ${a}、${p}队获胜`);
+    const partners = await page.locator('#end .rank tbody td .partner').allInnerTexts();
+    assert.equal(partners.length, 4);
+    assert.equal(partners[0], `队友 ${p}`);
     const scores = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.scores);
     assert.equal(scores.reduce((a, s) => a + s.score, 0), 0, 'room points are zero-sum');
     const kinds = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((f) => f.events.map((e) => e.kind)));
