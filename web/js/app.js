@@ -413,8 +413,15 @@ function logLine(text, imp = false, list = $('log')) {
   while (list.children.length > 120) list.lastChild?.remove();
 }
 
-/** Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment). */
-function describeEvent(e, rules, said, log = logLine) {
+/** Sounds and banners that do nothing: the words of past events, said again without a show. */
+const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () => {} })), banner: () => {} };
+
+/**
+ * Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment).
+ * `quiet`: the words only (no sound, banner, die or wait), for a log rebuilt from past events.
+ */
+function describeEvent(e, rules, said, log = logLine, quiet = false) {
+  const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
   const ludo = rules === 'ludo';
@@ -423,55 +430,56 @@ function describeEvent(e, rules, said, log = logLine) {
   let imp = false;
   switch (e.kind) {
     case 'openingRoll': case 'rolled':
-      if (current.view === 'game') showDie(e.die, true);
-      sfx.roll(); if (e.die === 6) sfx.six();
       text = t('rolled', { name: nm(e.seat), d: e.die }) + (e.kind === 'openingRoll' ? ` (${t('firstRoll')})` : '');
       log(text, false); said.push(text);
+      if (quiet) return null;
+      if (current.view === 'game') showDie(e.die, true);
+      fx.roll(); if (e.die === 6) fx.six();
       return new Promise((r) => setTimeout(r, 380 * anim));
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
-    case 'takeOff': sfx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
-    case 'step': sfx.step(); return null;
-    case 'jump': sfx.jump(); text = t('jumped', { piece: pc(e.piece) }); break;
-    case 'fly': sfx.fly(); text = t('flew', { piece: pc(e.piece) }); banner('✈ ' + t('flyBanner')); break;
+    case 'takeOff': fx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    case 'step': fx.step(); return null;
+    case 'jump': fx.jump(); text = t('jumped', { piece: pc(e.piece) }); break;
+    case 'fly': fx.fly(); text = t('flew', { piece: pc(e.piece) }); shout('✈ ' + t('flyBanner')); break;
     case 'bounce': text = t('bounced', { piece: pc(e.piece) }); break;
     case 'blocked': text = e.what === 'jump' ? t('blockedJump') : t('blockedFly'); break;
     case 'parked': text = t('parked', { piece: pc(e.piece) }); break;
     case 'captured':
-      sfx.capture();
+      fx.capture();
       if (e.victimSeat === e.seat) return null; // the collision line says it
       text = t(ludo ? 'capturedLudo' : 'captured', { by: nm(e.seat), victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
-      imp = true; banner(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
-    case 'collision': sfx.capture(); text = t('collision'); imp = true; banner(t('collision')); break;
-    case 'finished': sfx.finish(); text = t('finishedPiece', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
-    case 'seatFinished': sfx.win(); text = t('seatFinished', { name: nm(e.seat), place: e.place }); imp = true; banner(text, 1500); break;
-    case 'penalty': sfx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; banner(text, 1500); break;
+      imp = true; shout(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
+    case 'collision': fx.capture(); text = t('collision'); imp = true; shout(t('collision')); break;
+    case 'finished': fx.finish(); text = t('finishedPiece', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
+    case 'seatFinished': fx.win(); text = t('seatFinished', { name: nm(e.seat), place: e.place }); imp = true; shout(text, 1500); break;
+    case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
     case 'skip': {
-      sfx.skip();
+      fx.skip();
       const five = e.reason === 'need_takeoff_roll' && (current.st?.options?.takeoff || []).includes(5);
       const key = 'skipReason_' + e.reason + (five ? '5' : '');
       const own = t(key);
       text = t('skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });
       imp = true;
-      banner(t('skipBanner'), 900); break;
+      shout(t('skipBanner'), 900); break;
     }
     case 'stack': if (e.count > 1) text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); break;
     case 'bonus':
       text = t(e.cause === 'capture' ? 'bonusCapture' : e.cause === 'finish' ? 'bonusFinish' : 'bonusSix');
-      banner(t('bonus', { name: nm(e.seat) }), 700);
+      shout(t('bonus', { name: nm(e.seat) }), 700);
       break;
     case 'turnPassed': text = t('passes', { name: nm(e.to) }); break;
     // ---- 道具模式 (docs/PROTOCOL.md "Items")
     case 'roundStarted': text = t('evRoundStarted', { n: e.round }); break;
     case 'itemAppeared': text = t('evItemAppeared', { item: itemName(e.item) }); break;
-    case 'itemPicked': sfx.jump(); text = t('evItemPicked', { name: nm(e.seat), piece: pc(e.piece), item: itemName(e.item) }); imp = true; break;
+    case 'itemPicked': fx.jump(); text = t('evItemPicked', { name: nm(e.seat), piece: pc(e.piece), item: itemName(e.item) }); imp = true; break;
     case 'itemUsed': {
       text = t('evItemUsed', { name: nm(e.seat), use: useText(rules, e.use) });
-      imp = true; banner(`${itemName(e.use?.item)}`, 800); break;
+      imp = true; shout(`${itemName(e.use?.item)}`, 800); break;
     }
     case 'missileHit':
-      sfx.capture();
+      fx.capture();
       text = t('evMissileHit', { victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
-      imp = true; banner(itemName('missile'), 900); break;
+      imp = true; shout(itemName('missile'), 900); break;
     case 'shieldHeld': text = t('evShieldHeld', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
     case 'shieldEnded': text = t('evShieldEnded', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'weatherAppeared': text = t('evWeatherAppeared', { weather: itemName(e.weather) }); break;

@@ -6,6 +6,9 @@ import { decisionWords } from './end.js';
 import { createBoard } from './board.js';
 import { verifyHref } from './verify.js';
 
+/** How many plies before the position the log shows after a jump. */
+const RELOG_PLIES = 30;
+
 export class Viewer {
   /** @param {any} deps */
   constructor(deps) {
@@ -120,7 +123,20 @@ export class Viewer {
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
     this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
+    this.relog();
     this.update();
+  }
+
+  /**
+   * The log as it reads at this position: the words of the last plies before it, without their
+   * sounds. A log kept across a jump would show what was played somewhere else as if it had
+   * just happened here.
+   */
+  relog() {
+    this.d.$('v-log').innerHTML = '';
+    for (const f of this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i)) {
+      for (const e of f.events || []) this.d.describeEvent(e, this.rules, [], (text, imp) => this.log(text, imp), true);
+    }
   }
 
   async next() {

@@ -94,6 +94,16 @@ async function recordAndReplay(page, b, rules) {
   await page.waitForTimeout(2500);
   await page.evaluate(() => /** @type {any} */ (window).__fxq.viewer.setSpeed(0));
   assert.match(await page.locator('#v-pos').innerText(), new RegExp(`${Math.floor(frames / 2)} / ${frames}`));
+  // After the jump the log reads as the game did up to here: the rolls of the plies before this
+  // position, newest first (it used to keep the lines of the plies stepped through elsewhere).
+  const { want, got } = await page.evaluate((m) => {
+    const v = /** @type {any} */ (window).__fxq.viewer;
+    const want = v.frames.slice(Math.max(0, m - 30), m).flatMap((/** @type {any} */ f) => (f.events || []).filter((/** @type {any} */ e) => e.kind === 'rolled').map((/** @type {any} */ e) => e.die)).reverse();
+    const got = [...document.querySelectorAll('#v-log li')].map((li) => li.textContent?.match(/掷出 ([1-6])$/)?.[1]).filter(Boolean).map(Number);
+    return { want, got };
+  }, Math.floor(frames / 2));
+  assert.ok(want.length > 0, 'rolls before the middle of the game');
+  assert.deepEqual(got, want);
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
   await page.setInputFiles('#v-file', file);
