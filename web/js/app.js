@@ -418,9 +418,10 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
 
 /**
  * Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment).
- * `quiet`: the words only (no sound, banner, die or wait), for a log rebuilt from past events.
+ * `quiet`: the words only (no sound, banner, die or wait), for a log rebuilt from past events;
+ * `takeoff`: the game's takeoff rolls (the replay's record, not the game on the game screen).
  */
-function describeEvent(e, rules, said, log = logLine, quiet = false) {
+function describeEvent(e, rules, said, log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || []) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
@@ -455,7 +456,7 @@ function describeEvent(e, rules, said, log = logLine, quiet = false) {
     case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
     case 'skip': {
       fx.skip();
-      const five = e.reason === 'need_takeoff_roll' && (current.st?.options?.takeoff || []).includes(5);
+      const five = e.reason === 'need_takeoff_roll' && takeoff.includes(5);
       const key = 'skipReason_' + e.reason + (five ? '5' : '');
       const own = t(key);
       text = t('skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });

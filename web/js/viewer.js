@@ -43,6 +43,7 @@ export class Viewer {
     $('v-log').innerHTML = '';
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
     this.rules = rules;
+    this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
     this.board = createBoard($('viewer-board'), geo, {});
     this.board.setSpeed(this.anim);
@@ -135,7 +136,7 @@ export class Viewer {
   relog() {
     this.d.$('v-log').innerHTML = '';
     for (const f of this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i)) {
-      for (const e of f.events || []) this.d.describeEvent(e, this.rules, [], (text, imp) => this.log(text, imp), true);
+      for (const e of f.events || []) this.d.describeEvent(e, this.rules, [], (text, imp) => this.log(text, imp), true, this.takeoff);
     }
   }
 
@@ -146,7 +147,7 @@ export class Viewer {
     const epoch = this.epoch;
     const f = this.frames[this.i];
     const said = [];
-    await this.board.animate(f.events || [], (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp)));
+    await this.board.animate(f.events || [], (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp), false, this.takeoff));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they

@@ -42,6 +42,18 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     const kinds = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((f) => f.events.map((e) => e.kind)));
     assert.ok(kinds.includes('openingRoll') && kinds.includes('starts'), 'opening rolls played');
     await shot(page, 'end-team-scoring.png');
+    // The replay link opened afresh (no game on the game screen) says each skip by the record's
+    // own takeoff rolls: 5 or 6 here (it used to read the game screen's options: 6 only).
+    const gameId = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.gameId);
+    const link = await b.context.newPage();
+    await open(link, { hash: `#record=g:${gameId}` });
+    await link.waitForSelector('#view-viewer:not([hidden]) svg.board');
+    await link.waitForFunction(() => Number(document.getElementById('v-range')?.getAttribute('max')) > 0);
+    const k = await link.evaluate(() => /** @type {any} */ (window).__fxq.viewer.frames.findIndex((/** @type {any} */ f) => (f.events || []).some((/** @type {any} */ e) => e.kind === 'skip' && e.reason === 'need_takeoff_roll')));
+    assert.ok(k >= 0, 'a skip for want of a takeoff roll');
+    await link.locator('#v-range').fill(String(k + 1));
+    const said = await link.locator('#v-log').innerText();
+    assert.match(said, /需要掷出 5 或 6 才能起飞/, said);
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
