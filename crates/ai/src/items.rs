@@ -599,7 +599,7 @@ impl ItemHint {
             ItemUse::Missile { seat, piece } => {
                 // Items are a 飞行棋 mode: its colours.
                 let (zh, _) = seat.colour_names(false);
-                format!("用导弹把{zh}方的 {} 号飞机打回机场。", piece + 1)
+                format!("用导弹把{zh}方的 {} 号飞机打回停机坪。", piece + 1)
             }
         };
         format!("{what}（胜率约 +{:.1}%）", self.gain)
@@ -718,6 +718,24 @@ mod tests {
             hint.item_use
         );
         assert!(!hint.zh().is_empty() && !hint.en().is_empty());
+    }
+
+    /// The advice speaks the board's words: a missile sends a plane back to its 停机坪 (the
+    /// hangar), as the UI says everywhere else.
+    #[test]
+    fn the_missile_advice_names_the_hangar_as_the_board_does() {
+        let hint = ItemHint {
+            item_use: ItemUse::Missile {
+                seat: Seat::S2,
+                piece: 0,
+            },
+            gain: 5.7,
+        };
+        assert_eq!(
+            hint.zh(),
+            "用导弹把蓝方的 1 号飞机打回停机坪。（胜率约 +5.7%）"
+        );
+        assert!(hint.en().contains("hangar"), "{}", hint.en());
     }
 
     #[test]
