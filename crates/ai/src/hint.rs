@@ -8,8 +8,8 @@
 use feixingqi_rules::{
     geometry::{ludo_safe, CENTRE, ENTRY},
     items::ItemState,
-    BySeat, Event, EventSink, Item, ItemEvent, Move, Phase, PieceRef, Position, Progress, Rules,
-    Seat, Weather,
+    BySeat, Event, EventSink, Item, ItemEvent, Move, Phase, PieceRef, Position, Progress, RuleSet,
+    Rules, Seat, Weather,
 };
 
 use crate::{
@@ -45,16 +45,23 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// A short sentence in Chinese.
-    pub const fn zh(self) -> &'static str {
+    /// A short sentence in Chinese, in the words of `game`'s board: a 飞行棋 plane is 撞 back to
+    /// its 停机坪 and takes off (起飞); a Ludo piece is 吃 back to its 营区 and comes out (出营).
+    pub const fn zh(self, game: RuleSet) -> &'static str {
+        let ludo = matches!(game, RuleSet::Ludo);
         match self {
-            Reason::Capture => "吃掉对手的棋子，把它送回基地。",
-            Reason::Finish => "让一枚棋子到达终点。",
+            Reason::Capture if ludo => "吃掉对手的棋子，把它送回营区。",
+            Reason::Capture => "撞掉对手的飞机，把它撞回停机坪。",
+            Reason::Finish if ludo => "让一枚棋子到达终点。",
+            Reason::Finish => "让一架飞机到达终点。",
             Reason::EscapeThreat => "躲开身后对手的威胁。",
             Reason::JumpOrFly => "利用跳格或飞越多走几步。",
-            Reason::ReachSafety => "走到安全格，不会被吃。",
-            Reason::JoinStack => "与自己的棋子叠在一起，互相保护。",
-            Reason::TakeOff => "让一枚新棋子起飞出营。",
+            Reason::ReachSafety if ludo => "走到安全格，不会被吃。",
+            Reason::ReachSafety => "走进终点道，避开对手。",
+            Reason::JoinStack if ludo => "与自己的棋子叠在一起，不会被吃。",
+            Reason::JoinStack => "和自己的飞机组成迭子，互相保护。",
+            Reason::TakeOff if ludo => "让一枚新棋子出营。",
+            Reason::TakeOff => "让一架新飞机起飞。",
             Reason::Progress => "向终点稳步前进。",
             Reason::PickUp(Item::SixDie) => "捡起棋盘上的6数骰。",
             Reason::PickUp(Item::Booster) => "捡起棋盘上的动力装置。",
@@ -65,16 +72,25 @@ impl Reason {
         }
     }
 
-    /// A short sentence in English.
-    pub const fn en(self) -> &'static str {
+    /// A short sentence in English, in the words of `game`'s board (planes and the hangar in
+    /// 飞行棋, pieces and the yard in Ludo).
+    pub const fn en(self, game: RuleSet) -> &'static str {
+        let ludo = matches!(game, RuleSet::Ludo);
         match self {
-            Reason::Capture => "Captures an opponent's piece and sends it home.",
-            Reason::Finish => "Brings a piece home to the centre.",
+            Reason::Capture if ludo => {
+                "Captures an opponent's piece and sends it back to its yard."
+            }
+            Reason::Capture => "Knocks an opponent's plane back to its hangar.",
+            Reason::Finish if ludo => "Brings a piece home to the centre.",
+            Reason::Finish => "Brings a plane home to the centre.",
             Reason::EscapeThreat => "Escapes an opponent threatening it from behind.",
             Reason::JumpOrFly => "Uses a jump or the fly line to go further.",
-            Reason::ReachSafety => "Reaches a square where it cannot be captured.",
-            Reason::JoinStack => "Joins an own piece to form a protective stack.",
-            Reason::TakeOff => "Brings a new piece into play.",
+            Reason::ReachSafety if ludo => "Reaches a square where it cannot be captured.",
+            Reason::ReachSafety => "Enters the home lane, away from the opponents.",
+            Reason::JoinStack if ludo => "Joins an own piece: together they cannot be captured.",
+            Reason::JoinStack => "Joins an own plane to form a protective stack.",
+            Reason::TakeOff if ludo => "Brings a new piece out of the yard.",
+            Reason::TakeOff => "Takes off a new plane.",
             Reason::Progress => "Steady progress towards the centre.",
             Reason::PickUp(Item::SixDie) => "Picks up the six die lying on the board.",
             Reason::PickUp(Item::Booster) => "Picks up the booster lying on the board.",
@@ -736,5 +752,68 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         gap: 0.0,
         reason: reasons[0],
         reasons,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every reason, in each game's words: a Ludo sentence names no plane, 停机坪 or takeoff, a
+    /// 飞行棋 one no yard (the UI speaks each board's own words).
+    #[test]
+    fn each_reason_speaks_its_own_boards_words() {
+        let mut all = vec![
+            Reason::Capture,
+            Reason::Finish,
+            Reason::EscapeThreat,
+            Reason::JumpOrFly,
+            Reason::ReachSafety,
+            Reason::JoinStack,
+            Reason::TakeOff,
+            Reason::Progress,
+            Reason::Tailwind,
+        ];
+        all.extend(
+            [
+                Item::SixDie,
+                Item::Booster,
+                Item::RemoteDie,
+                Item::Shield,
+                Item::Missile,
+            ]
+            .map(Reason::PickUp),
+        );
+        for r in all {
+            for (game, foreign) in [
+                (
+                    RuleSet::Ludo,
+                    &[
+                        "飞机",
+                        "停机坪",
+                        "起飞",
+                        "迭子",
+                        "plane",
+                        "hangar",
+                        "takes off",
+                    ][..],
+                ),
+                (RuleSet::Feixingqi, &["营区", "出营", "yard"][..]),
+            ] {
+                let (zh, en) = (r.zh(game), r.en(game));
+                assert!(!zh.is_empty() && !en.is_empty(), "{r:?}");
+                for w in foreign {
+                    assert!(
+                        !zh.contains(w) && !en.contains(w),
+                        "{r:?} in {game:?}: {zh} / {en}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            Reason::Capture.zh(RuleSet::Feixingqi),
+            "撞掉对手的飞机，把它撞回停机坪。"
+        );
+        assert_eq!(Reason::TakeOff.zh(RuleSet::Ludo), "让一枚新棋子出营。");
     }
 }

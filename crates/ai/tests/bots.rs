@@ -230,7 +230,8 @@ fn hint_ranks_every_distinct_option_and_explains_a_capture() {
     assert_eq!(ranked[0].square, Some(14));
     assert_eq!(ranked[0].gap, 0.0);
     assert!(ranked[1].gap > 0.0);
-    assert!(!ranked[0].reason.zh().is_empty() && !ranked[0].reason.en().is_empty());
+    let game = pos.rules().rule_set;
+    assert!(!ranked[0].reason.zh(game).is_empty() && !ranked[0].reason.en(game).is_empty());
     for mut b in Level::ALL.map(|l| l.bot(3)).into_iter().skip(1) {
         assert_eq!(
             b.choose(&pos),

@@ -1363,8 +1363,8 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
                 100.0 * o.win,
                 o.gap,
                 o.reason,
-                o.reason.zh(),
-                o.reason.en()
+                o.reason.zh(pos.rules().rule_set),
+                o.reason.en(pos.rules().rule_set)
             );
         }
     }

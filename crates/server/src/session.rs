@@ -1082,7 +1082,8 @@ impl Session {
         let Phase::Move(die) = pos.phase() else {
             return Err(Error::NotAllowed("no choice is pending: roll first".into()));
         };
-        let board = feixingqi_rules::Board::of(self.config.rules.rule_set);
+        let game = self.config.rules.rule_set;
+        let board = feixingqi_rules::Board::of(game);
         let advisor = self.advisor();
         // Four chance layers deep in 飞行棋 and where two seats compete (tens of ms); in 道具模式
         // by the item-aware values, as weather and shields change what a move does (two chance
@@ -1108,8 +1109,8 @@ impl Session {
                     "gap": round(f64::from(o.gap), 2),
                     "reason": reason_code(o.reason),
                     "reasons": o.reasons.iter().map(|r| reason_code(*r)).collect::<Vec<_>>(),
-                    "zh": o.reason.zh(),
-                    "en": o.reason.en(),
+                    "zh": o.reason.zh(game),
+                    "en": o.reason.en(game),
                 })
             })
             .collect();
@@ -1393,6 +1394,7 @@ impl Session {
         // in 道具模式 as its item-aware grading measures it.
         let rules = &self.config.rules;
         let players = self.config.seats.len() as usize;
+        let game = self.config.rules.rule_set;
         let typical = typical_losses(rules, players);
         let typical_json: Vec<Value> = typical
             .iter()
@@ -1429,8 +1431,8 @@ impl Session {
                     "best": d.best.piece,
                     "bestTo": view::progress(d.best_to),
                     "reason": reason_code(d.reason),
-                    "zh": d.reason.zh(),
-                    "en": d.reason.en(),
+                    "zh": d.reason.zh(game),
+                    "en": d.reason.en(game),
                     "loss": round(f64::from(d.loss), 2),
                     "grade": grade_code(d.grade),
                     "quick": quick.contains(&d.ply),
