@@ -84,6 +84,19 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await open(b, { lang: 'en', hash: `#room=${code}` });
     await b.waitForSelector('#online-form #join-code');
     assert.equal(await b.locator('#join-code').inputValue(), code, 'the share link fills in the code');
+    // In English, Latin punctuation is set in a Latin font, not full width by a CJK one.
+    const apostrophe = await b.evaluate(() => {
+      const width = (/** @type {string} */ text) => {
+        const span = document.createElement('span');
+        span.textContent = text;
+        document.body.append(span);
+        const w = span.getBoundingClientRect().width;
+        span.remove();
+        return w;
+      };
+      return width('’') / width('M');
+    });
+    assert.ok(apostrophe < 0.6, `’ is ${apostrophe.toFixed(2)} of an M wide`);
     await b.fill('#nick', 'Bob');
     await b.click('#btn-join');
     await b.waitForSelector('#view-room:not([hidden]) #btn-ready');
