@@ -258,7 +258,7 @@ const S = {
     rollKey: 'Roll (Space)',
     hint: 'Master hint',
     hintAll: 'All options',
-    hintWinNote: 'Win %: your chance if you play on like 困难 Hard, against each computer at its own level (people count as Hard).',
+    hintWinNote: 'Win %: your chance if you play on like Hard, against each computer at its own level (people count as Hard).',
     undo: 'Undo',
     speed: 'Computer speed',
     slow: 'Slow',
@@ -680,7 +680,7 @@ Object.assign(S.zh, {
 Object.assign(S.en, {
   itemMode: 'Item mode',
   luckNoteItems: 'In item mode a value set by the six die or the remote die is chosen, not rolled, and counts in none of these; dice luck is priced by the Master’s valuation of the item game, weather, shields and items on the board included.',
-  itemModeNote: 'Items and weather appear on the board (飞行棋 only)',
+  itemModeNote: 'Items and weather appear on the board (Feixingqi only)',
   itemBars: 'Item bars',
   itemBarOf: '{name}’s item bar',
   itemRound: 'Round {n}',
