@@ -498,8 +498,14 @@ export class Rooms {
   // -------------------------------------------------------------------------------------------
   // quick chat (§7.6)
 
+  /** A quick-chat phrase in this room's game's words: a Ludo piece is 吃, a 飞行棋 plane 撞. */
+  phrase(i) {
+    const own = this.room?.rules === 'ludo' ? t(`chat${i}Ludo`) : '';
+    return own && own !== `chat${i}Ludo` ? own : t('chat' + i);
+  }
+
   chatPanel(where) {
-    const buttons = Array.from({ length: PHRASES }, (_, i) => `<button type="button" data-phrase="${i}">${esc(t('chat' + i))}</button>`).join('');
+    const buttons = Array.from({ length: PHRASES }, (_, i) => `<button type="button" data-phrase="${i}">${esc(this.phrase(i))}</button>`).join('');
     return `<details class="chat card" id="chat-${where}"><summary>${t('quickChat')}</summary><div class="phrases" role="group" aria-label="${t('quickChat')}">${buttons}</div></details>`;
   }
 
@@ -517,7 +523,7 @@ export class Rooms {
 
   onChat(c) {
     if (!this.active() || !(c.phrase >= 0 && c.phrase < PHRASES)) return;
-    const text = t('chat' + c.phrase);
+    const text = this.phrase(c.phrase);
     const who = c.nickname || (c.seat !== null && c.seat !== undefined ? this.nameOf(c.seat) : '') || '';
     const line = `${who}：${text}`;
     const { current } = this.d;

@@ -143,6 +143,8 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
 
     // --- quick chat: A says 你好！, B (in English) sees "Hi!" next to A's seat
     await a.click('#chat-game summary');
+    // a Ludo room's phrases speak of captures (吃), not of 飞行棋's 撞
+    assert.equal(await a.locator('#chat-game button[data-phrase="4"]').innerText(), '别吃我！');
     await a.click('#chat-game button[data-phrase="0"]');
     await b.waitForSelector('#board .chat-bubble:text-is("Hi!")', { timeout: 10000 });
     await c.waitForSelector('#board .chat-bubble:text-is("你好！")', { timeout: 10000 });
