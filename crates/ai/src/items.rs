@@ -24,6 +24,7 @@
 //! 遥控骰子 the best die, for 动力装置 every die walked double), minus the value of the item spent.
 
 use feixingqi_rules::{
+    geometry::fxq_progress,
     items::{distinct_mask, Item, ItemState, ItemUse},
     playout::{random_item_use, FastRng},
     BySeat, Die, Move, NoEvents, Phase, Position, Progress, Rolled, Seat,
@@ -167,7 +168,30 @@ impl ItemValuer {
     /// one of `s`'s planes on the loop goes home, once through the item-aware resolution and once
     /// through the plain one. A hit plane costs what [`ItemValuer::values`] loses without it.
     pub fn weather_risk(&self, pos: &Position, items: &ItemState, s: Seat, place: usize) -> f32 {
-        if items.weather().is_none() || pos.is_over() {
+        let Some(cell) = items.weather() else {
+            return 0.0;
+        };
+        if pos.is_over() {
+            return 0.0;
+        }
+        // Whether a plane of `s` goes home comes out the same through both resolutions unless a
+        // plane of `s` holds a shield, a booster doubles the roll, or the walk meets the weather
+        // square ("只有走到或走过天气格的飞机受影响", RULES.md §10.3): a walk of `d` from progress
+        // `q` (a bounce included) stays within `d` squares of `q`. Where none can, one plain play
+        // stands for both, and where no enemy plane is within six squares of the weather there
+        // is nothing to tell apart.
+        let plain_unless_near =
+            !items.booster_active() && items.shield_mask() >> (4 * s.index()) & 0xF == 0;
+        let near = |e: Seat, q: Progress, d: u8| match (q, fxq_progress(e.get(), cell.square)) {
+            (Progress::At(q), Some(w)) => w.abs_diff(q) <= d,
+            _ => false,
+        };
+        if plain_unless_near
+            && !pos
+                .seats()
+                .iter()
+                .any(|e| pos.enemies(s, e) && pos.pieces(e).any(|q| near(e, q, 6)))
+        {
             return 0.0;
         }
         let mut setup = pos.to_setup();
@@ -191,13 +215,19 @@ impl ItemValuer {
                 }
                 let (mut with, mut without) = (0u8, 0u8);
                 for &mv in p.legal_moves().iter() {
+                    let mut b = p;
+                    b.play_unchecked(mv, &mut NoEvents);
+                    let plain = sent_home(pos, &b, s);
+                    without |= plain;
+                    let from = p.piece(e, mv.piece).unwrap_or(Progress::Hangar);
+                    if plain_unless_near && !near(e, from, die.get()) {
+                        with |= plain;
+                        continue;
+                    }
                     let mut a = p;
                     let mut ai = *items;
                     a.play_unchecked_with_items(mv, &mut ai, &mut NoEvents);
                     with |= sent_home(pos, &a, s);
-                    let mut b = p;
-                    b.play_unchecked(mv, &mut NoEvents);
-                    without |= sent_home(pos, &b, s);
                 }
                 for (k, mask) in [with, without].into_iter().enumerate() {
                     for (i, h) in hits[k].iter_mut().enumerate() {
@@ -1039,6 +1069,133 @@ mod tests {
         // Green p28 is red p15, five behind: a 5 hits, unless a fog on red p17 stops every walk.
         let q = pos("feixingqi turn=0 0:20,H,H,H 3:28,H,H,H");
         assert!(v.weather_risk(&q, &weather(Weather::Fog, 17), Seat::S0, 0) < 0.0);
+    }
+
+    /// [`ItemValuer::weather_risk`] as it was first written: every enemy move played both ways.
+    fn weather_risk_both_ways(
+        v: &ItemValuer,
+        pos: &Position,
+        items: &ItemState,
+        s: Seat,
+        place: usize,
+    ) -> f32 {
+        if items.weather().is_none() || pos.is_over() {
+            return 0.0;
+        }
+        let mut setup = pos.to_setup();
+        setup.sixes = 0;
+        setup.forced = None;
+        let mut miss = [[1f32; 4]; 2];
+        for e in pos.seats().iter() {
+            if !pos.enemies(s, e) || pos.finished_seats().contains(e) {
+                continue;
+            }
+            setup.turn = e;
+            let Ok(base) = Position::from_setup(&setup) else {
+                continue;
+            };
+            let mut hits = [[0u8; 4]; 2];
+            for die in Die::ALL {
+                let mut p = base;
+                if p.roll_unchecked(die, &mut NoEvents) != Rolled::Move {
+                    continue;
+                }
+                let (mut with, mut without) = (0u8, 0u8);
+                for &mv in p.legal_moves().iter() {
+                    let (mut a, mut ai, mut b) = (p, *items, p);
+                    a.play_unchecked_with_items(mv, &mut ai, &mut NoEvents);
+                    with |= sent_home(pos, &a, s);
+                    b.play_unchecked(mv, &mut NoEvents);
+                    without |= sent_home(pos, &b, s);
+                }
+                for (k, mask) in [with, without].into_iter().enumerate() {
+                    for (i, h) in hits[k].iter_mut().enumerate() {
+                        *h += mask >> i & 1;
+                    }
+                }
+            }
+            for (m, h) in miss.iter_mut().zip(hits) {
+                for (mi, hi) in m.iter_mut().zip(h) {
+                    *mi *= 1.0 - hi as f32 / 6.0;
+                }
+            }
+        }
+        let share = v.eval.shares(pos, place)[s];
+        (0..4u8)
+            .filter(|&i| miss[0][i as usize] != miss[1][i as usize])
+            .map(|i| {
+                (miss[1][i as usize] - miss[0][i as usize]) * v.piece_loss(pos, s, i, place, share)
+            })
+            .sum()
+    }
+
+    /// The shortcut (one plain play wherever neither the weather, a shield of the seat nor a
+    /// booster can tell the two apart) gives exactly what playing every move both ways gives, in
+    /// random item games with 2 to 4 players and team play: every position, every seat.
+    #[test]
+    fn the_weather_risk_shortcut_is_exact() {
+        use feixingqi_rules::{dice::DiceStream, items::ITEM_DOMAIN, playout::random_item_use};
+        let v = ItemPlayer::new(Level::Hard, 1).valuer;
+        let (mut checked, mut risky) = (0, 0);
+        for (g, (players, team)) in [(4, false), (2, false), (3, false), (4, true)]
+            .into_iter()
+            .cycle()
+            .take(24)
+            .enumerate()
+        {
+            let mut rules = feixingqi_rules::Rules::feixingqi();
+            rules.options.items = true;
+            rules.options.team = team;
+            let seats = feixingqi_rules::SeatSet::for_players(players).expect("2 to 4 players");
+            let mut pos = Position::from_setup(&feixingqi_rules::Setup::start(rules, seats))
+                .expect("a start");
+            let stream =
+                DiceStream::new(feixingqi_rules::Seed::from_u64(g as u64)).domain(ITEM_DOMAIN);
+            let mut rng = FastRng(g as u64 + 1);
+            let mut items = ItemState::default();
+            items.sync(&pos, Some(&stream), true, &mut NoEvents);
+            for _ in 0..400 {
+                if pos.is_over() {
+                    break;
+                }
+                let mut die = rng.die();
+                if rng.below(2) == 0 {
+                    if let Some(u) = random_item_use(&pos, &items, &mut rng) {
+                        let me = pos.turn();
+                        if let Ok(Some(fixed)) = items.use_item(&mut pos, me, u, &mut NoEvents) {
+                            die = fixed;
+                        }
+                        items.sync(&pos, Some(&stream), false, &mut NoEvents);
+                    }
+                }
+                for s in pos.seats().iter() {
+                    let place = place_of(&pos);
+                    let fast = v.weather_risk(&pos, &items, s, place);
+                    assert_eq!(fast, weather_risk_both_ways(&v, &pos, &items, s, place));
+                    checked += 1;
+                    risky += usize::from(fast != 0.0);
+                }
+                if pos.roll_unchecked(die, &mut NoEvents) == Rolled::Move {
+                    items.sync(&pos, Some(&stream), true, &mut NoEvents);
+                    let m = distinct_mask(&pos, &items);
+                    let piece = (0..4u8)
+                        .filter(|i| m & 1 << i != 0)
+                        .nth(rng.below(m.count_ones()) as usize);
+                    pos.play_unchecked_with_items(
+                        Move {
+                            piece: piece.unwrap_or(0),
+                        },
+                        &mut items,
+                        &mut NoEvents,
+                    );
+                }
+                items.sync(&pos, Some(&stream), true, &mut NoEvents);
+            }
+        }
+        assert!(
+            checked > 10_000 && risky > 100,
+            "{checked} checked, {risky} with a risk"
+        );
     }
 
     #[test]
