@@ -168,6 +168,19 @@ impl ItemValuer {
     /// one of `s`'s planes on the loop goes home, once through the item-aware resolution and once
     /// through the plain one. A hit plane costs what [`ItemValuer::values`] loses without it.
     pub fn weather_risk(&self, pos: &Position, items: &ItemState, s: Seat, place: usize) -> f32 {
+        self.weather_risk_by(pos, items, s, place, true)
+    }
+
+    /// [`ItemValuer::weather_risk`]; without `shortcut`, every enemy move played both ways (the
+    /// tests' reference).
+    fn weather_risk_by(
+        &self,
+        pos: &Position,
+        items: &ItemState,
+        s: Seat,
+        place: usize,
+        shortcut: bool,
+    ) -> f32 {
         let Some(cell) = items.weather() else {
             return 0.0;
         };
@@ -180,8 +193,9 @@ impl ItemValuer {
         // `q` (a bounce included) stays within `d` squares of `q`. Where none can, one plain play
         // stands for both, and where no enemy plane is within six squares of the weather there
         // is nothing to tell apart.
-        let plain_unless_near =
-            !items.booster_active() && items.shield_mask() >> (4 * s.index()) & 0xF == 0;
+        let plain_unless_near = shortcut
+            && !items.booster_active()
+            && items.shield_mask() >> (4 * s.index()) & 0xF == 0;
         let near = |e: Seat, q: Progress, d: u8| match (q, fxq_progress(e.get(), cell.square)) {
             (Progress::At(q), Some(w)) => w.abs_diff(q) <= d,
             _ => false,
@@ -1071,64 +1085,6 @@ mod tests {
         assert!(v.weather_risk(&q, &weather(Weather::Fog, 17), Seat::S0, 0) < 0.0);
     }
 
-    /// [`ItemValuer::weather_risk`] as it was first written: every enemy move played both ways.
-    fn weather_risk_both_ways(
-        v: &ItemValuer,
-        pos: &Position,
-        items: &ItemState,
-        s: Seat,
-        place: usize,
-    ) -> f32 {
-        if items.weather().is_none() || pos.is_over() {
-            return 0.0;
-        }
-        let mut setup = pos.to_setup();
-        setup.sixes = 0;
-        setup.forced = None;
-        let mut miss = [[1f32; 4]; 2];
-        for e in pos.seats().iter() {
-            if !pos.enemies(s, e) || pos.finished_seats().contains(e) {
-                continue;
-            }
-            setup.turn = e;
-            let Ok(base) = Position::from_setup(&setup) else {
-                continue;
-            };
-            let mut hits = [[0u8; 4]; 2];
-            for die in Die::ALL {
-                let mut p = base;
-                if p.roll_unchecked(die, &mut NoEvents) != Rolled::Move {
-                    continue;
-                }
-                let (mut with, mut without) = (0u8, 0u8);
-                for &mv in p.legal_moves().iter() {
-                    let (mut a, mut ai, mut b) = (p, *items, p);
-                    a.play_unchecked_with_items(mv, &mut ai, &mut NoEvents);
-                    with |= sent_home(pos, &a, s);
-                    b.play_unchecked(mv, &mut NoEvents);
-                    without |= sent_home(pos, &b, s);
-                }
-                for (k, mask) in [with, without].into_iter().enumerate() {
-                    for (i, h) in hits[k].iter_mut().enumerate() {
-                        *h += mask >> i & 1;
-                    }
-                }
-            }
-            for (m, h) in miss.iter_mut().zip(hits) {
-                for (mi, hi) in m.iter_mut().zip(h) {
-                    *mi *= 1.0 - hi as f32 / 6.0;
-                }
-            }
-        }
-        let share = v.eval.shares(pos, place)[s];
-        (0..4u8)
-            .filter(|&i| miss[0][i as usize] != miss[1][i as usize])
-            .map(|i| {
-                (miss[1][i as usize] - miss[0][i as usize]) * v.piece_loss(pos, s, i, place, share)
-            })
-            .sum()
-    }
-
     /// The shortcut (one plain play wherever neither the weather, a shield of the seat nor a
     /// booster can tell the two apart) gives exactly what playing every move both ways gives, in
     /// random item games with 2 to 4 players and team play: every position, every seat.
@@ -1171,7 +1127,7 @@ mod tests {
                 for s in pos.seats().iter() {
                     let place = place_of(&pos);
                     let fast = v.weather_risk(&pos, &items, s, place);
-                    assert_eq!(fast, weather_risk_both_ways(&v, &pos, &items, s, place));
+                    assert_eq!(fast, v.weather_risk_by(&pos, &items, s, place, false));
                     checked += 1;
                     risky += usize::from(fast != 0.0);
                 }

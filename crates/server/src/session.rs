@@ -1394,7 +1394,7 @@ impl Session {
         // in 道具模式 as its item-aware grading measures it.
         let rules = &self.config.rules;
         let players = self.config.seats.len() as usize;
-        let game = self.config.rules.rule_set;
+        let game = rules.rule_set;
         let typical = typical_losses(rules, players);
         let typical_json: Vec<Value> = typical
             .iter()
