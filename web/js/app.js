@@ -413,6 +413,34 @@ function logLine(text, imp = false, list = $('log')) {
   while (list.children.length > 120) list.lastChild?.remove();
 }
 
+/** Events that belong to a move under way: its summary line waits until they are told. */
+const DURING_MOVE = new Set(['step', 'bounce', 'jump', 'fly', 'blocked', 'parked', 'weatherStruck', 'captured', 'collision', 'stack', 'finished', 'itemPicked', 'shieldHeld']);
+
+/**
+ * `events` with a `moved` line after each move's own (`{kind: 'moved', seat, piece, to}`: where
+ * the piece ended, from its last step, jump, fly or park), so that the log says where every
+ * move went and not only its jumps and captures. None for a takeoff (its own line says it), a
+ * piece that reached the centre (the `finished` line) or went home in a stack collision.
+ * @param {any[]} events @returns {any[]}
+ */
+function withMoveLines(events) {
+  const out = [];
+  /** @type {any} */ let moving = null;
+  const flush = () => {
+    if (moving && moving.to < 56) out.push({ kind: 'moved', ...moving });
+    moving = null;
+  };
+  for (const e of events) {
+    if (!DURING_MOVE.has(e.kind)) flush();
+    out.push(e);
+    if (['step', 'jump', 'fly'].includes(e.kind)) moving = { seat: e.seat, piece: e.piece, to: e.to };
+    else if (e.kind === 'parked') moving = { seat: e.seat, piece: e.piece, to: e.at };
+    else if (e.kind === 'captured' && moving && e.victimSeat === moving.seat && e.victimPiece === moving.piece) moving = null;
+  }
+  flush();
+  return out;
+}
+
 /** Sounds and banners that do nothing: the words of past events, said again without a show. */
 const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () => {} })), banner: () => {} };
 
@@ -469,6 +497,7 @@ function describeEvent(e, rules, said, log = logLine, quiet = false, takeoff = c
       shout(t('bonus', { name: nm(e.seat) }), 700);
       break;
     case 'turnPassed': text = t('passes', { name: nm(e.to) }); break;
+    case 'moved': text = t('moved', { name: nm(e.seat), piece: pc(e.piece), where: whereText(rules, e.to) }); break;
     // ---- 道具模式 (docs/PROTOCOL.md "Items")
     case 'roundStarted': text = t('evRoundStarted', { n: e.round }); break;
     case 'itemAppeared': text = t('evItemAppeared', { item: itemName(e.item) }); break;
@@ -530,20 +559,13 @@ async function handleState(st) {
   if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout', 'useItem'].includes(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
-    /** @type {any} */ let mover = null;
     let afterRoll = false; // a move right after a roll in the same state is an auto-move (§6.2 step 5)
-    await board.animate(st.events, (e) => {
+    await board.animate(withMoveLines(st.events), (e) => {
       if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
-        mover = e;
         if (afterRoll) { logLine(t('autoMove')); said.push(t('autoMove')); afterRoll = false; }
       } else afterRoll = e.kind === 'rolled';
       return describeEvent(e, st.rules, said);
     });
-    if (mover) {
-      const info = seatInfo(st, mover.seat);
-      const p = info?.pieces[mover.piece];
-      if (p) said.push(t('moved', { name: seatName(st.rules, mover.seat), piece: mover.piece + 1, where: whereText(st.rules, p.finished ? 56 : p.progress) }));
-    }
   } else if (st.cause === 'undo') {
     toast(t('undone')); said.push(t('undone'));
     logLine(t('undone'), true);
@@ -920,7 +942,7 @@ async function watch() {
   current.board.setItems(ff.items);
   const said = [];
   current.queue = current.queue.then(async () => {
-    await current.board?.animate(ff.events, (e) => describeEvent(e, st.rules, said));
+    await current.board?.animate(withMoveLines(ff.events), (e) => describeEvent(e, st.rules, said));
     current.board?.setPieces(progressOf(st), seatsOf(st));
     current.board?.setItems(st.items ?? null);
     current.watching = false;
@@ -981,7 +1003,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');

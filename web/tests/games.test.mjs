@@ -104,6 +104,21 @@ async function recordAndReplay(page, b, rules) {
   }, Math.floor(frames / 2));
   assert.ok(want.length > 0, 'rolls before the middle of the game');
   assert.deepEqual(got, want);
+  // every move says where it went (not only its jumps and captures): the last plain walk's line
+  const walked = await page.evaluate((m) => {
+    const v = /** @type {any} */ (window).__fxq.viewer;
+    for (let i = m - 1; i >= Math.max(0, m - 30); i--) {
+      const ev = v.frames[i].events || [];
+      const last = ev.filter((/** @type {any} */ e) => e.kind === 'step').pop();
+      if (last && last.to < 56 && !ev.some((/** @type {any} */ e) => ['jump', 'fly', 'parked', 'captured', 'takeOff'].includes(e.kind))) return { seat: last.seat, piece: last.piece + 1, to: last.to };
+    }
+    return null;
+  }, Math.floor(frames / 2));
+  if (walked) {
+    const where = walked.to > 50 ? `终点道第 ${walked.to - 50} 格` : `第 ${walked.to} 格`;
+    const lines = await page.locator('#v-log li').allInnerTexts();
+    assert.ok(lines.some((l) => l.endsWith(`${walked.piece} 号走到 ${where}`)), `no line for piece ${walked.piece} → ${where}: ${lines.slice(0, 12).join(' | ')}`);
+  }
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
   await page.setInputFiles('#v-file', file);
