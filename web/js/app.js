@@ -468,11 +468,11 @@ function describeEvent(e, rules, said, log = logLine, quiet = false, takeoff = c
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
     case 'takeOff': fx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'step': fx.step(); return null;
-    case 'jump': fx.jump(); text = t('jumped', { piece: pc(e.piece) }); break;
-    case 'fly': fx.fly(); text = t('flew', { piece: pc(e.piece) }); shout('✈ ' + t('flyBanner')); break;
-    case 'bounce': text = t('bounced', { piece: pc(e.piece) }); break;
+    case 'jump': fx.jump(); text = t('jumped', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    case 'fly': fx.fly(); text = t('flew', { name: nm(e.seat), piece: pc(e.piece) }); shout('✈ ' + t('flyBanner')); break;
+    case 'bounce': text = t('bounced', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'blocked': text = e.what === 'jump' ? t('blockedJump') : t('blockedFly'); break;
-    case 'parked': text = t('parked', { piece: pc(e.piece) }); break;
+    case 'parked': text = t('parked', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'captured':
       fx.capture();
       if (e.victimSeat === e.seat) return null; // the collision line says it

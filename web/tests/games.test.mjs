@@ -114,10 +114,19 @@ async function recordAndReplay(page, b, rules) {
     }
     return null;
   }, Math.floor(frames / 2));
+  const lines = await page.locator('#v-log li').allInnerTexts();
   if (walked) {
     const where = walked.to > 50 ? `终点道第 ${walked.to - 50} 格` : `第 ${walked.to} 格`;
-    const lines = await page.locator('#v-log li').allInnerTexts();
     assert.ok(lines.some((l) => l.endsWith(`${walked.piece} 号走到 ${where}`)), `no line for piece ${walked.piece} → ${where}: ${lines.slice(0, 12).join(' | ')}`);
+  }
+  // a jump's line names its seat (in a log rebuilt from the middle of a game, it may stand alone)
+  const jump = await page.evaluate((m) => {
+    const v = /** @type {any} */ (window).__fxq.viewer;
+    return v.frames.slice(Math.max(0, m - 30), m).flatMap((/** @type {any} */ f) => f.events || []).filter((/** @type {any} */ e) => e.kind === 'jump').pop() ?? null;
+  }, Math.floor(frames / 2));
+  if (rules === 'feixingqi' && jump) {
+    const name = ['红方', '黄方', '蓝方', '绿方'][jump.seat];
+    assert.ok(lines.includes(`${name} ${jump.piece + 1} 号跳子`), `no line for ${name}'s jump: ${lines.slice(0, 12).join(' | ')}`);
   }
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
