@@ -446,10 +446,13 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
 
 /**
  * Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment).
- * `quiet`: the words only (no sound, banner, die or wait), for a log rebuilt from past events;
- * `takeoff`: the game's takeoff rolls (the replay's record, not the game on the game screen).
+ * `log`: where the line goes (the game's log by default); `quiet`: the words only (no sound, banner,
+ * die or wait), for a log rebuilt from past events; `takeoff`: the game's takeoff rolls (the
+ * replay's record, not the game on the game screen).
+ * @param {any} e @param {string} rules @param {string[]} said
+ * @param {{log?: (text: string, imp: boolean) => void, quiet?: boolean, takeoff?: number[]}} [how]
  */
-function describeEvent(e, rules, said, log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || []) {
+function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || [] } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;

@@ -136,7 +136,7 @@ export class Viewer {
   relog() {
     this.d.$('v-log').innerHTML = '';
     for (const f of this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i)) {
-      for (const e of this.d.withMoveLines(f.events || [])) this.d.describeEvent(e, this.rules, [], (text, imp) => this.log(text, imp), true, this.takeoff);
+      for (const e of this.d.withMoveLines(f.events || [])) this.d.describeEvent(e, this.rules, [], { log: (text, imp) => this.log(text, imp), quiet: true, takeoff: this.takeoff });
     }
   }
 
@@ -147,7 +147,7 @@ export class Viewer {
     const epoch = this.epoch;
     const f = this.frames[this.i];
     const said = [];
-    await this.board.animate(this.d.withMoveLines(f.events || []), (e) => this.d.describeEvent(e, this.rules, said, (text, imp) => this.log(text, imp), false, this.takeoff));
+    await this.board.animate(this.d.withMoveLines(f.events || []), (e) => this.d.describeEvent(e, this.rules, said, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff }));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they

@@ -774,16 +774,7 @@ mod tests {
             Reason::Progress,
             Reason::Tailwind,
         ];
-        all.extend(
-            [
-                Item::SixDie,
-                Item::Booster,
-                Item::RemoteDie,
-                Item::Shield,
-                Item::Missile,
-            ]
-            .map(Reason::PickUp),
-        );
+        all.extend(Item::ALL.map(Reason::PickUp));
         for r in all {
             for (game, foreign) in [
                 (

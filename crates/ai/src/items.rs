@@ -1090,7 +1090,11 @@ mod tests {
     /// random item games with 2 to 4 players and team play: every position, every seat.
     #[test]
     fn the_weather_risk_shortcut_is_exact() {
-        use feixingqi_rules::{dice::DiceStream, items::ITEM_DOMAIN, playout::random_item_use};
+        use feixingqi_rules::{
+            dice::DiceStream,
+            items::ITEM_DOMAIN,
+            playout::{random_item_roll, random_item_turn},
+        };
         let v = ItemPlayer::new(Level::Hard, 1).valuer;
         let (mut checked, mut risky) = (0, 0);
         for (g, (players, team)) in [(4, false), (2, false), (3, false), (4, true)]
@@ -1114,16 +1118,8 @@ mod tests {
                 if pos.is_over() {
                     break;
                 }
-                let mut die = rng.die();
-                if rng.below(2) == 0 {
-                    if let Some(u) = random_item_use(&pos, &items, &mut rng) {
-                        let me = pos.turn();
-                        if let Ok(Some(fixed)) = items.use_item(&mut pos, me, u, &mut NoEvents) {
-                            die = fixed;
-                        }
-                        items.sync(&pos, Some(&stream), false, &mut NoEvents);
-                    }
-                }
+                // After the turn's item use (a booster, a shield), before its roll.
+                let die = random_item_turn(&mut pos, &mut items, &stream, &mut rng);
                 for s in pos.seats().iter() {
                     let place = place_of(&pos);
                     let fast = v.weather_risk(&pos, &items, s, place);
@@ -1131,21 +1127,7 @@ mod tests {
                     checked += 1;
                     risky += usize::from(fast != 0.0);
                 }
-                if pos.roll_unchecked(die, &mut NoEvents) == Rolled::Move {
-                    items.sync(&pos, Some(&stream), true, &mut NoEvents);
-                    let m = distinct_mask(&pos, &items);
-                    let piece = (0..4u8)
-                        .filter(|i| m & 1 << i != 0)
-                        .nth(rng.below(m.count_ones()) as usize);
-                    pos.play_unchecked_with_items(
-                        Move {
-                            piece: piece.unwrap_or(0),
-                        },
-                        &mut items,
-                        &mut NoEvents,
-                    );
-                }
-                items.sync(&pos, Some(&stream), true, &mut NoEvents);
+                random_item_roll(&mut pos, &mut items, &stream, &mut rng, die);
             }
         }
         assert!(

@@ -290,29 +290,60 @@ pub fn item_playout_to_first_finisher(
     let (mut rolls, mut moves) = (0u32, 0u32);
     loop {
         rolls += 1;
-        let mut die = rng.die();
-        if rng.below(2) == 0 {
-            if let Some(u) = random_item_use(&pos, &items, rng) {
-                let me = pos.turn();
-                if let Ok(Some(fixed)) = items.use_item(&mut pos, me, u, &mut NoEvents) {
-                    die = fixed;
-                }
-                items.sync(&pos, Some(stream), false, &mut NoEvents);
-            }
-        }
-        let rolled = pos.roll_unchecked(die, &mut NoEvents);
-        items.sync(&pos, Some(stream), true, &mut NoEvents);
-        if let Rolled::Move = rolled {
-            let m = distinct_mask(&pos, &items);
-            let piece = pick(m, &Fraction::new(rng));
-            pos.play_unchecked_with_items(Move { piece }, &mut items, &mut NoEvents);
-            items.sync(&pos, Some(stream), true, &mut NoEvents);
+        let die = random_item_turn(&mut pos, &mut items, stream, rng);
+        if random_item_roll(&mut pos, &mut items, stream, rng, die) {
             moves += 1;
             if !pos.finished_seats().is_empty() || pos.is_over() {
                 return (rolls, moves);
             }
         }
     }
+}
+
+/// The start of a turn of a random item game, as [`item_playout_to_first_finisher`] plays each:
+/// the die drawn, and half the time a random held item used ([`random_item_use`]), which may fix
+/// the die. Returns the die to roll ([`random_item_roll`]); items and weather come from `stream`.
+#[inline(always)]
+pub fn random_item_turn(
+    pos: &mut Position,
+    items: &mut ItemState,
+    stream: &DiceStream,
+    rng: &mut FastRng,
+) -> Die {
+    let mut die = rng.die();
+    if rng.below(2) == 0 {
+        if let Some(u) = random_item_use(pos, items, rng) {
+            let me = pos.turn();
+            if let Ok(Some(fixed)) = items.use_item(pos, me, u, &mut NoEvents) {
+                die = fixed;
+            }
+            items.sync(pos, Some(stream), false, &mut NoEvents);
+        }
+    }
+    die
+}
+
+/// The roll of `die` in a random item game ([`random_item_turn`] gives it) and an item-aware
+/// distinct option drawn uniformly, `items` in step with `pos` before and after. Whether a move
+/// was played.
+#[inline(always)]
+pub fn random_item_roll(
+    pos: &mut Position,
+    items: &mut ItemState,
+    stream: &DiceStream,
+    rng: &mut FastRng,
+    die: Die,
+) -> bool {
+    let rolled = pos.roll_unchecked(die, &mut NoEvents);
+    items.sync(pos, Some(stream), true, &mut NoEvents);
+    if rolled != Rolled::Move {
+        return false;
+    }
+    let m = distinct_mask(pos, items);
+    let piece = pick(m, &Fraction::new(rng));
+    pos.play_unchecked_with_items(Move { piece }, items, &mut NoEvents);
+    items.sync(pos, Some(stream), true, &mut NoEvents);
+    true
 }
 
 /// Plays `games` random item-mode games from `start` (see [`item_playout_to_first_finisher`]);
