@@ -404,13 +404,16 @@ async function ensureBoard(st) {
   markBoard();
 }
 
-/** One line of the log (and of the announcement being built). */
-function logLine(text, imp = false, list = $('log')) {
+/**
+ * One line of a log, newest first, keeping the last `keep` lines: the game's (and the
+ * announcement being built from it) by default, the replay's with its own list.
+ */
+function logLine(text, imp = false, list = $('log'), keep = 120) {
   const li = document.createElement('li');
   li.textContent = text;
   if (imp) li.className = 'imp';
   list.prepend(li);
-  while (list.children.length > 120) list.lastChild?.remove();
+  while (list.children.length > keep) list.lastChild?.remove();
 }
 
 /** Events that belong to a move under way: its summary line waits until they are told. */
@@ -1006,7 +1009,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logLine, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');

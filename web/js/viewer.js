@@ -171,13 +171,9 @@ export class Viewer {
     this.update();
   }
 
+  /** One line of the replay's log (the game's `logLine`, its own list, 200 lines kept). */
   log(text, imp) {
-    const li = document.createElement('li');
-    li.textContent = text;
-    if (imp) li.className = 'imp';
-    const list = this.d.$('v-log');
-    list.prepend(li);
-    while (list.children.length > 200) list.lastChild?.remove();
+    this.d.logLine(text, imp, this.d.$('v-log'), 200);
   }
 
   update() {
