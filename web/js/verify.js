@@ -133,15 +133,23 @@ export async function verifyDice(record) {
   return { status: 'ok', commitment, computed, rolls: rolls.length, values, clientSeeds };
 }
 
+/** The server replayed the record and refused it: a ply breaks the rules (its `bad_record` text). */
+export class RecordRejected extends Error {}
+
 /**
- * Per-seat face counts of verified rolls. Which seat rolled follows from the rules (bonus rolls,
- * skipped seats), so it comes from the server's replay frames; every value counted was recomputed
- * here, and a frame whose roll differs from it is refused. Opening rolls are not counted.
+ * Per-seat face counts of verified rolls, and whether the game is over. Which seat rolled follows
+ * from the rules (bonus rolls, skipped seats), so it comes from the server's replay frames; every
+ * value counted was recomputed here, and a frame whose roll differs from it is refused. Opening
+ * rolls are not counted. Throws `RecordRejected` when the server answers that the record does not
+ * replay (its options, rules or plies are not a legal game), any other error when it cannot be
+ * asked.
  * @param {any} record @param {{index:number,die:number}[]} values
+ * @returns {Promise<{seats: {seat:number, counts:number[]}[], over: boolean}>}
  */
 export async function seatCounts(record, values) {
   const r = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
   const replay = await r.json().catch(() => ({}));
+  if (r.status === 400 && replay.code === 'bad_record') throw new RecordRejected(replay.message);
   if (!r.ok) throw new Error(replay.message || replay.code || `HTTP ${r.status}`);
   const frames = replay.frames || [];
   if (frames.length !== record.plies.length) throw new Error('frames');
@@ -156,14 +164,19 @@ export async function seatCounts(record, values) {
     if (!counts.has(f.seat)) counts.set(f.seat, [0, 0, 0, 0, 0, 0]);
     counts.get(f.seat)[v.die - 1]++;
   }
-  return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([seat, c]) => ({ seat, counts: c }));
+  const seats = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([seat, c]) => ({ seat, counts: c }));
+  return { seats, over: (frames.at(-1) ?? replay.start)?.phase === 'over' };
 }
 
 // ---------------------------------------------------------------------------------------------
 // the page
 
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
-/** @type {{record:any, result:any, seats:any, seatsError:string|null, error:string|null}|null} */
+/**
+ * The last check: `game` is the server's replay (`over`: the record reaches the end of the game),
+ * `seatsError` why it could not be asked.
+ * @type {{record:any, result:any, seats:any, game:{over:boolean}|null, seatsError:string|null, error:string|null}|null}
+ */
 let last = null;
 
 function applyI18n() {
@@ -182,7 +195,7 @@ function statsRow(label, c) {
 function render() {
   const host = $('vf-result');
   if (!last) { host.innerHTML = ''; return; }
-  const { record, result: r, seats, seatsError, error } = last;
+  const { record, result: r, seats, game, seatsError, error } = last;
   if (error) {
     host.dataset.status = 'notRecord';
     host.innerHTML = `<p class="verdict bad" id="vf-verdict">${esc(t('verifyFail'))}</p><p>${esc(t('verifyNotRecord', { msg: error }))}</p>`;
@@ -199,6 +212,10 @@ function render() {
   let rolls = '';
   if (r.status === 'ok') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
   if (r.status === 'roll') rolls = t('verifyRollBad', { i: r.mismatch.index, k: r.mismatch.k, r: r.mismatch.recorded, e: r.mismatch.expected, n: r.rolls });
+  if (r.status === 'game') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
+  let plies = '';
+  if (r.status === 'game') plies = t('verifyGameBad', { msg: r.msg });
+  else if (ok && game) plies = t(game.over ? 'verifyGameOk' : 'verifyGameOpen', { n: record.plies.length });
   let table = '';
   if (ok) {
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
@@ -214,6 +231,7 @@ function render() {
   host.innerHTML = `<p class="verdict ${ok ? 'ok' : 'bad'}" id="vf-verdict">${esc(ok ? t('verifyOk') : t('verifyFail'))}</p>
     <p id="vf-commit" class="mono">${esc(lines.join(' '))}</p>
     ${rolls ? `<p id="vf-rolls">${esc(rolls)}</p>` : ''}
+    ${plies ? `<p id="vf-game">${esc(plies)}</p>` : ''}
     ${table}`;
 }
 
@@ -222,19 +240,27 @@ async function check(record) {
   last = null;
   $('vf-result').dataset.status = 'working';
   $('vf-result').innerHTML = `<p class="muted">${esc(t('verifyWorking'))}</p>`;
-  const result = await verifyDice(record);
-  let seats = null, seatsError = null;
+  /** @type {any} */ let result = await verifyDice(record);
+  let seats = null, game = null, seatsError = null;
   if (result.status === 'ok') {
-    try { seats = await seatCounts(record, result.values); } catch (e) { seatsError = e.message; }
+    try {
+      const replayed = await seatCounts(record, result.values);
+      seats = replayed.seats;
+      game = { over: replayed.over };
+    } catch (e) {
+      // Rolls that match the seed do not make a record honest when its game cannot be played.
+      if (e instanceof RecordRejected) result = { ...result, status: 'game', msg: e.message };
+      else seatsError = e.message;
+    }
   }
-  last = { record, result, seats, seatsError, error: null };
+  last = { record, result, seats, game, seatsError, error: null };
   render();
 }
 
 /** @param {string} text */
 async function checkText(text) {
   let record;
-  try { record = JSON.parse(text); } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); return; }
+  try { record = JSON.parse(text); } catch (e) { last = { record: null, result: null, seats: null, game: null, seatsError: null, error: e.message }; render(); return; }
   await check(record);
 }
 
@@ -250,14 +276,14 @@ async function fromHash() {
       const text = await r.text();
       /** @type {HTMLTextAreaElement} */ ($('vf-text')).value = text;
       await checkText(text);
-    } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); }
+    } catch (e) { last = { record: null, result: null, seats: null, game: null, seatsError: null, error: e.message }; render(); }
   } else if (rec) {
     try {
       const b64 = decodeURIComponent(rec[1]).replace(/-/g, '+').replace(/_/g, '/');
       const text = new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
       /** @type {HTMLTextAreaElement} */ ($('vf-text')).value = text;
       await checkText(text);
-    } catch (e) { last = { record: null, result: null, seats: null, seatsError: null, error: e.message }; render(); }
+    } catch (e) { last = { record: null, result: null, seats: null, game: null, seatsError: null, error: e.message }; render(); }
   }
 }
 

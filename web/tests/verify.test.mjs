@@ -88,6 +88,7 @@ test('verify page: real finished games pass, tampered records fail, both languag
       await go(page, `#game=${g.gameId}`);
       assert.equal(await status(page), 'ok', await page.locator('#vf-result').innerText());
       assert.match(await page.locator('#vf-verdict').innerText(), /通过/);
+      assert.match(await page.locator('#vf-game').innerText(), /步全部合规则，棋局已结束/);
       assert.match(await page.locator('#vf-commit').innerText(), new RegExp(g.commitment));
       const rollsLine = await page.locator('#vf-rolls').innerText();
       console.log(`${rules}: ${rollsLine}`);
@@ -132,6 +133,29 @@ test('verify page: real finished games pass, tampered records fail, both languag
       delete u.dice.seed;
       assert.equal(await paste(u), 'unrevealed');
       assert.match(await page.locator('#vf-commit').innerText(), /种子尚未公开/);
+
+      // Rolls that match the seed in a record that is not a legal game (one more roll after the
+      // end, the seed's own): it fails, as `feixingqi verify` does.
+      const extra = structuredClone(record);
+      const die = await page.evaluate(async ([seed, seeds, k]) => {
+        const m = await import('/js/verify.js');
+        return (await m.diceStream(m.fromHex(seed), seeds)).die(k);
+      }, [record.dice.seed, record.dice.clientSeeds, rollIdx.length]);
+      extra.plies.push({ roll: die });
+      assert.equal(await paste(extra), 'game');
+      // The browser logs the server's 400 for the refused record; that one is expected.
+      const refused = b.errors.findIndex((e) => /status of 400/.test(e));
+      assert.ok(refused >= 0, JSON.stringify(b.errors));
+      b.errors.splice(refused, 1);
+      assert.match(await page.locator('#vf-verdict').innerText(), /不通过/);
+      assert.match(await page.locator('#vf-rolls').innerText(), new RegExp(`${rollIdx.length + 1} 次掷骰全部`));
+      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`不是一盘合规则的对局.*plies\\[${record.plies.length}\\]`));
+      // A record cut short before the end: its rolls pass, and the page says it stops early.
+      const cut = structuredClone(record);
+      cut.plies = cut.plies.slice(0, rollIdx[20]);
+      assert.equal(await paste(cut), 'ok');
+      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`${rollIdx[20]} 步全部合规则，但棋谱在棋局结束前就停了`));
+      assert.equal(await paste(u), 'unrevealed');
 
       // English.
       await page.click('#btn-lang');
