@@ -13,12 +13,15 @@ use crate::MAX_FRAME;
 /// Refusals never change a game.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The frame is not a JSON object (or is a binary frame).
-    #[error("the frame is not a JSON object: {0}")]
+    /// The frame (or an HTTP request's body) is not a JSON object, or is a binary frame.
+    #[error("not a JSON object: {0}")]
     BadJson(String),
     /// The message `type` is missing or unknown.
     #[error("unknown message type {0:?}")]
     UnknownMessage(String),
+    /// An HTTP request body longer than the server takes (2 MB).
+    #[error("the request body is too large")]
+    BodyTooLarge,
     /// A known message with a missing or invalid field.
     #[error("{0}")]
     BadRequest(String),
@@ -119,6 +122,7 @@ impl Error {
             Error::UnknownMessage(_) => "unknown_message",
             Error::BadRequest(_) => "bad_request",
             Error::FrameTooLarge(_) => "frame_too_large",
+            Error::BodyTooLarge => "body_too_large",
             Error::NoGame => "no_game",
             Error::GameNotFound(_) => "game_not_found",
             Error::BadToken => "bad_token",
@@ -173,6 +177,7 @@ impl Error {
                 StatusCode::NOT_FOUND
             }
             Error::BadOrigin => StatusCode::FORBIDDEN,
+            Error::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::BadToken => StatusCode::FORBIDDEN,
             Error::Db(_) | Error::PlyWriter(_) | Error::Internal(_) => {

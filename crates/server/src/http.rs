@@ -1,7 +1,7 @@
 //! HTTP endpoints: health, board geometry, game records, the embedded front end.
 
 use axum::{
-    extract::{Path, State},
+    extract::{rejection::JsonRejection, Path, State},
     http::{header, StatusCode, Uri},
     response::{IntoResponse, Response},
     Json,
@@ -56,10 +56,16 @@ pub(crate) async fn record(
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(record)).into_response())
 }
 
-/// `POST /api/replay`: a game record in, one frame per ply out (for the replay viewer).
+/// `POST /api/replay`: a game record in, one frame per ply out (for the replay viewer). A body
+/// that is not JSON is refused as every HTTP error is (docs/PROTOCOL.md §1): `bad_json`, or
+/// `body_too_large` past the request size limit.
 pub(crate) async fn replay(
-    Json(record): Json<serde_json::Value>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<serde_json::Value>, Error> {
+    let Json(record) = body.map_err(|r| match r.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => Error::BodyTooLarge,
+        _ => Error::BadJson(r.body_text()),
+    })?;
     // Replaying runs the rules over at most a few thousand plies: off the async workers.
     tokio::task::spawn_blocking(move || crate::session::Session::replay_frames(&record))
         .await

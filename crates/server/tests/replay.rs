@@ -69,6 +69,25 @@ async fn a_tampered_record_is_refused_with_the_ply() {
     assert_eq!(status, 400);
 }
 
+/// Every HTTP error is `{"code", "message"}` (docs/PROTOCOL.md §1), a body that is not JSON or
+/// is too large too (they were axum's plain-text rejections).
+#[tokio::test]
+async fn a_replay_body_that_is_not_json_gets_a_json_error() {
+    let dir = temp_dir("replay-not-json");
+    let server = Server::start(&dir, None).await;
+    let (status, head, body) = server.http("POST", "/api/replay", Some("hello")).await;
+    assert_eq!(status, 400);
+    assert!(head.contains("content-type: application/json"), "{head}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["code"], "bad_json", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("line 1"), "{v}");
+    let big = format!("[{}0]", "0,".repeat(1_100_000));
+    let (status, _, body) = server.http("POST", "/api/replay", Some(&big)).await;
+    assert_eq!(status, 413);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["code"], "body_too_large", "{v}");
+}
+
 #[tokio::test]
 async fn the_record_is_offered_as_a_named_download() {
     let dir = temp_dir("record-download");
