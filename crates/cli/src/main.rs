@@ -308,6 +308,9 @@ fn scenario(args: &[String]) -> Result<ExitCode> {
             }
         }
     }
+    if results.is_empty() {
+        println!("FAIL: no scenario files in {}", args.join(" "));
+    }
     println!("{} passed, {} failed", results.len() - failed, failed);
     Ok(if failed == 0 && !results.is_empty() {
         ExitCode::SUCCESS

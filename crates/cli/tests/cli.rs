@@ -66,6 +66,19 @@ fn malformed_scenarios_fail_with_a_message_and_exit_1() {
         .is_some_and(|l| l.starts_with("0 passed, ")));
 }
 
+/// An empty directory is no success: nothing was checked, and the report says so.
+#[test]
+fn a_directory_without_scenarios_fails_saying_so() {
+    let dir = std::env::temp_dir().join(format!("fxq-no-scenarios-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = bin().arg("scenario").arg(&dir).output().expect("runs");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("FAIL: no scenario files in "), "{text}");
+    assert!(text.trim_end().ends_with("0 passed, 0 failed"), "{text}");
+}
+
 fn finished_game(seed: u64) -> Game {
     let mut g = Game::new(
         Rules::ludo(),

@@ -134,11 +134,7 @@ fn by_seat_lists<T>(
     let mut out: BySeat<Option<Vec<T>>> = BySeat::new_with(|_| None);
     for (k, list) in m {
         let f = format!("{field}.{k}");
-        let seat = k
-            .parse::<u8>()
-            .ok()
-            .and_then(Seat::new)
-            .ok_or_else(|| FormatError::new(&f, "seat keys are \"0\"..\"3\""))?;
+        let seat = seat_key(k, &f)?;
         let arr = list
             .as_array()
             .ok_or_else(|| FormatError::new(&f, format!("must be a list of {what}")))?;
@@ -241,6 +237,7 @@ impl ItemSetup {
                     .ok_or_else(|| FormatError::new(fi, "entries are piece indices 0..=3"))
             })?;
         }
+        out.check_squares(&name)?;
         if let Some(v) = m.get("round") {
             out.round = Some(
                 v.as_u64()
@@ -254,6 +251,36 @@ impl ItemSetup {
 
     fn is_empty(&self) -> bool {
         *self == ItemSetup::default()
+    }
+
+    /// Items and weather only where they can be: "Items and weather appear only on the other loop
+    /// squares" than the safe zone's fly squares and fly landings (RULES.md §10.3), and a new one
+    /// never on the square of an item or of the weather (§15.12), so no two share a square.
+    fn check_squares(&self, name: &dyn Fn(&str) -> String) -> Result<(), FormatError> {
+        let board = self.board.as_deref().unwrap_or_default();
+        let weather = self.weather.flatten().map(|(a, _, _)| a);
+        for (i, &(a, _)) in board.iter().enumerate() {
+            let f = || format!("{}[{i}]", name("items"));
+            if crate::items::is_safe_square(a) {
+                return Err(FormatError::new(
+                    f(),
+                    "a fly square or fly landing is in the safe zone, where no item appears",
+                ));
+            }
+            if board[..i].iter().any(|&(b, _)| b == a) || weather == Some(a) {
+                return Err(FormatError::new(
+                    f(),
+                    "the square holds another item or the weather; items appear on free squares",
+                ));
+            }
+        }
+        if weather.is_some_and(crate::items::is_safe_square) {
+            return Err(FormatError::new(
+                name("weather"),
+                "a fly square or fly landing is in the safe zone, where no weather appears",
+            ));
+        }
+        Ok(())
     }
 
     /// The item state of a scenario start: the turn in progress begins its round.
@@ -420,7 +447,7 @@ fn progress_from_json(v: &Value, field: &str) -> Result<Progress, FormatError> {
             Some(p @ 0..=56) => Ok(Progress::At(p as u8)),
             _ => Err(FormatError::new(
                 field,
-                format!("progress {n} is outside 0..=56"),
+                format!("progress {n} is not a whole number 0..=56"),
             )),
         },
         _ => Err(FormatError::new(
@@ -432,6 +459,16 @@ fn progress_from_json(v: &Value, field: &str) -> Result<Progress, FormatError> {
 
 fn pieces_from_json(v: &Value, field: &str) -> Result<BySeat<Option<Vec<Progress>>>, FormatError> {
     by_seat_lists(v, field, "pieces", progress_from_json)
+}
+
+/// A seat as an object key: exactly "0", "1", "2" or "3" (so "00" cannot stand for seat 0 beside
+/// a "0" that it would silently replace).
+fn seat_key(k: &str, field: &str) -> Result<Seat, FormatError> {
+    match k {
+        "0" | "1" | "2" | "3" => k.parse::<u8>().ok().and_then(Seat::new),
+        _ => None,
+    }
+    .ok_or_else(|| FormatError::new(field, "seat keys are \"0\"..\"3\""))
 }
 
 fn seat_from_json(v: &Value, field: &str) -> Result<Seat, FormatError> {
@@ -710,9 +747,7 @@ impl Scenario {
             })?;
             let mut sc: BySeat<Option<i64>> = BySeat::default();
             for (k, v) in o {
-                let seat = k.parse::<u8>().ok().and_then(Seat::new).ok_or_else(|| {
-                    FormatError::new(format!("expect.scores.{k}"), "seat keys are \"0\"..\"3\"")
-                })?;
+                let seat = seat_key(k, &format!("expect.scores.{k}"))?;
                 sc[seat] = Some(v.as_i64().ok_or_else(|| {
                     FormatError::new(format!("expect.scores.{k}"), "must be an integer")
                 })?);
@@ -956,7 +991,7 @@ pub fn run_paths(args: &[std::path::PathBuf]) -> Vec<FileResult> {
                     Err(e) => FileResult {
                         name: shown.clone(),
                         path,
-                        result: Err(format!("{shown}: {e}")),
+                        result: Err(e.to_string()),
                     },
                     Ok(sc) => FileResult {
                         name: sc.name.clone(),

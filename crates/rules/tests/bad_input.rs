@@ -623,12 +623,15 @@ fn invalid_dir() -> PathBuf {
 fn invalid_scenario_files_fail_naming_file_and_field() {
     let expected = [
         ("bad_seat_key.json", "pieces.4"),
+        ("item_on_fly_square.json", "items[0]"),
+        ("item_under_weather.json", "items[0]"),
         ("item_unknown.json", "plays[0].use.item"),
         ("items_without_option.json", "bars"),
         ("not_json.json", "not JSON"),
         ("piece_nine.json", "plays[0].piece"),
         ("progress_57.json", "pieces.0[1]"),
         ("roll_seven.json", "plays[1].roll"),
+        ("seat_key_padded.json", "pieces.00"),
         ("unknown_field.json", "plays[1].pieces"),
         ("unknown_option.json", "options.doubleDice"),
         ("weather_on_lane.json", "weather.at"),
@@ -652,7 +655,13 @@ fn invalid_scenario_files_fail_naming_file_and_field() {
     );
     for (r, (file, field)) in results.iter().zip(expected) {
         let msg = r.result.as_ref().expect_err(file);
-        assert!(msg.contains(file), "{msg:?} does not name the file {file}");
+        // The runner's line is `FAIL {name}: {msg}`: the name is the file, said once.
+        assert!(
+            r.name.ends_with(file),
+            "{:?} is not the file {file}",
+            r.name
+        );
+        assert!(!msg.contains(file), "{msg:?} names the file again");
         assert!(msg.contains(field), "{msg:?} does not name {field:?}");
     }
     // A file that cannot be read is a failure too, not a panic.
