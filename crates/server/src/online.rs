@@ -989,7 +989,11 @@ impl Room {
         let away = self
             .away_since
             .iter()
-            .filter(|(i, _)| self.status == Status::Playing && !self.slots[**i].auto)
+            .filter(|(i, _)| match self.status {
+                Status::Playing => !self.slots[**i].auto,
+                Status::Lobby => true,
+                Status::Over | Status::Closed => false,
+            })
             .map(|(_, t)| *t + grace);
         let idle =
             (self.conns.is_empty() && self.bot_due.is_none()).then(|| self.idle_since + IDLE);
@@ -1152,16 +1156,7 @@ impl Room {
         self.conns.remove(&conn);
         if let Some(i) = self.slot_of(&member.id) {
             match self.status {
-                Status::Lobby => {
-                    self.slots[i] = Slot::open();
-                    self.away_since.remove(&i);
-                    if i == self.host {
-                        match self.slots.iter().position(|s| s.player_id().is_some()) {
-                            Some(h) => self.host = h,
-                            None => self.status = Status::Closed,
-                        }
-                    }
-                }
+                Status::Lobby => self.free_lobby_slot(i),
                 Status::Playing => {
                     if !self.slots[i].auto {
                         self.slots[i].auto = true;
@@ -1176,6 +1171,26 @@ impl Room {
         }
         self.broadcast_room();
         Ok(json!({"type": "roomLeft", "code": self.code}))
+    }
+
+    /// A person's lobby slot opens (they left, or stayed away past the grace). The host role
+    /// passes to the first person still connected, else to the first person at all; with no
+    /// person left the room closes.
+    fn free_lobby_slot(&mut self, i: usize) {
+        self.slots[i] = Slot::open();
+        self.away_since.remove(&i);
+        if i == self.host {
+            let here = |s: &Slot| {
+                s.player_id()
+                    .is_some_and(|p| self.conns.values().any(|c| c == p))
+            };
+            let next = (self.slots.iter().position(here))
+                .or_else(|| self.slots.iter().position(|s| s.player_id().is_some()));
+            match next {
+                Some(h) => self.host = h,
+                None => self.status = Status::Closed,
+            }
+        }
     }
 
     async fn detach(&mut self, conn: u64) {
@@ -1541,6 +1556,24 @@ impl Room {
 
     async fn on_timer(&mut self) {
         let now = Instant::now();
+        // In the lobby a person away past the grace period gives up the slot, so that a closed tab
+        // cannot keep the room from ever starting (its host role passes on).
+        if self.status == Status::Lobby {
+            let grace = self.env.pace.grace;
+            let gone: Vec<usize> = (self.away_since.iter())
+                .filter(|(_, t)| now.duration_since(**t) >= grace)
+                .map(|(i, _)| *i)
+                .collect();
+            if !gone.is_empty() {
+                for i in gone {
+                    self.free_lobby_slot(i);
+                }
+                if let Err(e) = self.save().await {
+                    tracing::warn!(error = %e, "saving the room failed");
+                }
+                self.broadcast_room();
+            }
+        }
         // Seated people away past the grace period go into 托管.
         if self.status == Status::Playing {
             let grace = self.env.pace.grace;

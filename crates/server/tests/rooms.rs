@@ -64,6 +64,11 @@ impl Rc {
         c
     }
 
+    /// Closes the connection as a closed tab does (no `leaveRoom`).
+    async fn close(mut self) {
+        self.sink.send(Message::Close(None)).await.unwrap();
+    }
+
     async fn pull(&mut self) -> Value {
         let v = tokio::time::timeout(Duration::from_secs(30), self.rx.recv())
             .await
@@ -624,6 +629,51 @@ async fn lobby_host_controls_leave_and_chat() {
         .ask(json!({"type": "login", "nickname": "这个名字实在是太长太长太长了吧朋友们"}))
         .await;
     assert_eq!(e["code"], "bad_request");
+}
+
+/// A closed tab in the lobby gives its slot up after the grace period (it kept the slot, not
+/// ready, for ever, so the room could never start), and the host role passes to a person who is
+/// still there.
+#[tokio::test]
+async fn a_lobby_slot_left_by_a_closed_tab_opens_after_the_grace() {
+    let dir = temp_dir("lobby-gone");
+    let server = Server::start_with(pace(0, 300)(&dir)).await;
+    let mut h = Rc::connect(server.addr).await;
+    h.login("房主", None).await;
+    let (_, room) = h
+        .enter(json!({"type": "createRoom", "rules": "ludo", "players": 3}))
+        .await;
+    let code = room["code"].as_str().unwrap().to_string();
+    let mut g = Rc::connect(server.addr).await;
+    g.login("客人", None).await;
+    g.enter(json!({"type": "joinRoom", "code": code})).await;
+    let mut gone = Rc::connect(server.addr).await;
+    gone.login("走了", None).await;
+    let (j, _) = gone.enter(json!({"type": "joinRoom", "code": code})).await;
+    assert_eq!(j["slot"], 2);
+    h.wait(|m| m["type"] == "room" && m["slots"][2]["nickname"] == "走了")
+        .await;
+    gone.close().await;
+    let r = h
+        .wait(|m| m["type"] == "room" && m["slots"][2]["kind"] == "open")
+        .await;
+    assert_eq!(r["status"], "lobby");
+    assert_eq!(r["slots"][1]["nickname"], "客人", "{r}");
+    // The host's tab closes too: the guest, still connected, becomes host.
+    g.wait(|m| m["type"] == "room" && m["slots"][2]["kind"] == "open")
+        .await;
+    h.close().await;
+    let r = g
+        .wait(|m| m["type"] == "room" && m["slots"][0]["kind"] == "open")
+        .await;
+    assert_eq!(
+        (r["host"].as_u64(), r["status"].as_str()),
+        (Some(1), Some("lobby"))
+    );
+    let r = g
+        .ask(json!({"type": "setSlot", "slot": 0, "kind": "computer"}))
+        .await;
+    assert_eq!(r["type"], "ok", "the new host controls the lobby");
 }
 
 #[tokio::test]
