@@ -20,7 +20,7 @@ use feixingqi_rules::{
 
 use crate::arena::{
     flag, mean_se, mix, num, play_on_with_items, quantile, rules_from, sample_item_states,
-    sample_positions, seats_for, Flags,
+    sample_positions, seats_for, threads, Flags,
 };
 use crate::progress::in_parallel;
 
@@ -467,11 +467,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     if decisions == 0 || rollouts < 2 {
         bail!("--decisions must be at least 1 and --rollouts at least 2");
     }
-    let threads: usize = num(
-        args,
-        "--threads",
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    )?;
+    let threads = threads(args)?;
     if rules.options.items {
         let plain = [
             "--policy",

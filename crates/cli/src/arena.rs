@@ -95,6 +95,14 @@ pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T)
     }
 }
 
+/// `--threads T` (at least 1; default: every core).
+pub(crate) fn threads(args: &[String]) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let t: usize = num(args, "--threads", cores)?;
+    ensure!(t >= 1, "--threads must be at least 1");
+    Ok(t)
+}
+
 /// The rules a game-playing `feixingqi COMMAND` plays by, once [`check_args`] has passed its
 /// arguments against the rule options and the command's `own` flags, checked by
 /// [`Rules::validate`] (which refuses 飞行棋's options in Ludo and piece counts but 2–4).
@@ -116,7 +124,13 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
 
 /// Refuses a bot name [`make_bot`] would not make, saying which names it knows (a `master:`
 /// spec says what it failed to set), before any game is played.
-pub(crate) fn known_bot(name: &str) -> Result<()> {
+pub(crate) fn known_bot(name: &str, rules: Rules) -> Result<()> {
+    if let Some(spec) = name.strip_prefix("td:") {
+        let path = spec.rsplit_once('@').map_or(spec, |(p, _)| p);
+        if let Ok(text) = std::fs::read_to_string(path) {
+            table_for(&text, path, rules)?;
+        }
+    }
     if make_bot(name, 0).is_some() {
         return Ok(());
     }
@@ -160,6 +174,21 @@ pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
         return Some(Box::new(SearchBot::new(Search::new(eval, depth), name)));
     }
     bot_by_name(name, seed)
+}
+
+/// Refuses a table `feixingqi train` wrote for the other rule set: its constant is named after
+/// the game it was trained on (`LUDO` / `FEIXINGQI`), and a table's squares mean other things
+/// on the other board.
+fn table_for(text: &str, path: &str, rules: Rules) -> Result<()> {
+    let want = if rules.is_ludo() { "LUDO" } else { "FEIXINGQI" };
+    let other = if rules.is_ludo() { "FEIXINGQI" } else { "LUDO" };
+    ensure!(
+        !text.contains(&format!("const {other}: Learned")),
+        "{path} was trained for {}, not {}",
+        other.to_lowercase(),
+        want.to_lowercase()
+    );
+    Ok(())
 }
 
 /// Tables read by [`make_bot`], each read once and kept for the life of the process.
@@ -606,15 +635,16 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                  LEVEL*K, LEVEL^D, LEVEL^Dh, plain:BOT"
             );
         } else {
-            known_bot(nm)?;
+            known_bot(nm, rules)?;
         }
     }
     let players: u8 = num(args, "--players", names.len() as u8)?;
+    let seats = seats_for(players, rules)?;
     ensure!(
         players as usize == names.len(),
-        "--players {players} needs {players} names in --seats"
+        "--players {players} needs {players} names in --seats (it has {})",
+        names.len()
     );
-    let seats = seats_for(players, rules)?;
     let games: u64 = num(args, "--games", 1000)?;
     ensure!(games > 0, "--games must be at least 1");
     let seed: u64 = num(args, "--seed", 1)?;
@@ -627,11 +657,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             "note: {games} games is not a multiple of the {rotations} seat rotations; the last deal is partial"
         );
     }
-    let threads: usize = num(
-        args,
-        "--threads",
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    )?;
+    let threads = threads(args)?;
     // Unit `u` is game `u / lineups` of lineup `u % lineups`: the lineups play each deal side by
     // side.
     let t0 = Instant::now();
@@ -1419,13 +1445,19 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
             other => bail!("--policy {other:?}: table, hard or master"),
         },
     };
+    ensure!(
+        (0.0..=1.0).contains(&cfg.lambda) && cfg.alpha > 0.0 && (0.0..=1.0).contains(&cfg.explore),
+        "--lambda and --explore are 0 to 1, --alpha above 0"
+    );
     let out = flag(args, "--out").context("--out FILE is required")?;
     let ludo = rules.is_ludo();
     let start = match flag(args, "--from") {
-        Some(path) => Learned::from_rust(
-            &std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?,
-        )
-        .with_context(|| format!("{path}: not a table written by feixingqi train"))?,
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+            table_for(&text, path, rules)?;
+            Learned::from_rust(&text)
+                .with_context(|| format!("{path}: not a table written by feixingqi train"))?
+        }
         None => Learned::from_weights(
             if ludo {
                 &Evaluator::MASTER.ludo

@@ -32,7 +32,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::{
@@ -77,6 +77,7 @@ fn parse_duration(v: &str) -> Result<Duration> {
     };
     let n: f64 = num
         .parse()
+        .ok()
         .with_context(|| format!("{v:?}: a duration such as 30s, 5m, 500ms"))?;
     let secs = match unit {
         "ms" => n / 1000.0,
@@ -115,7 +116,13 @@ fn parse_args(args: &[String]) -> Result<Args> {
                 i += 1;
                 continue;
             }
-            ("--clients", Some(v)) => a.clients = v.parse().context("--clients: a number")?,
+            ("--clients", Some(v)) => {
+                a.clients = v.parse().context("--clients: a number")?;
+                ensure!(
+                    a.clients > 0,
+                    "--clients: at least 2 (2, 3 or 4 times --games)"
+                );
+            }
             ("--games", Some(v)) => a.games = v.parse().context("--games: a number")?,
             ("--slices", Some(v)) => {
                 a.slices = v.parse().context("--slices: a number")?;

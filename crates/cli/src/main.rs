@@ -123,14 +123,14 @@ USAGE:
         playing Hard's item logic (uses too) on a common item stream per playout; the loss of
         the hint, Hard, Normal, Easy and random choices (not with --policy, --others,
         --compare, --save, --load or --worst).
-    feixingqi train --rules ludo|feixingqi --out FILE [--games 10000] [--lambda 0.7]
+    feixingqi train [--rules ludo|feixingqi] --out FILE [--games 10000] [--lambda 0.7]
                     [--alpha 0.02] [--explore 0.05] [--two-player-every 4] [--seed 1] [--from FILE]
                     [--policy table|hard|master]
         Train the evaluator's distance table by TD(λ) self-play (deterministic from the seed;
         the games are played by the table itself, or by the fixed 1-ply Hard / Master policy)
         and write it as Rust source. Arena bots td:FILE[@DEPTH] play the Master's search over
         such a file (research: no table has yet beaten the hand-tuned evaluator).
-    feixingqi solve --rules ludo|feixingqi [--against random|hard] [--bots master,hard]
+    feixingqi solve [--rules ludo|feixingqi] [--against random|hard] [--bots master,hard]
                     [--games 2000] [--seed 1] [--why] [--worst N] [--calibration]
                     [rule options]
         Solves the 2-player game with two pieces per side exactly (value iteration over every
@@ -164,11 +164,14 @@ USAGE:
     feixingqi help
         This text.
 
-An argument a command does not read, a flag given twice or without its value, and 飞行棋's
-rule options with --rules ludo are refused (exit 2), never dropped.
+Every command that plays games takes --rules ludo (the default) or --rules feixingqi, and
+--threads T (at least 1; default: every core) where it has it. An argument a command does not
+read, a flag given twice or without its value, and 飞行棋's rule options with --rules ludo are
+refused (exit 2), never dropped.
 ";
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,
@@ -177,6 +180,24 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A reader that stops early (`feixingqi scenario DIR | head`) ends the program quietly, as it
+/// ends `cat`: `println!` panics when its pipe is closed, and that one panic is no bug, so it
+/// exits with 141 (128 + SIGPIPE, what a shell shows for a writer stopped by its pipe) without
+/// the panic's message and backtrace. Every other panic is reported as before.
+fn quiet_on_closed_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = (payload.downcast_ref::<String>().map(String::as_str))
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if text.starts_with("failed printing to std") && text.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info);
+    }));
 }
 
 fn run(args: &[String]) -> Result<ExitCode> {

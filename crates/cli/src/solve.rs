@@ -75,7 +75,7 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
     let bots = flag(args, "--bots").unwrap_or("master,hard");
     // Names are checked before the solve, which takes minutes.
     for name in bots.split(',').filter(|&n| n != "perfect") {
-        known_bot(name)?;
+        known_bot(name, rules)?;
     }
     let t0 = Instant::now();
     let mut hard = |p: &Position| Opponent::Hard.choose(p, &mut FastRng(0));

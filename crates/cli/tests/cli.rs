@@ -66,6 +66,24 @@ fn malformed_scenarios_fail_with_a_message_and_exit_1() {
         .is_some_and(|l| l.starts_with("0 passed, ")));
 }
 
+/// A reader that stops early (`| head`) ends the program quietly with 141, as it ends `cat`
+/// (it panicked with "failed printing to stdout: Broken pipe" and a backtrace).
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = bin()
+        .arg("scenario")
+        .arg(repo().join("tests/scenarios"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
+}
+
 /// An empty directory is no success: nothing was checked, and the report says so.
 #[test]
 fn a_directory_without_scenarios_fails_saying_so() {
@@ -346,6 +364,37 @@ fn analysis_commands_refuse_what_they_would_not_read() {
             "--games must be at least 1",
         );
     }
+    // No threads ran nothing for ever; a fifth player was asked for names; a table trained
+    // for the other game played as if it were this game's; λ outside 0..1 trained on.
+    refused(
+        &["arena", "--games", "2", "--threads", "0"],
+        "--threads must be at least 1",
+    );
+    refused(&["arena", "--players", "5"], "--players must be 2, 3 or 4");
+    refused(&["train", "--out", "x.rs", "--lambda", "5"], "--lambda");
+    let table = std::env::temp_dir().join(format!("fxq-ludo-table-{}.rs", std::process::id()));
+    std::fs::write(
+        &table,
+        format!(
+            "pub(crate) const LUDO: Learned = Learned {{ temp: 1.0, theta: [{}] }};",
+            vec!["1.0"; 40].join(", ")
+        ),
+    )
+    .expect("temp file");
+    let td = format!("td:{}", table.display());
+    refused(
+        &[
+            "arena",
+            "--rules",
+            "feixingqi",
+            "--seats",
+            &td,
+            "--games",
+            "2",
+        ],
+        "was trained for ludo, not feixingqi",
+    );
+    std::fs::remove_file(&table).ok();
     // A misspelt bot is refused before the solve (minutes), not after it.
     let out = refused(
         &["solve", "--bots", "master,nobody"],
