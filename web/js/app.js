@@ -2,6 +2,7 @@
 // keyboard and screen-reader play, the end screen and the replay viewer.
 
 import { t, setLang, getLang, seatName, whereText } from './i18n.js';
+import { esc } from './html.js';
 import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
@@ -229,13 +230,16 @@ function saveSetup(form) {
   const players = Number(f.get('players') || s.players);
   const seats = { ...s.seats };
   for (const seat of [1, 2, 3]) if (f.get(`seat-${seat}`)) seats[seat] = String(f.get(`seat-${seat}`));
+  // A box the form does not show (飞行棋's options on the Ludo form being left, team play with
+  // fewer than four) keeps what was remembered: the form read is the one being left.
+  const box = (name) => (form.querySelector(`input[name=${name}]:not(:disabled)`) ? f.get(name) === 'on' : !!s[name]);
   const next = {
     players, seats,
     takeoff: String(f.get('takeoff') ?? s.takeoff),
-    tripleSix: rules === 'feixingqi' ? f.get('tripleSix') === 'on' : s.tripleSix,
-    sixStops: rules === 'feixingqi' ? f.get('sixStops') === 'on' : s.sixStops,
-    items: rules === 'feixingqi' ? f.get('items') === 'on' : s.items,
-    team: players === 4 && f.get('team') === 'on',
+    tripleSix: box('tripleSix'),
+    sixStops: box('sixStops'),
+    items: box('items'),
+    team: box('team'),
     pieces: Number(f.get('pieces') || s.pieces),
     firstPlayer: String(f.get('firstPlayer') || s.firstPlayer),
     scoring: String(f.get('scoring') || s.scoring),
@@ -286,7 +290,8 @@ const current = {
   /** @type {any} */ ff: null,
   watching: false,
   busy: false,
-  hint: null,
+  /** the 大师提示 on show: the state it was asked for and the server's answer */
+  /** @type {{st: any, h: any}|null} */ hint: null,
   /** @type {any} */ local: null,
   paused: false,
   /** 道具模式: the item bar of each seat in play, and for which game/language/seats they were made */
@@ -465,7 +470,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
   let imp = false;
   switch (e.kind) {
     case 'openingRoll': case 'rolled':
-      text = t('rolled', { name: nm(e.seat), d: e.die }) + (e.kind === 'openingRoll' ? ` (${t('firstRoll')})` : '');
+      text = t(e.kind === 'openingRoll' ? 'openingRolled' : 'rolled', { name: nm(e.seat), d: e.die });
       log(text, false); said.push(text);
       if (quiet) return null;
       if (current.view === 'game') showDie(e.die, true);
@@ -489,6 +494,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
     case 'seatFinished': fx.win(); text = t('seatFinished', { name: nm(e.seat), place: e.place }); imp = true; shout(text, 1500); break;
     case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
     case 'skip': {
+      // the penalty's own line (just before) says what happened: it is no "cannot move"
+      if (e.reason === 'triple_six_penalty') return null;
       fx.skip();
       const five = e.reason === 'need_takeoff_roll' && takeoff.includes(5);
       const key = 'skipReason_' + e.reason + (five ? '5' : '');
@@ -528,13 +535,52 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
   return null;
 }
 
+/**
+ * The words of `frames`' events, quietly (no sound, banner, die or wait), into a log: a log
+ * rebuilt after a jump in the replay, a reload of the page or a change of language.
+ * @param {any[]} frames @param {string} rules
+ * @param {{log: (text: string, imp: boolean) => void, takeoff: number[]}} how
+ */
+function logFrames(frames, rules, { log, takeoff }) {
+  for (const f of frames) {
+    if (f.cause === 'timeout') log(timeoutText(rules, f.events), true);
+    for (const e of withMoveLines(f.events || [])) describeEvent(e, rules, [], { log, quiet: true, takeoff });
+  }
+}
+
+/** A room's timer ran out and the server played the seat's action (§7.5). @param {string} rules @param {any[]} events */
+function timeoutText(rules, events) {
+  const seat = (events || []).find((e) => typeof e.seat === 'number')?.seat;
+  return t('timedOut', { name: seat === undefined ? '' : seatName(rules, seat) });
+}
+
+/** How many of the game's plies the game screen's log is rebuilt from. */
+const RELOG_GAME_PLIES = 60;
+
+/**
+ * The game screen's log rebuilt from the frames this browser saw (`current.local`, kept across a
+ * reload): in the language of the moment, and empty for a game that has just begun. `upTo`: the
+ * frames before that version only (the state being animated tells its own).
+ * @param {any} st @param {number} [upTo]
+ */
+function relogGame(st, upTo = Infinity) {
+  $('log').innerHTML = '';
+  const loc = current.local;
+  if (!loc || loc.gameId !== st.gameId) return;
+  const frames = loc.frames.filter((f) => f.version < upTo).slice(-RELOG_GAME_PLIES);
+  logFrames(frames, loc.rules, { log: (text, imp) => logLine(text, imp), takeoff: st.options?.takeoff || [] });
+}
+
+/** The causes of a state that played something (a frame of the game, with its events). */
+const PLY_CAUSES = new Set(['roll', 'move', 'step', 'fastForward', 'computer', 'timeout', 'useItem']);
+
 /** Frames of this game as this browser saw them: the replay viewer's fallback without POST /api/replay. */
 function recordFrame(st) {
   const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die, items: st.items };
   if (st.cause === 'create' || st.cause === 'start' || !current.local || current.local.gameId !== st.gameId) {
     current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
   }
-  if (['roll', 'move', 'step', 'fastForward', 'computer', 'timeout', 'useItem'].includes(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn });
+  if (PLY_CAUSES.has(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn, cause: st.cause });
   if (st.cause === 'undo') current.local.frames = current.local.frames.filter((f) => f.version <= st.version);
 }
 
@@ -550,6 +596,9 @@ async function handleState(st) {
   const board = /** @type {NonNullable<typeof current.board>} */ (current.board);
   const prev = current.st;
   current.st = st;
+  // another game (a room's next one), or the game taken up again (a reload, a reconnect): the
+  // log is this game's own, rebuilt from what this browser saw of it
+  if (prev?.gameId !== st.gameId || st.cause === 'join' || st.cause === 'sync') relogGame(st, PLY_CAUSES.has(st.cause) ? st.version : Infinity);
   board.setHint(null);
   $('hint-panel').hidden = true;
   current.itemHint = null;
@@ -565,6 +614,7 @@ async function handleState(st) {
   if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout', 'useItem'].includes(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
+    if (st.cause === 'timeout') { const text = timeoutText(st.rules, st.events); logLine(text, true); said.push(text); }
     let afterRoll = false; // a move right after a roll in the same state is an auto-move (§6.2 step 5)
     await board.animate(withMoveLines(st.events), (e) => {
       if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
@@ -595,7 +645,7 @@ function turnPrompt(st) {
   if (st.phase === 'over') return t('gameOver');
   const name = seatName(st.rules, st.turn);
   if (inRoom(st) && !canAct(st)) return t('roomWaiting', { name: `${name} · ${rooms.seatLabel(st, st.turn)}` });
-  if (st.toAct === 'computer') return t('computerThinking', { name });
+  if (st.toAct === 'computer') return t(current.paused ? 'computerPaused' : 'computerThinking', { name });
   if (st.phase === 'move') return t('choosePrompt', { name, d: st.die });
   return t('rollPrompt', { name });
 }
@@ -635,7 +685,7 @@ function renderSide(st) {
     const place = s.place ? ' · ' + t('place', { n: s.place }) : '';
     const partner = st.options?.team ? ` · ${t('teamOf')} ${seatName(rules, (s.seat + 2) % 4)}` : '';
     return `<div class="p ${!over && s.seat === seat ? 'turn' : ''}" style="--c:${COLOURS[rules][s.seat]}"><span class="chip">${chipSvg(rules, s.seat, 18)}</span>
-      <span>${seatName(rules, s.seat)} <small class="muted">${controllerText(s)}${partner}</small></span>
+      <span>${seatName(rules, s.seat)} <small class="muted">${esc(controllerText(s))}${partner}</small></span>
       <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
   }).join('');
   $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment.slice(0, 16) + '…' }) : '';
@@ -651,7 +701,8 @@ function scheduleNext(st) {
   clearTimeout(current.stepTimer);
   if (inRoom(st)) {
     // the server plays computers, timeouts and 托管 on its own (§7); only say when it is my turn
-    if (canAct(st) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); }
+    // (not while the server plays the seat in 托管: then it is not the person's turn to act)
+    if (canAct(st) && !rooms.autoSeats(st).includes(st.turn) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); }
     return;
   }
   if (st.canFastForward) {
@@ -721,41 +772,54 @@ async function hint() {
   try {
     const h = await net.request({ type: 'hint', version: st.version });
     if (current.st !== st) return;
-    const lang = getLang();
     const best = h.options?.[0];
     const it = h.item && h.item.use ? h.item : null;
     if (!best && !it) { toast(beforeRoll ? t('itemHintNone') : t('noHint')); announce(beforeRoll ? t('itemHintNone') : t('noHint')); return; }
-    let itemHtml = '', itemSaid = '';
     if (it) {
       current.itemHint = it.use;
       renderItems(st);
-      // the Master's own sentence names the use and its gain (docs/PROTOCOL.md §9 Hint)
-      const text = t('itemHint', { use: (lang === 'zh' ? it.zh : it.en) || useText(st.rules, it.use) });
-      itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)}</span>`;
-      itemSaid = `${t('hint')}: ${text}`;
     }
-    const panel = $('hint-panel');
-    if (best) {
-      current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
-      const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${lang === 'zh' ? o.zh : o.en}</li>`;
-      panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${lang === 'zh' ? best.zh : best.en}
-      <details ${h.options.length > 1 ? '' : 'hidden'}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
-      announce(`${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${lang === 'zh' ? best.zh : best.en}`);
-    } else {
-      panel.innerHTML = itemHtml;
-      announce(itemSaid);
-    }
-    panel.hidden = false;
+    if (best) current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
+    current.hint = { st, h };
+    announce(renderHint());
   } catch (e) {
     toast(t('noHint'));
   }
+}
+
+/**
+ * Writes the hint panel for the hint kept in `current.hint`, in the language of the moment
+ * (again after a change of language); returns the sentence for the screen reader.
+ */
+function renderHint() {
+  const { st, h } = /** @type {{st: any, h: any}} */ (current.hint);
+  const zh = getLang() === 'zh';
+  const best = h.options?.[0];
+  const it = h.item && h.item.use ? h.item : null;
+  let itemHtml = '', itemSaid = '';
+  if (it) {
+    // the Master's own sentence names the use and its gain (docs/PROTOCOL.md §9 Hint)
+    const text = t('itemHint', { use: (zh ? it.zh : it.en) || useText(st.rules, it.use) });
+    itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)}</span>`;
+    itemSaid = `${t('hint')}: ${text}`;
+  }
+  const panel = $('hint-panel');
+  panel.hidden = false;
+  if (!best) {
+    panel.innerHTML = itemHtml;
+    return itemSaid;
+  }
+  const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
+  const open = panel.querySelector('details')?.open ? 'open' : '';
+  panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${zh ? best.zh : best.en}
+    <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
+  return `${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 道具模式 item mode (RULES.md §10.3, docs/PROTOCOL.md "Items"): the item bars, using an item with
 // its targeting step, the item events' words
 
-const esc = (x) => String(x ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c] || c));
 const itemName = (k) => ITEM_NAMES[getLang()][k] ?? String(k);
 /** The item bar of the seat to act. @returns {string[]} */
 const ownBar = (st) => st?.items?.bars?.[st.turn] || [];
@@ -983,7 +1047,8 @@ function openEnd(st, fromFastForward) {
 
 async function fetchRecord(gameId) {
   const r = await fetch(`/api/games/${gameId}/record`);
-  if (!r.ok) throw new Error(`record ${r.status}`);
+  if (r.status === 404) throw new Error(t('recordMissing'));
+  if (!r.ok) throw new Error((await r.json().catch(() => null))?.message || `HTTP ${r.status}`);
   return r.json();
 }
 async function downloadRecord() {
@@ -1009,7 +1074,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logLine, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1018,7 +1083,9 @@ async function openViewerFor(src) {
     await viewer.load(record, src.local);
     if (src.decision) viewer.showDecision(src.decision);
   } catch (e) {
+    // nothing to show: say why, and go back to where the player was
     toast(t('recordBad', { msg: e.message }));
+    backToGameOrSetup();
   }
 }
 /** `#record=g:<gameId>` or `#record=<base64url of the record JSON>` */
@@ -1049,7 +1116,14 @@ function backToGameOrSetup() {
 }
 
 function wire() {
-  $('btn-new').addEventListener('click', () => { clearTimeout(current.stepTimer); showView('setup'); renderSetup(); });
+  $('btn-new').addEventListener('click', () => {
+    clearTimeout(current.stepTimer);
+    // from a room, a new game leaves it (a seat in play goes into 托管, with a way back on the
+    // set-up screen): staying in it, its next message pulled the player back to its screen
+    if (net.room) { rooms.leave(); return; }
+    showView('setup');
+    renderSetup();
+  });
   $('btn-open').addEventListener('click', () => /** @type {HTMLInputElement} */ ($('open-file')).click());
   $('open-file').addEventListener('change', (e) => { const f = /** @type {HTMLInputElement} */ (e.target).files?.[0]; if (f) openFile(f); });
   $('v-file').addEventListener('change', (e) => { const f = /** @type {HTMLInputElement} */ (e.target).files?.[0]; if (f) openFile(f); });
@@ -1058,7 +1132,14 @@ function wire() {
     setLang(getLang() === 'zh' ? 'en' : 'zh');
     applyI18n();
     if (current.view === 'setup') renderSetup();
-    if (current.view === 'game' && current.st) { renderSide(current.st); if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff); }
+    if (current.view === 'game' && current.st) {
+      renderSide(current.st);
+      relogGame(current.st);
+      if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint();
+      if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff);
+    }
+    if (current.view === 'viewer') viewer.relog();
+    if (current.view === 'room' && rooms.room) rooms.renderLobby(rooms.room);
   });
   $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
   $('btn-roll').addEventListener('click', roll);
@@ -1070,6 +1151,7 @@ function wire() {
     current.paused = !current.paused;
     $('btn-pause').textContent = current.paused ? t('resumeAI') : t('pauseAI');
     $('btn-pause').setAttribute('aria-pressed', String(current.paused));
+    if (current.st) renderSide(current.st);
     if (!current.paused && current.st && current.st.phase !== 'over') scheduleNext(current.st);
     else clearTimeout(current.stepTimer);
   });
@@ -1166,6 +1248,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer, logFrames };
 
 boot();

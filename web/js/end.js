@@ -2,10 +2,10 @@
 // p-value and dice luck in win-% points, the post-game move grades of the human seats, and a link to verify the dice.
 
 import { t, seatName, whereText } from './i18n.js';
+import { esc } from './html.js';
 import { COLOURS } from './board.js';
 import { formatP } from './verify.js';
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
 
 /** SVG bar chart of the faces 1..6, with the expected count n/6 as a dashed line. */
 export function histogramSvg(counts, colour) {

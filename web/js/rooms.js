@@ -4,9 +4,9 @@
 // 托管, quick chat, spectators) and the profile / leaderboard page.
 
 import { t, seatName, getLang } from './i18n.js';
+import { esc } from './html.js';
 import { COLOURS } from './board.js';
 
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c] || c));
 const LEVELS = ['easy', 'normal', 'hard', 'master'];
 /** Turn timers offered (§7.2 `turnTimerMs`); 0 = no timer. */
 const TIMERS = [15000, 30000, 60000, 0];
@@ -282,6 +282,8 @@ export class Rooms {
     net.room = null;
     if (keepSaved) store.set('fxq.room', { code: this.room?.code, spectate: false }); else store.del('fxq.room');
     this.room = null;
+    // a slot taken again later starts with no seed (the server's is empty): send this one again
+    this.seedSent = '';
     current.room = null;
     this.stopTimer();
   }
@@ -427,7 +429,7 @@ export class Rooms {
         <p class="muted">${t('commitmentNote')}</p>
         <code class="hash" id="room-commitment">${esc(r.commitment)}</code>
         ${mine ? `<div class="row-line"><label for="my-seed">${t('yourSeed')}</label>
-          <input id="my-seed" value="${esc(editingSeed ?? mine.clientSeed ?? mySeed)}" maxlength="64" pattern="[A-Za-z0-9_\\-]{1,64}" spellcheck="false">
+          <input id="my-seed" value="${esc(editingSeed ?? (mine.clientSeed || mySeed))}" maxlength="64" pattern="[A-Za-z0-9_\\-]{1,64}" spellcheck="false">
           <button type="button" id="btn-new-seed">${t('newSeed')}</button></div>
           <p class="muted">${t('seedHelp')}</p>` : ''}
       </div>
@@ -658,7 +660,8 @@ export class Rooms {
       tag.style.setProperty('--c', COLOURS[st.rules][s.seat]);
       if (p.top) tag.style.top = `${((p.r + 0.04 + 0.15) / p.n) * 100}%`;
       else tag.style.top = `${((p.r + p.b - 0.04 + 0.15) / p.n) * 100}%`;
-      tag.innerHTML = `${esc(name)}${auto.includes(s.seat) ? ` <span class="tag auto">${t('auto')}</span>` : ''}<span class="tmr"></span>`;
+      // a long name gives way (ellipsis); the 托管 badge and the countdown always show
+      tag.innerHTML = `<span class="nm">${esc(name)}</span>${auto.includes(s.seat) ? `<span class="tag auto">${t('auto')}</span>` : ''}<span class="tmr"></span>`;
       if (st.phase !== 'over' && st.turn === s.seat) tag.classList.add('turn');
       o.appendChild(tag);
     }

@@ -7,9 +7,9 @@
 // `#record=<base64url JSON>` (the replay viewer's link).
 
 import { t, getLang, setLang, seatName } from './i18n.js';
+import { esc } from './html.js';
 
 const enc = new TextEncoder();
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
 
 /** @param {Uint8Array} b */
 export function toHex(b) { return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(''); }

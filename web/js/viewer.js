@@ -22,6 +22,7 @@ export class Viewer {
     this.anim = 1;
     this.onBack = () => {};
     const $ = deps.$;
+    $('v-back').addEventListener('click', () => { this.stop(); this.onBack(); });
     $('v-first').addEventListener('click', () => this.seek(0));
     $('v-prev').addEventListener('click', () => this.seek(this.i - 1));
     $('v-next').addEventListener('click', () => this.next());
@@ -31,6 +32,9 @@ export class Viewer {
   }
 
   setSpeed(a) { this.anim = a; this.board?.setSpeed(a); }
+
+  /** Stops playing (leaving the viewer). */
+  stop() { this.playing = false; }
 
   /** @param {any} record @param {any} [local] frames this browser saw, if the server cannot replay */
   async load(record, local) {
@@ -135,9 +139,7 @@ export class Viewer {
    */
   relog() {
     this.d.$('v-log').innerHTML = '';
-    for (const f of this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i)) {
-      for (const e of this.d.withMoveLines(f.events || [])) this.d.describeEvent(e, this.rules, [], { log: (text, imp) => this.log(text, imp), quiet: true, takeoff: this.takeoff });
-    }
+    this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff });
   }
 
   async next() {
@@ -195,5 +197,6 @@ export class Viewer {
     else if (e.key === 'Home') { e.preventDefault(); this.seek(0); }
     else if (e.key === 'End') { e.preventDefault(); this.seek(this.frames.length); }
     else if (e.key === ' ') { e.preventDefault(); this.toggle(); }
+    else if (e.key === 'Escape') { e.preventDefault(); this.stop(); this.onBack(); }
   }
 }

@@ -36,7 +36,7 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         if (game > 1) await page.click(await page.locator('#end[open]').count() ? '#end-again' : '#btn-new');
         await setupGame(page, { rules, players: 4, pieces: 2, seats: { 1: 'easy', 2: 'easy', 3: 'easy' } });
         const t0 = Date.now();
-        const log = await playThrough(page, { hint: !hinted, followHint: true, undo: !undone, shotHint: `hint-${rules}.png` });
+        const log = await playThrough(page, { hint: !hinted, hintLang: !hinted, followHint: true, undo: !undone, shotHint: `hint-${rules}.png` });
         hinted ||= log.hinted;
         undone ||= log.undone;
         console.log(`${rules} game ${game}: ${log.actions} human actions, ${log.choices} choices, in ${((Date.now() - t0) / 1000).toFixed(1)} s; undo gave the same die: ${JSON.stringify(log.undoDie)}`);

@@ -102,11 +102,16 @@ export async function playThrough(page, o = {}) {
     let st = await state(page);
     if (o.reloadAfter && !log.reloaded && log.actions >= o.reloadAfter) {
       const before = st;
+      const lines = await page.locator('#log li').allInnerTexts();
       await page.reload();
       await page.waitForSelector('#view-game:not([hidden]) svg.board');
       await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version === v, before.version, { timeout: 15000 });
       const after = await state(page);
       if (JSON.stringify(after.seats) !== JSON.stringify(before.seats)) throw new Error('reload changed the position');
+      // the log comes back with the game (it was empty after a reload)
+      const again = await page.locator('#log li').allInnerTexts();
+      const newest = lines.find((l) => !/自动|auto/i.test(l));
+      if (!newest || !again.slice(0, 5).includes(newest)) throw new Error(`the log after the reload: ${again.slice(0, 5)} (before: ${lines.slice(0, 5)})`);
       log.reloaded = true;
       continue;
     }
@@ -139,6 +144,16 @@ export async function playThrough(page, o = {}) {
         const hinted = await page.locator('svg.board .piece.hinted').first().getAttribute('data-piece');
         k = Number(hinted) - 1;
         if (o.shotHint && !log.hinted) await shot(page, o.shotHint);
+        if (o.hintLang && !log.hinted) {
+          // a change of language rewrites the hint and the log in the new one
+          await page.click('#btn-lang');
+          const panel = await page.locator('#hint-panel').innerText();
+          const lines = await page.locator('#log li').allInnerTexts();
+          assert.ok(/Hint|Master/.test(panel) && !/[\u4e00-\u9fff]/.test(panel), `hint in English: ${panel}`);
+          assert.ok(lines.length > 0 && lines.every((l) => !/[\u4e00-\u9fff]/.test(l)), `log in English: ${lines.slice(0, 5)}`);
+          await page.click('#btn-lang');
+          assert.match(await page.locator('#hint-panel').innerText(), /大师提示/);
+        }
         log.hinted = true;
       }
       if (o.keyboard) {

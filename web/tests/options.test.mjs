@@ -13,6 +13,14 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     await page.check('input[name=scoring][value=room]', { force: true });
     await page.fill('input[name=room]', '1000');
     await page.dispatchEvent('input[name=room]', 'change');
+    // 飞行棋's own options survive a visit to Ludo's form (they were saved as off from it)
+    await page.check('input[name=tripleSix]', { force: true });
+    await page.check('input[name=sixStops]', { force: true });
+    await page.check('input[name=rules][value=ludo]', { force: true });
+    await page.check('input[name=players][value="2"]', { force: true });
+    await page.check('input[name=rules][value=feixingqi]', { force: true });
+    await page.check('input[name=players][value="4"]', { force: true });
+    assert.ok(await page.isChecked('input[name=tripleSix]') && await page.isChecked('input[name=sixStops]'), 'the options are still on');
     await setupGame(page, {
       rules: 'feixingqi', players: 4, pieces: 2, seats: { 1: 'easy', 2: 'human', 3: 'easy' },
       opts: { takeoff: '56', tripleSix: true, sixStops: true, team: true, firstPlayer: 'roll' },
@@ -54,6 +62,21 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     await link.locator('#v-range').fill(String(k + 1));
     const said = await link.locator('#v-log').innerText();
     assert.match(said, /需要掷出 5 或 6 才能起飞/, said);
+    // The triple-six penalty is told once, as a penalty (its skip event said 无棋可走 too).
+    const penalty = await link.evaluate(() => {
+      const lines = /** @type {string[]} */ ([]);
+      /** @type {any} */ (window).__fxq.logFrames([{ events: [{ kind: 'penalty', seat: 0 }, { kind: 'skip', seat: 0, reason: 'triple_six_penalty', zh: '连续三个 6', en: 'three 6s' }] }],
+        'feixingqi', { log: (/** @type {string} */ text) => lines.push(text), takeoff: [6] });
+      return lines;
+    });
+    assert.deepEqual(penalty, ['红方 连续三个 6，全部返回停机坪']);
+    // 返回 leaves the replay for the set-up (this page has no game); a link to no game says so
+    // and goes back too, instead of an empty viewer.
+    await link.click('#v-back');
+    await link.waitForSelector('#view-setup:not([hidden])');
+    await link.goto(link.url().replace(/#.*/, '#record=g:doesnotexist'));
+    await link.waitForSelector('#toast:text-matches("找不到这盘棋")');
+    await link.waitForSelector('#view-setup:not([hidden])');
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();

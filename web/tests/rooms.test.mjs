@@ -97,9 +97,20 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
       return width('’') / width('M');
     });
     assert.ok(apostrophe < 0.6, `’ is ${apostrophe.toFixed(2)} of an M wide`);
-    await b.fill('#nick', 'Bob');
+    // a nickname with markup in it is text everywhere it is shown
+    await b.fill('#nick', 'Bob<u>x</u>');
     await b.click('#btn-join');
     await b.waitForSelector('#view-room:not([hidden]) #btn-ready');
+    // B leaves the lobby and joins again in the same tab: its client seed is sent again (the
+    // new slot's was empty, and 'Ready' was refused for it)
+    await b.click('#btn-leave-room');
+    await b.waitForSelector('#online-form #join-code');
+    await b.fill('#join-code', code);
+    await b.click('#btn-join');
+    await b.waitForSelector('#view-room:not([hidden]) #btn-ready');
+    await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.slots[1]?.clientSeed?.length > 0, null, { timeout: 10000 });
+    await b.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.mySlot()?.clientSeed?.length > 0, null, { timeout: 10000 });
+    assert.notEqual(await b.locator('#my-seed').inputValue(), '', 'the seed field shows the seed');
     assert.equal((await b.locator('#room-commitment').innerText()).trim(), commitment, 'both see the same commitment');
     // B edits the seed before getting ready; everyone sees it
     await b.fill('#my-seed', 'bobs-own-seed_42');
@@ -111,6 +122,11 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await shot(b, 'room-lobby-guest-phone.png');
     const slotsText = await a.locator('#slots').innerText();
     assert.match(slotsText, /甲方/);
+    // the lobby is written again in the other language at once (it waited for the next message)
+    await a.click('#btn-lang');
+    assert.match(await a.locator('#view-room').innerText(), /Room code/);
+    await a.click('#btn-lang');
+    assert.match(await a.locator('#view-room').innerText(), /房间号/);
     assert.match(slotsText, /Bob/);
 
     // --- A starts; both devices show the board with the names per seat
@@ -124,8 +140,12 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     assert.notEqual(ra.mine[0], rb.mine[0], 'the two people hold different seats');
     assert.equal(await a.locator('#btn-hint').isVisible(), false, 'no hint in rooms');
     assert.equal(await a.locator('#btn-undo').isVisible(), false, 'no undo in rooms');
-    await a.waitForSelector('#board .seat-tag:text-matches("Bob")');
-    await b.waitForSelector('#board .seat-tag:text-matches("甲方")');
+    await a.waitForSelector('#board .seat-tag:has-text("Bob")');
+    for (const p of [a, b]) {
+      assert.match(await p.locator('#players').innerText(), /Bob<u>x<\/u>/, 'the player list shows the nickname as text');
+      assert.equal(await p.locator('#players u, #slots u, #board .seat-tag u, #end u').count(), 0, 'no markup from a nickname');
+    }
+    await b.waitForSelector('#board .seat-tag:has-text("甲方")');
 
     // --- C watches through the same link: the same board, no controls
     const c = await C.page();
@@ -173,6 +193,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
         await b.click('#btn-room-leave');
         await b.waitForSelector('#online-form #btn-back-room', { timeout: 10000 });
         await a.waitForSelector('#board .seat-tag .tag.auto', { timeout: 10000 });
+        // a long name gives way: the 托管 badge shows whole inside its tag (it was cut off)
+        const cut = await a.evaluate(() => {
+          const badge = /** @type {HTMLElement} */ (document.querySelector('#board .seat-tag .tag.auto'));
+          const r = badge.getBoundingClientRect(), q = /** @type {HTMLElement} */ (badge.closest('.seat-tag')).getBoundingClientRect();
+          return r.right > q.right + 0.5 || r.width < 8 ? `${r.left}–${r.right} in ${q.left}–${q.right}` : '';
+        });
+        assert.equal(cut, '', 'the 托管 badge is cut off');
         await shot(a, 'room-auto.png');
         autoSeen = true;
         // B comes back (another tab or a reload would do the same) and takes the seat back
