@@ -688,7 +688,9 @@ function renderSide(st) {
       <span>${seatName(rules, s.seat)} <small class="muted">${esc(controllerText(s))}${partner}</small></span>
       <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
   }).join('');
-  $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment.slice(0, 16) + '…' }) : '';
+  // the whole commitment, to write down before the first roll and compare with the record's
+  // (a prefix would let a server that ground a seed to match it pass)
+  $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment }) : '';
   renderItems(st);
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
   if (canAct(st) && current.keyboard) {

@@ -36,9 +36,12 @@ function be(n, bytes) {
   return out;
 }
 
-/** The fixed start of every HMAC message: domain, 0x00, the length-prefixed client seeds. @param {string[]} clientSeeds */
-export function messagePrefix(clientSeeds) {
-  const parts = [enc.encode('feixingqi/dice'), new Uint8Array([0])];
+/**
+ * The fixed start of every HMAC message: "feixingqi/" and the domain, 0x00, the length-prefixed
+ * client seeds. @param {string[]} clientSeeds @param {string} [domain] `dice`, or `deal` (§7.4)
+ */
+export function messagePrefix(clientSeeds, domain = 'dice') {
+  const parts = [enc.encode(`feixingqi/${domain}`), new Uint8Array([0])];
   for (const c of clientSeeds) { const b = enc.encode(c); parts.push(be(b.length, 4), b); }
   return concat(parts);
 }
@@ -49,12 +52,14 @@ export async function sha256Hex(b) {
 }
 
 /**
- * The dice stream of a seed and client seeds: `die(k)` recomputes roll k.
- * @param {Uint8Array<ArrayBuffer>} seed @param {string[]} clientSeeds
+ * The dice stream of a seed and client seeds: `die(k)` recomputes roll k, `below(k, n)` draw k
+ * of a number in 0..n (the first 8-byte big-endian word v of block(k, 0), block(k, 1), … below
+ * 2^64 − 1 − ((2^64 − 1) mod n), as v mod n).
+ * @param {Uint8Array<ArrayBuffer>} seed @param {string[]} clientSeeds @param {string} [domain]
  */
-export async function diceStream(seed, clientSeeds) {
+export async function diceStream(seed, clientSeeds, domain = 'dice') {
   const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const prefix = messagePrefix(clientSeeds);
+  const prefix = messagePrefix(clientSeeds, domain);
   const block = async (k, j) => new Uint8Array(await crypto.subtle.sign('HMAC', key, concat([prefix, be(k, 8), be(j, 4)])));
   return {
     block,
@@ -64,7 +69,37 @@ export async function diceStream(seed, clientSeeds) {
         for (const b of await block(k, j)) if (b < 252) return 1 + (b % 6);
       }
     },
+    /** @param {number} k @param {number} n */
+    async below(k, n) {
+      const N = BigInt(Math.max(1, n));
+      const max = (1n << 64n) - 1n;
+      const zone = max - (max % N);
+      for (let j = 0; ; j++) {
+        const b = await block(k, j);
+        for (let i = 0; i < 32; i += 8) {
+          let v = 0n;
+          for (let x = 0; x < 8; x++) v = (v << 8n) | BigInt(b[i + x]);
+          if (v < zone) return Number(v % N);
+        }
+      }
+    },
   };
+}
+
+/**
+ * An online room's deal of colours (docs/PROTOCOL.md §7.4): from the seats in play in
+ * increasing order, for i = n − 1 down to 1, draw k = n − 1 − i of the domain `deal` picks
+ * j = below(k, i + 1) and swaps places i and j; lobby slot s gets the seat at place s.
+ * @param {Uint8Array<ArrayBuffer>} seed @param {string[]} clientSeeds @param {number[]} seats
+ */
+export async function dealOf(seed, clientSeeds, seats) {
+  const draws = await diceStream(seed, clientSeeds, 'deal');
+  const order = [...seats].sort((a, b) => a - b);
+  for (let i = order.length - 1, k = 0; i >= 1; i--, k++) {
+    const j = await draws.below(k, i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 /** Pearson's χ² of six face counts against n/6 each; null without rolls. @param {number[]} c */
@@ -99,11 +134,12 @@ export function chiSquareP(x) {
 export function formatP(p) { return p >= 0.001 ? p.toFixed(3) : p.toExponential(1); }
 
 /**
- * Checks a record's dice. Pure computation in this browser; nothing from the server is trusted.
+ * Checks a record's dice, and a room's deal of colours. Pure computation in this browser; nothing
+ * from the server is trusted.
  * @param {any} record
- * @returns {Promise<{status: 'ok'|'notRecord'|'unrevealed'|'noCommitment'|'commitment'|'roll', msg?: string,
+ * @returns {Promise<{status: 'ok'|'notRecord'|'unrevealed'|'noCommitment'|'commitment'|'roll'|'deal', msg?: string,
  *   commitment?: string, computed?: string, rolls?: number, mismatch?: {index:number,k:number,recorded:number,expected:number},
- *   values?: {index:number,k:number,die:number}[], clientSeeds?: string[]}>}
+ *   values?: {index:number,k:number,die:number}[], clientSeeds?: string[], deal?: number[]|null, dealt?: any}>}
  */
 export async function verifyDice(record) {
   if (!record || typeof record !== 'object' || record.format !== 'feixingqi-record') return { status: 'notRecord', msg: 'format' };
@@ -130,7 +166,14 @@ export async function verifyDice(record) {
     if (expected !== r.recorded) return { status: 'roll', commitment, computed, rolls: r.k, mismatch: { index: r.index, k: r.k, recorded: r.recorded, expected }, clientSeeds };
     values.push({ index: r.index, k: r.k, die: expected });
   }
-  return { status: 'ok', commitment, computed, rolls: rolls.length, values, clientSeeds };
+  // a room's record: the seat each lobby slot was dealt, from the same seed
+  let deal = null;
+  if (record.deal !== undefined && record.deal !== null) {
+    const seats = Array.isArray(record.seats) ? record.seats : [0, 1, 2, 3];
+    deal = await dealOf(seed, clientSeeds, seats);
+    if (JSON.stringify(record.deal) !== JSON.stringify(deal)) return { status: 'deal', commitment, computed, rolls: rolls.length, values, clientSeeds, deal, dealt: record.deal };
+  }
+  return { status: 'ok', commitment, computed, rolls: rolls.length, values, clientSeeds, deal };
 }
 
 /** The server replayed the record and refused it: a ply breaks the rules (its `bad_record` text). */
@@ -212,7 +255,11 @@ function render() {
   let rolls = '';
   if (r.status === 'ok') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
   if (r.status === 'roll') rolls = t('verifyRollBad', { i: r.mismatch.index, k: r.mismatch.k, r: r.mismatch.recorded, e: r.mismatch.expected, n: r.rolls });
-  if (r.status === 'game') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
+  if (r.status === 'game' || r.status === 'deal') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
+  const seatList = (v) => (Array.isArray(v) ? v : []).map((s) => seatName(record.rules === 'ludo' ? 'ludo' : 'feixingqi', s)).join('、');
+  let dealt = '';
+  if (r.status === 'deal') dealt = t('verifyDealBad', { r: seatList(r.dealt), e: seatList(r.deal) });
+  else if (ok && r.deal) dealt = t('verifyDealOk', { s: seatList(r.deal) });
   let plies = '';
   if (r.status === 'game') plies = t('verifyGameBad', { msg: r.msg });
   else if (ok && game) plies = t(game.over ? 'verifyGameOk' : 'verifyGameOpen', { n: record.plies.length });
@@ -231,6 +278,7 @@ function render() {
   host.innerHTML = `<p class="verdict ${ok ? 'ok' : 'bad'}" id="vf-verdict">${esc(ok ? t('verifyOk') : t('verifyFail'))}</p>
     <p id="vf-commit" class="mono">${esc(lines.join(' '))}</p>
     ${rolls ? `<p id="vf-rolls">${esc(rolls)}</p>` : ''}
+    ${dealt ? `<p id="vf-deal">${esc(dealt)}</p>` : ''}
     ${plies ? `<p id="vf-game">${esc(plies)}</p>` : ''}
     ${table}`;
 }

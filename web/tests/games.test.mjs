@@ -35,6 +35,10 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
       for (let game = 1; game <= 4 && !(hinted && undone && ffSeen); game++) {
         if (game > 1) await page.click(await page.locator('#end[open]').count() ? '#end-again' : '#btn-new');
         await setupGame(page, { rules, players: 4, pieces: 2, seats: { 1: 'easy', 2: 'easy', 3: 'easy' } });
+        // the whole commitment shows before the first roll (a 16-digit prefix did)
+        const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
+        assert.match(commitment, /^[0-9a-f]{64}$/);
+        assert.ok((await page.locator('#commit').innerText()).includes(commitment), 'the full commitment');
         const t0 = Date.now();
         const log = await playThrough(page, { hint: !hinted, hintLang: !hinted, followHint: true, undo: !undone, shotHint: `hint-${rules}.png` });
         hinted ||= log.hinted;

@@ -72,8 +72,11 @@ test('verify page: real finished games pass, tampered records fail, both languag
       const s = await m.diceStream(new Uint8Array(32), ['alice', '鲍勃']);
       const rolls = [];
       for (let k = 0; k < 12; k++) rolls.push(await s.die(k));
-      return { rolls, block: m.toHex(await s.block(0, 0)), c: await m.sha256Hex(new Uint8Array(32)), p: [m.chiSquareP(0), m.chiSquareP(1.145476), m.chiSquareP(11.0705), m.chiSquareP(18)] };
+      const deal = [await m.dealOf(new Uint8Array(32), ['alice', '鲍勃'], [0, 1, 2, 3]), await m.dealOf(new Uint8Array(32), ['alice', '鲍勃'], [0, 2])];
+      return { rolls, deal, block: m.toHex(await s.block(0, 0)), c: await m.sha256Hex(new Uint8Array(32)), p: [m.chiSquareP(0), m.chiSquareP(1.145476), m.chiSquareP(11.0705), m.chiSquareP(18)] };
     });
+    // the deal of colours of the same example (the engine's test the_deal_of_the_worked_example)
+    assert.deepEqual(known.deal, [[1, 2, 3, 0], [2, 0]]);
     assert.deepEqual(known.rolls, [2, 4, 4, 2, 4, 5, 1, 6, 1, 3, 2, 1]);
     assert.equal(known.block, '4fb640e66feb757832bd5a78fe999e42fd2d0f59c8990784b191b68d8ca0174d');
     assert.equal(known.c, '66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925');
@@ -155,6 +158,17 @@ test('verify page: real finished games pass, tampered records fail, both languag
       cut.plies = cut.plies.slice(0, rollIdx[20]);
       assert.equal(await paste(cut), 'ok');
       assert.match(await page.locator('#vf-game').innerText(), new RegExp(`${rollIdx[20]} 步全部合规则，但棋谱在棋局结束前就停了`));
+      // A room's record carries its deal of colours: the seed's own passes and is shown, two
+      // slots swapped fail (the rolls still match).
+      const dealt = await page.evaluate(async ([seed, seeds, seats]) => {
+        const m = await import('/js/verify.js');
+        return m.dealOf(m.fromHex(seed), seeds, seats);
+      }, [record.dice.seed, record.dice.clientSeeds, record.seats]);
+      assert.equal(await paste({ ...structuredClone(record), deal: dealt }), 'ok');
+      assert.match(await page.locator('#vf-deal').innerText(), /颜色分配 ✓/);
+      assert.equal(await paste({ ...structuredClone(record), deal: [...dealt].reverse() }), 'deal');
+      assert.match(await page.locator('#vf-deal').innerText(), /颜色分配 ✗/);
+      assert.match(await page.locator('#vf-verdict').innerText(), /不通过/);
       assert.equal(await paste(u), 'unrevealed');
 
       // English.

@@ -417,6 +417,14 @@ fn verify(args: &[String]) -> Result<ExitCode> {
         n = record.client_seeds.len(),
         last = rolls.saturating_sub(1),
     );
+    if let Some(deal) = &record.deal {
+        let seats: Vec<String> = deal.iter().map(|s| s.to_string()).collect();
+        println!(
+            "颜色 deal: 1…{n} 号位分到座位 [{s}]，与种子算出的一致 / lobby slots 1…{n} got seats [{s}], as the seed deals",
+            n = deal.len(),
+            s = seats.join(", ")
+        );
+    }
     let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
     println!(
         "对局 game: {} 步全部合法 / {} plies replayed, {} · 名次 ranking [{}]",
@@ -472,6 +480,7 @@ fn verify_error_zh(record: &Record, e: &RecordError) -> String {
         } => format!(
             "plies[{index}]（第 {k} 次掷骰，k 从 0 起）记录为 {recorded}，种子算出 {expected}"
         ),
+        RecordError::Deal { .. } => "房间的颜色分配与种子算出的不一致".into(),
         RecordError::Ply { index, .. } => format!(
             "plies[{index}] 不合规则，对局无法复盘（共 {} 步）",
             record.plies.len()

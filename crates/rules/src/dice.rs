@@ -21,6 +21,7 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
 use crate::position::Die;
+use crate::seat::{Seat, SeatSet};
 
 /// The secret server seed of a game (32 bytes).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -228,6 +229,25 @@ impl DiceStream {
     }
 }
 
+impl DiceStream {
+    /// An online room's deal of colours (docs/PROTOCOL.md §7.4): "at `start` the slots are dealt
+    /// to the seats in play by a Fisher–Yates shuffle drawn from the game's dice stream in the
+    /// domain `deal`". From the seats in play in increasing order, for `i` = n − 1 down to 1,
+    /// draw `k` = n − 1 − i picks `j = below(k, i + 1)` of the domain `"deal"` and swaps places
+    /// `i` and `j`; lobby slot `s` gets the seat at place `s`. The client seeds make the deal
+    /// as unforeseeable to the server as the rolls, and the revealed seed makes it checkable.
+    pub fn deal(&self, seats: SeatSet) -> Vec<Seat> {
+        let draws = self.domain("deal");
+        let mut order: Vec<Seat> = seats.iter().collect();
+        let n = order.len();
+        for (k, i) in (1..n).rev().enumerate() {
+            let j = draws.below(k as u64, i as u32 + 1) as usize;
+            order.swap(i, j);
+        }
+        order
+    }
+}
+
 /// Pearson's χ² of a seat's six face counts against `n/6` each: `Σ (count − n/6)² / (n/6)`
 /// (RULES.md §6.3 "Statistics": the
 /// per-seat counts of the faces shown after the game). `None` when there are no rolls.
@@ -317,6 +337,15 @@ mod tests {
         let dc: Vec<u8> = (0..64).map(|k| c.die(k).get()).collect();
         assert_ne!(da, db);
         assert_ne!(da, dc);
+    }
+
+    /// The deal of the worked example of docs/PROTOCOL.md §7.4 (the verify page checks the same).
+    #[test]
+    fn the_deal_of_the_worked_example() {
+        let d = DiceStream::with_client_seeds(Seed([0; 32]), vec!["alice".into(), "鲍勃".into()]);
+        let seats = |v: &[Seat]| v.iter().map(|s| s.get()).collect::<Vec<u8>>();
+        assert_eq!(seats(&d.deal(SeatSet::ALL)), vec![1, 2, 3, 0]);
+        assert_eq!(seats(&d.deal(SeatSet::for_players(2).unwrap())), vec![2, 0]);
     }
 
     #[test]

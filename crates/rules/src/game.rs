@@ -656,6 +656,7 @@ impl Game {
                 .unwrap_or_default(),
             plies: self.plies().collect(),
             uses: self.item_uses(),
+            deal: None,
         }
     }
 
@@ -736,6 +737,9 @@ pub struct Record {
     /// Item uses (item mode), each with the number of plies before it (see [`Game::item_uses`]);
     /// in the JSON they stand in the `plies` list as `{"use": …}`.
     pub uses: Vec<(usize, ItemUse)>,
+    /// An online room's deal of colours: the seat each lobby slot got, in slot order
+    /// ([`DiceStream::deal`], docs/PROTOCOL.md §7.4); `None` for a game that dealt none.
+    pub deal: Option<Vec<Seat>>,
 }
 
 /// Why a record does not replay.
@@ -770,6 +774,13 @@ pub enum RecordError {
         /// Why.
         error: UseError,
     },
+    /// The room's deal of colours differs from the one the seed deals.
+    Deal {
+        /// The seats the record gives the slots, in slot order.
+        recorded: Vec<Seat>,
+        /// The seats [`DiceStream::deal`] gives them.
+        expected: Vec<Seat>,
+    },
     /// Ply `index` cannot be applied.
     Ply {
         /// Index of the ply.
@@ -800,6 +811,20 @@ impl fmt::Display for RecordError {
                 expected,
             } => {
                 write!(f, "plies[{index}]: roll #{k} is recorded as {recorded} but the seed gives {expected}")
+            }
+            RecordError::Deal { recorded, expected } => {
+                let show = |v: &[Seat]| {
+                    v.iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                write!(
+                    f,
+                    "deal: the slots got seats [{}] but the seed deals [{}]",
+                    show(recorded),
+                    show(expected)
+                )
             }
             RecordError::Ply { index, error } => write!(f, "plies[{index}]: {error}"),
             RecordError::Use { index, error } => {
@@ -874,18 +899,32 @@ impl Record {
     /// number of rolls checked ([`Game::dice_counter`]) and the per-seat counts
     /// ([`Game::dice_stats`]).
     ///
+    /// A room's record also carries its deal of colours, checked the same way: the seats
+    /// [`DiceStream::deal`] gives the lobby slots from the seed and the client seeds.
+    ///
     /// # Errors
     /// [`RecordError::SeedNotRevealed`], [`RecordError::NoCommitment`],
     /// [`RecordError::Commitment`], [`RecordError::RollMismatch`] for the first roll that differs,
-    /// or as [`Record::replay`].
+    /// [`RecordError::Deal`], or as [`Record::replay`].
     pub fn verify(&self) -> Result<Game, RecordError> {
-        if self.seed.is_none() {
+        let Some(seed) = &self.seed else {
             return Err(RecordError::SeedNotRevealed);
-        }
+        };
         if self.commitment.is_none() {
             return Err(RecordError::NoCommitment);
         }
-        self.replay()
+        let game = self.replay()?;
+        if let Some(recorded) = &self.deal {
+            let expected = DiceStream::with_client_seeds(seed.clone(), self.client_seeds.clone())
+                .deal(self.seats);
+            if *recorded != expected {
+                return Err(RecordError::Deal {
+                    recorded: recorded.clone(),
+                    expected,
+                });
+            }
+        }
+        Ok(game)
     }
 
     /// The record as versioned JSON.
@@ -919,6 +958,9 @@ impl Record {
         }
         dice.insert("clientSeeds".into(), self.client_seeds.clone().into());
         m.insert("dice".into(), Value::Object(dice));
+        if let Some(deal) = &self.deal {
+            m.insert("deal".into(), deal.iter().map(|s| s.get()).collect());
+        }
         let plies = self
             .steps()
             .into_iter()
@@ -1018,6 +1060,25 @@ impl Record {
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(f("dice.clientSeeds", "must be a list of strings")),
         };
+        let deal = match m.get("deal") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) => {
+                let mut dealt = Vec::with_capacity(a.len());
+                for x in a {
+                    let s = (x.as_u64())
+                        .and_then(|n| u8::try_from(n).ok())
+                        .and_then(Seat::new)
+                        .filter(|&s| seats.contains(s) && !dealt.contains(&s))
+                        .ok_or_else(|| f("deal", "each seat in play once, in slot order"))?;
+                    dealt.push(s);
+                }
+                if dealt.len() != seats.len() as usize {
+                    return Err(f("deal", "each seat in play once, in slot order"));
+                }
+                Some(dealt)
+            }
+            Some(_) => return Err(f("deal", "must be a list of seats")),
+        };
         let arr = m
             .get("plies")
             .and_then(Value::as_array)
@@ -1058,6 +1119,7 @@ impl Record {
             client_seeds,
             plies,
             uses,
+            deal,
         })
     }
 }

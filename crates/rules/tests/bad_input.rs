@@ -1197,3 +1197,41 @@ fn verify_needs_a_revealed_seed_and_a_commitment() {
         RecordError::NoCommitment
     );
 }
+
+/// A room's record carries its deal of colours, and verifying checks it against the seed: the
+/// deal was said to be "as verifiable as the rolls" while nothing checked it.
+#[test]
+fn verify_checks_a_rooms_deal_of_colours() {
+    let (_, base) = sample_record(4);
+    let seed = Seed::from_u64(3);
+    let dealt: Vec<u8> = DiceStream::new(seed)
+        .deal(SeatSet::ALL)
+        .iter()
+        .map(|s| s.get())
+        .collect();
+    let mut v = base.clone();
+    v["deal"] = json!(dealt);
+    let r = Record::from_json(&v).expect("well formed");
+    assert_eq!(Record::from_json(&r.to_json()), Ok(r.clone()), "round trip");
+    r.verify().expect("the seed's own deal");
+    // Two slots swapped: the rolls are still right, the deal is not.
+    let mut swapped = dealt.clone();
+    swapped.swap(0, 1);
+    v["deal"] = json!(swapped);
+    let err = Record::from_json(&v)
+        .expect("well formed")
+        .verify()
+        .expect_err("another deal");
+    assert!(matches!(err, RecordError::Deal { .. }), "{err:?}");
+    assert!(err.to_string().starts_with("deal: "), "{err}");
+    // A deal that is not each seat in play once is malformed.
+    for bad in [
+        json!([0, 0, 1, 2]),
+        json!([0, 1, 2]),
+        json!([0, 1, 2, 7]),
+        json!("0123"),
+    ] {
+        v["deal"] = bad;
+        assert_eq!(format_error(&v).0, "deal");
+    }
+}

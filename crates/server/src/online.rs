@@ -752,19 +752,6 @@ fn game_config(config: &RoomConfig, slots: &[Slot]) -> GameConfig {
     }
 }
 
-/// Deals the slots to the seats in play: a Fisher–Yates shuffle drawn from the domain `deal` of
-/// the game's dice stream (docs/PROTOCOL.md §7.4). Slot `i` gets `seats[i]` of the result.
-pub fn deal(dice: &DiceStream, seats: SeatSet) -> Vec<Seat> {
-    let deal = dice.domain("deal");
-    let mut order: Vec<Seat> = seats.iter().collect();
-    let n = order.len();
-    for (k, i) in (1..n).rev().enumerate() {
-        let j = deal.below(k as u64, i as u32 + 1) as usize;
-        order.swap(i, j);
-    }
-    order
-}
-
 async fn run(mut room: Room, mut rx: mpsc::Receiver<Cmd>) {
     let metrics = room.env.metrics.clone();
     let span = tracing::info_span!("room", code = %room.code);
@@ -1085,6 +1072,10 @@ impl Room {
                         let mut rec = g.record_json();
                         rec["room"] = self.code.clone().into();
                         rec["names"] = self.names();
+                        // the seat dealt to each lobby slot, checkable once the seed is out
+                        rec["deal"] = (self.slots.iter())
+                            .map(|s| s.seat.map(|x| Value::from(x.get())).unwrap_or_default())
+                            .collect();
                         Ok(rec)
                     }
                     None => Err(Error::NotAllowed("the room has not started".into())),
@@ -1335,7 +1326,8 @@ impl Room {
             })
             .collect();
         let dice = DiceStream::with_client_seeds(self.seed.clone(), client_seeds.clone());
-        let seats = deal(&dice, self.config.seats);
+        // Slot `i` gets `seats[i]` (docs/PROTOCOL.md §7.4; the record keeps it as `deal`).
+        let seats = dice.deal(self.config.seats);
         let backup = self.slots.clone();
         for (slot, seat) in self.slots.iter_mut().zip(&seats) {
             slot.seat = Some(*seat);

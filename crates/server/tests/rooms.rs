@@ -11,7 +11,7 @@ use std::{net::SocketAddr, time::Duration};
 
 use common::{item_square_choice, of_seat, temp_dir, untargeted_use, Server};
 use feixingqi_rules::{DiceStream, Record, SeatSet, Seed};
-use feixingqi_server::{online::deal, Config};
+use feixingqi_server::Config;
 use futures_util::{stream::SplitSink, SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::{
@@ -346,10 +346,8 @@ async fn four_players_and_a_spectator_play_a_whole_room_game() {
     let seed = Seed::from_hex(&seed_hex).unwrap();
     assert_eq!(seed.commitment(), commitment);
     let client_seeds: Vec<String> = (0..4).map(|i| format!("seed-{i}")).collect();
-    let dealt = deal(
-        &DiceStream::with_client_seeds(seed.clone(), client_seeds.clone()),
-        SeatSet::ALL,
-    );
+    let dealt =
+        DiceStream::with_client_seeds(seed.clone(), client_seeds.clone()).deal(SeatSet::ALL);
     for (slot, seat) in dealt.iter().enumerate() {
         assert_eq!(owner[seat.get() as usize], slot);
     }
@@ -364,6 +362,9 @@ async fn four_players_and_a_spectator_play_a_whole_room_game() {
     let record = Record::from_json(&rec).unwrap();
     assert_eq!(record.client_seeds, client_seeds);
     assert!(record.replay().unwrap().position().is_over());
+    // The record carries the deal (each slot's seat), and verifying checks it with the rolls.
+    assert_eq!(record.deal.as_deref(), Some(&dealt[..]));
+    assert!(record.verify().unwrap().position().is_over());
     // A tampered roll fails.
     let mut bad = rec.clone();
     let plies = bad["plies"].as_array_mut().unwrap();
