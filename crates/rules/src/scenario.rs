@@ -960,6 +960,7 @@ impl Scenario {
 }
 
 /// The outcome of one scenario file.
+#[cfg(feature = "files")]
 #[derive(Clone, Debug)]
 pub struct FileResult {
     /// The file.
@@ -971,7 +972,9 @@ pub struct FileResult {
 }
 
 /// Runs every scenario named by `args` (files, or directories searched for `*.json`).
-/// This is `feixingqi scenario` and the engine's scenario test in one.
+/// This is `feixingqi scenario` and the engine's scenario test in one. It reads files, so it is
+/// behind the crate's `files` feature: the engine itself does no I/O.
+#[cfg(feature = "files")]
 pub fn run_paths(args: &[std::path::PathBuf]) -> Vec<FileResult> {
     let mut files = Vec::new();
     for a in args {
@@ -1004,6 +1007,7 @@ pub fn run_paths(args: &[std::path::PathBuf]) -> Vec<FileResult> {
         .collect()
 }
 
+#[cfg(feature = "files")]
 fn collect(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     if p.is_dir() {
         let mut entries: Vec<_> = std::fs::read_dir(p)
