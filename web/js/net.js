@@ -70,7 +70,7 @@ export class Net {
       }
     } catch (e) {
       // a room that is gone or an account the server no longer knows: stop trying, say so
-      if (e && ['room_not_found', 'bad_token', 'game_not_found'].includes(e.code)) { this.h.onStatus?.('lost:' + e.code); return; }
+      if (e && ['room_not_found', 'room_closed', 'bad_token', 'game_not_found'].includes(e.code)) { this.h.onStatus?.('lost:' + e.code); return; }
       setTimeout(() => this.reconnect(), 1500);
     }
   }

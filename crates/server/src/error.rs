@@ -79,6 +79,9 @@ pub enum Error {
     /// No room with this code.
     #[error("no room {0:?}")]
     RoomNotFound(String),
+    /// The room has closed (every person left); its games and records stay.
+    #[error("room {0:?} has closed")]
+    RoomClosed(String),
     /// No account with this id.
     #[error("no player {0:?}")]
     PlayerNotFound(String),
@@ -135,6 +138,7 @@ impl Error {
             Error::BadRecord(_) => "bad_record",
             Error::NotLoggedIn => "not_logged_in",
             Error::RoomNotFound(_) => "room_not_found",
+            Error::RoomClosed(_) => "room_closed",
             Error::RoomFull => "room_full",
             Error::PlayerNotFound(_) => "player_not_found",
             Error::NotHost => "not_host",
@@ -176,6 +180,7 @@ impl Error {
             Error::GameNotFound(_) | Error::RoomNotFound(_) | Error::PlayerNotFound(_) => {
                 StatusCode::NOT_FOUND
             }
+            Error::RoomClosed(_) => StatusCode::GONE,
             Error::BadOrigin => StatusCode::FORBIDDEN,
             Error::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,

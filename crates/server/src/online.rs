@@ -1100,7 +1100,7 @@ impl Room {
         spectate: bool,
     ) -> Result<Vec<Value>, Error> {
         if self.status == Status::Closed {
-            return Err(Error::RoomNotFound(self.code.clone()));
+            return Err(Error::RoomClosed(self.code.clone()));
         }
         let mut slot = self.slot_of(&member.id);
         let mut changed = false;

@@ -675,6 +675,17 @@ async fn a_lobby_slot_left_by_a_closed_tab_opens_after_the_grace() {
         .ask(json!({"type": "setSlot", "slot": 0, "kind": "computer"}))
         .await;
     assert_eq!(r["type"], "ok", "the new host controls the lobby");
+    // The last person leaves: the room closes, and a late link says so (not "no such room").
+    assert_eq!(
+        g.ask(json!({"type": "leaveRoom"})).await["type"],
+        "roomLeft"
+    );
+    let mut late = Rc::connect(server.addr).await;
+    late.login("迟到", None).await;
+    let e = late
+        .ask_for(json!({"type": "joinRoom", "code": code}), &["roomJoined"])
+        .await;
+    assert_eq!(e["code"], "room_closed", "{e}");
 }
 
 #[tokio::test]
