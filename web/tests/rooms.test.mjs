@@ -207,6 +207,27 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
         await b.waitForSelector('#view-game:not([hidden]) svg.board', { timeout: 15000 });
         const back = await b.waitForSelector('#btn-take-back', { timeout: 15000 }).catch(() => null);
         if (back) {
+          // while the server plays B's seat in 托管 (A playing on), B's screen does not call
+          // it B's turn
+          await b.evaluate(() => {
+            const el = /** @type {HTMLElement} */ (document.getElementById('banner'));
+            const seen = /** @type {any} */ (window).__banners = /** @type {string[]} */ ([]);
+            new MutationObserver(() => { if (el.classList.contains('show')) seen.push(el.textContent || ''); })
+              .observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
+          });
+          for (let i = 0, t1 = Date.now(); i < 4 && Date.now() - t1 < 20000;) {
+            const v = await actOnce(a);
+            if (typeof v === 'number') {
+              i++;
+              await a.waitForFunction((v0) => /** @type {any} */ (window).__fxq.current.st?.version !== v0 || /** @type {HTMLDialogElement} */ (document.getElementById('end')).open, v, { timeout: 15000 });
+            } else if (v === 'over') break;
+            else await a.waitForTimeout(200);
+          }
+          const banners = await b.evaluate(() => /** @type {any} */ (window).__banners);
+          const yourTurn = await b.evaluate(() => /** @type {any} */ (window).__fxq.t('yourTurnBanner'));
+          assert.ok(!banners.includes(yourTurn), `banners in 托管: ${banners}`);
+        }
+        if (back && await b.locator('#btn-take-back').isVisible()) {
           await b.click('#btn-take-back');
           await a.waitForFunction(() => !/** @type {any} */ (window).__fxq.rooms.room?.slots.some((s) => s.auto), null, { timeout: 10000 });
           await a.waitForSelector('#board .seat-tag .tag.auto', { state: 'detached', timeout: 10000 });
