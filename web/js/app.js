@@ -790,10 +790,11 @@ async function hint() {
 }
 
 /**
- * Writes the hint panel for the hint kept in `current.hint`, in the language of the moment
- * (again after a change of language); returns the sentence for the screen reader.
+ * Writes the hint panel for the hint kept in `current.hint`, in the language of the moment;
+ * `again`: the same hint after a change of language (its list stays open if it was); returns the
+ * sentence for the screen reader.
  */
-function renderHint() {
+function renderHint(again = false) {
   const { st, h } = /** @type {{st: any, h: any}} */ (current.hint);
   const zh = getLang() === 'zh';
   const best = h.options?.[0];
@@ -812,7 +813,7 @@ function renderHint() {
     return itemSaid;
   }
   const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
-  const open = panel.querySelector('details')?.open ? 'open' : '';
+  const open = again && panel.querySelector('details')?.open ? 'open' : '';
   panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${zh ? best.zh : best.en}
     <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
   return `${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
@@ -1137,7 +1138,7 @@ function wire() {
     if (current.view === 'game' && current.st) {
       renderSide(current.st);
       relogGame(current.st);
-      if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint();
+      if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint(true);
       if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff);
     }
     if (current.view === 'viewer') viewer.relog();
