@@ -6,7 +6,7 @@ import { esc } from './html.js';
 import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
-import { renderEnd } from './end.js';
+import { renderEnd, endTitle } from './end.js';
 import { Viewer } from './viewer.js';
 import { Rooms, roomFromHash } from './rooms.js';
 
@@ -77,7 +77,9 @@ export function announce(msg) {
 }
 function applyI18n() {
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
+  document.querySelectorAll('[data-t-label]').forEach((e) => { e.setAttribute('aria-label', t(/** @type {HTMLElement} */ (e).dataset.tLabel || '')); });
   $('btn-lang').textContent = getLang() === 'zh' ? 'EN' : '中文';
+  $('btn-lang').lang = getLang() === 'zh' ? 'en' : 'zh'; // its name is its text, in its own language
   $('btn-mute').innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${isMuted() ? '<path d="M17 9l5 6M22 9l-5 6"/>' : '<path d="M17 8.5a5 5 0 0 1 0 7M19.5 6a8.5 8.5 0 0 1 0 12"/>'}</svg>`;
   $('btn-mute').setAttribute('aria-label', isMuted() ? t('unmute') : t('mute'));
   $('btn-mute').setAttribute('aria-pressed', String(isMuted()));
@@ -148,16 +150,16 @@ export function playersRadios(s) {
 export function optionsCard(s, extraRows = '', cls = 'o3') {
   const fxq = s.rules === 'feixingqi';
   return `<div class="card ${cls}"><h2>${t('options')}</h2><div class="opts">
-      ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg">${radioHtml('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radioHtml('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
+      ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg" role="radiogroup" aria-label="${t('takeoff')}">${radioHtml('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radioHtml('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
       <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>
       <div class="row seg" title="${t('itemModeNote')}">${checkHtml('items', t('itemMode'), s.items)}<span class="muted">${t('itemModeNote')}</span></div>` : ''}
       <div class="row seg">${checkHtml('team', t('team'), s.team && s.players === 4, s.players !== 4)}</div>
-      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
-      <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
-      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
+      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg" role="radiogroup" aria-label="${t('pieces')}">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
+      <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg" role="radiogroup" aria-label="${t('firstPlayer')}">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
+      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg" role="radiogroup" aria-label="${t('scoring')}">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
         <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
       ${extraRows}
-      <div class="row"><span class="lab">${t('language')}</span><div class="seg">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
+      <div class="row"><span class="lab">${t('language')}</span><div class="seg" role="radiogroup" aria-label="${t('language')}">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
     </div></div>`;
 }
 function drawPreview(rules) {
@@ -380,7 +382,8 @@ const progressOf = (st) => {
 const seatsOf = (st) => st.seats.map((s) => s.seat);
 const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
 
-function pieceLabel(rules, st, seat, piece, p) {
+/** A piece's name for the screen reader: colour, shape, number and square. */
+function pieceLabel(rules, seat, piece, p) {
   const who = seatName(rules, seat);
   const shape = SHAPE_NAMES[getLang()][seat];
   return `${who} ${shape} ${t('piece', { n: piece + 1 })}, ${whereText(rules, p)}`;
@@ -398,7 +401,7 @@ async function ensureBoard(st) {
   current.rules = st.rules;
   current.board = createBoard($('board'), geo, {
     onPick: (k) => pick(k),
-    label: (seat, piece, p) => pieceLabel(st.rules, current.st, seat, piece, p),
+    label: (seat, piece, p) => pieceLabel(st.rules, seat, piece, p),
   });
   current.board.svg.setAttribute('aria-label', t(st.rules));
   const bn = document.createElement('div'); bn.className = 'banner'; bn.id = 'banner'; bn.setAttribute('aria-hidden', 'true');
@@ -608,6 +611,7 @@ async function handleState(st) {
     // the result at once; the board stays where it was so 继续观看 can play the same events
     current.ff = { events: st.events, from: prev ? progressOf(prev) : null, items: prev?.items ?? null };
     renderSide(st);
+    announce(turnPrompt(st));
     openEnd(st, true);
     return;
   }
@@ -631,8 +635,10 @@ async function handleState(st) {
   if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
+  // at the end the prompt names the winner: the bare 游戏结束 of the event is not said twice
+  if (st.phase === 'over') said.splice(0, said.length, ...said.filter((x) => x !== t('gameOver')));
   if (prompt) said.push(prompt);
-  if (said.length) announce(said.slice(-6).join('。 '));
+  if (said.length) announce(speech(said));
   if (st.phase === 'over') {
     if (inRoom(st)) store.del('fxq.room'); else store.del('fxq.current');
     openEnd(st, false);
@@ -641,8 +647,19 @@ async function handleState(st) {
   scheduleNext(st);
 }
 
+/**
+ * What the screen reader is told of one state (or one turn of a replay): every line, the roll
+ * first, each ended as a sentence of the UI language (the English ones were joined by 。, and
+ * only the last six kept, so a busy turn lost its roll).
+ * @param {string[]} parts
+ */
+function speech(parts) {
+  const stop = getLang() === 'zh' ? '。' : '.';
+  return parts.map((p) => (/[。.!?！？…:：]$/.test(p) ? p : p + stop)).join(' ');
+}
+
 function turnPrompt(st) {
-  if (st.phase === 'over') return t('gameOver');
+  if (st.phase === 'over') return endTitle(st);
   const name = seatName(st.rules, st.turn);
   if (inRoom(st) && !canAct(st)) return t('roomWaiting', { name: `${name} · ${rooms.seatLabel(st, st.turn)}` });
   if (st.toAct === 'computer') return t(current.paused ? 'computerPaused' : 'computerThinking', { name });
@@ -655,6 +672,8 @@ function setButtons(st) {
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening'));
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
+  // the end screen, closed, opens again from here (its ranking, statistics and 复盘)
+  $('btn-result').hidden = st?.phase !== 'over';
 }
 
 function renderSide(st) {
@@ -1015,7 +1034,12 @@ async function watch() {
   current.board.setItems(ff.items);
   const said = [];
   current.queue = current.queue.then(async () => {
-    await current.board?.animate(withMoveLines(ff.events), (e) => describeEvent(e, st.rules, said));
+    // told turn by turn, as the game screen tells each state
+    await current.board?.animate(withMoveLines(ff.events), (e) => {
+      const wait = describeEvent(e, st.rules, said);
+      if (e.kind === 'turnPassed' || e.kind === 'gameOver') announce(speech(said.splice(0)));
+      return wait;
+    });
     current.board?.setPieces(progressOf(st), seatsOf(st));
     current.board?.setItems(st.items ?? null);
     current.watching = false;
@@ -1077,7 +1101,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, pieceLabel, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1115,6 +1139,8 @@ async function openFile(file) {
 function backToGameOrSetup() {
   if (net.room && rooms.room?.status === 'lobby') { showView('room'); return; }
   if (current.st && current.st.phase !== 'over') { showView('game'); net.request({ type: 'sync' }).catch(() => {}); }
+  // after 复盘 or the replay of a finished game: back to its end screen, for the next decision
+  else if (current.st?.phase === 'over' && current.board) { showView('game'); openEnd(current.st, false); }
   else { showView('setup'); renderSetup(); }
 }
 
@@ -1149,6 +1175,7 @@ function wire() {
   $('btn-hint').addEventListener('click', hint);
   $('btn-undo').addEventListener('click', undo);
   $('btn-download').addEventListener('click', downloadRecord);
+  $('btn-result').addEventListener('click', () => { if (current.st?.phase === 'over') openEnd(current.st, false); });
   $('btn-link').addEventListener('click', copyLink);
   $('btn-pause').addEventListener('click', () => {
     current.paused = !current.paused;

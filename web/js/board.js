@@ -10,6 +10,11 @@ export const COLOURS = {
   feixingqi: ['#e23b3b', '#f2b705', '#2f7de1', '#2e9e4f'],
   ludo: ['#e23b3b', '#2e9e4f', '#f2b705', '#2f7de1'],
 };
+/** Each colour dark enough for text on white (contrast ≥ 5:1; the yellow of the board is 1.8:1). */
+export const TEXT_COLOURS = {
+  feixingqi: ['#c62828', '#8a6700', '#1f5fb4', '#1e7a3a'],
+  ludo: ['#c62828', '#1e7a3a', '#8a6700', '#1f5fb4'],
+};
 const LIGHT = {
   feixingqi: ['#fbd3d0', '#fdecb4', '#cfe0fa', '#cdebd5'],
   ludo: ['#fbd3d0', '#cdebd5', '#fdecb4', '#cfe0fa'],

@@ -3,7 +3,7 @@
 
 import { t, seatName, whereText } from './i18n.js';
 import { esc } from './html.js';
-import { COLOURS } from './board.js';
+import { COLOURS, TEXT_COLOURS } from './board.js';
 import { formatP } from './verify.js';
 
 
@@ -34,6 +34,19 @@ export function histogramSvg(counts, colour) {
  *   onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string}} h  `onReview`: open the replay at a graded
  *   decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
  */
+/**
+ * The end's title: 游戏结束 — the winner (a team in team play, RULES.md §9). Also what the screen
+ * reader is told at the end. @param {any} st
+ */
+export function endTitle(st) {
+  const rules = st.rules;
+  const first = (st.over?.ranking || st.ranking || [])[0] ?? 0;
+  const who = st.options?.team
+    ? t('teamWins', { a: seatName(rules, first), b: seatName(rules, (first + 2) % 4) })
+    : `${seatName(rules, first)} ${t('place', { n: 1 })}`;
+  return `${t('gameOver')} — ${who}`;
+}
+
 export function renderEnd(host, st, h) {
   const rules = st.rules;
   const over = st.over || {};
@@ -48,14 +61,14 @@ export function renderEnd(host, st, h) {
     const sc = scoreOf(seat);
     // In team play (RULES.md §9) each row names the seat's partner.
     const partner = team ? ` <span class="partner">${esc(t('teamOf'))} ${esc(seatName(rules, (seat + 2) % 4))}</span>` : '';
-    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}${partner}</td>
+    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${TEXT_COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}${partner}</td>
       <td>${esc(ctl(s))}</td><td>${s ? `${s.finishedPieces}/${st.options?.pieces ?? 4}` : ''}</td>${scores ? `<td>${sc > 0 ? '+' : ''}${sc ?? ''}</td>` : ''}</tr>`;
   }).join('');
   const luck = over.luck || st.stats || [];
   const hist = luck.map((l) => {
     const z = typeof l.z === 'number' ? l.z : null;
     const word = z === null ? '' : z > 1 ? t('luckLucky') : z < -1 ? t('luckUnlucky') : t('luckNormal');
-    return `<figure data-seat="${l.seat}"><figcaption style="color:${COLOURS[rules][l.seat]}">${esc(seatName(rules, l.seat))}</figcaption>
+    return `<figure data-seat="${l.seat}"><figcaption style="color:${TEXT_COLOURS[rules][l.seat]}">${esc(seatName(rules, l.seat))}</figcaption>
       ${histogramSvg(l.counts, COLOURS[rules][l.seat])}
       <div class="luck">${z === null ? '' : t('luckZ', { z: (z >= 0 ? '+' : '') + z.toFixed(2) }) + ' · ' + word}<br>
       ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}
@@ -69,13 +82,13 @@ export function renderEnd(host, st, h) {
   let grades = '';
   if (an && an.seats?.length) {
     const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong>${playsLikeLine(s)}</li>`).join('');
-    const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}">${t('review')}</button>` : ''}</li>`).join('');
+    const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}" aria-label="${esc(t('reviewOf', { name: seatName(rules, d.seat), ply: decisionWords(rules, d).ply }))}">${t('review')}</button>` : ''}</li>`).join('');
     // Decisions a busy server did not rank ahead (past the few a game's end ranks) were graded by the hint's one layer: say so.
     const quick = an.quick > 0 ? `<p class="muted quick-graded">${esc(t('quickGraded', { n: an.quick }))}</p>` : '';
-    grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t('noGrades')}</p>`}${quick}</section>`;
+    grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t(an.seats.some((s) => s.decisions > 0) ? 'noGrades' : 'noDecisions')}</p>`}${quick}</section>`;
   }
   host.innerHTML = `
-    <h2 id="end-title">${t('gameOver')} — ${team ? esc(t('teamWins', { a: seatName(rules, ranking[0] ?? 0), b: seatName(rules, ((ranking[0] ?? 0) + 2) % 4) })) : `${esc(seatName(rules, ranking[0] ?? 0))} ${t('place', { n: 1 })}`}</h2>
+    <h2 id="end-title">${esc(endTitle(st))}</h2>
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
     ${h.extra || ''}
@@ -103,7 +116,8 @@ export function decisionWords(rules, d) {
     ply: d.ply + 1, die: d.die,
     played: t('piece', { n: d.played + 1 }), playedWhere: whereText(rules, d.playedTo),
     best: t('piece', { n: d.best + 1 }), bestWhere: whereText(rules, d.bestTo),
-    loss: Number(d.loss).toFixed(1),
+    // cut, not rounded: a loss of 3.99 (doubtful, under 4) must not read as 4.0 (bad)
+    loss: (Math.floor(Number(d.loss) * 10) / 10).toFixed(1),
   };
 }
 

@@ -5,7 +5,7 @@
 
 import { t, seatName, getLang } from './i18n.js';
 import { esc } from './html.js';
-import { COLOURS } from './board.js';
+import { COLOURS, TEXT_COLOURS } from './board.js';
 
 const LEVELS = ['easy', 'normal', 'hard', 'master'];
 /** Turn timers offered (§7.2 `turnTimerMs`); 0 = no timer. */
@@ -700,7 +700,7 @@ export class Rooms {
         const p = await this.fetchJson(`/api/players/${encodeURIComponent(s.playerId)}`);
         const g = (p.recent || []).find((x) => x.gameId === st.gameId);
         const d = g?.delta ?? 0;
-        return `<li><span style="color:${s.seat !== null && s.seat !== undefined ? COLOURS[st.rules][s.seat] : 'inherit'};font-weight:700">${esc(s.nickname)}</span>
+        return `<li><span style="color:${s.seat !== null && s.seat !== undefined ? TEXT_COLOURS[st.rules][s.seat] : 'inherit'};font-weight:700">${esc(s.nickname)}</span>
           ${g?.place ? t('place', { n: g.place }) + ' · ' : ''}<strong>${d > 0 ? '+' : ''}${d}</strong> → ${esc(t('pointsN', { n: p.points }))}</li>`;
       } catch { return `<li>${esc(s.nickname)}</li>`; }
     }));
@@ -751,7 +751,7 @@ export class Rooms {
     const rate = typeof p.winRate === 'number' ? `${Math.round(p.winRate * 100)}%` : '—';
     const date = (ms) => { try { return new Date(typeof ms === 'number' && ms < 1e12 ? ms * 1000 : ms).toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en'); } catch { return ''; } };
     const rows = (p.recent || []).map((g) => `<tr><td>${esc(date(g.endedAt))}</td><td>${esc(t(g.rules))} · ${t('nPlayers', { n: g.players })}</td>
-      <td style="color:${COLOURS[g.rules === 'ludo' ? 'ludo' : 'feixingqi'][g.seat] ?? 'inherit'}">${esc(seatName(g.rules, g.seat))}</td><td>${g.place ? t('place', { n: g.place }) : ''}</td>
+      <td style="color:${TEXT_COLOURS[g.rules === 'ludo' ? 'ludo' : 'feixingqi'][g.seat] ?? 'inherit'}">${esc(seatName(g.rules, g.seat))}</td><td>${g.place ? t('place', { n: g.place }) : ''}</td>
       <td>${g.delta > 0 ? '+' : ''}${g.delta ?? 0}</td>
       <td><a href="#record=g:${encodeURIComponent(g.gameId)}">${t('replay')}</a> · <a href="verify.html#game=${encodeURIComponent(g.gameId)}">${t('verifyShort')}</a></td></tr>`).join('');
     return `<h2>${esc(p.nickname)}${mine ? ` <span class="tag me">${t('you')}</span>` : ''}</h2>

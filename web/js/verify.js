@@ -225,6 +225,7 @@ let last = null;
 function applyI18n() {
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
   $('btn-lang').textContent = getLang() === 'zh' ? 'EN' : '中文';
+  $('btn-lang').lang = getLang() === 'zh' ? 'en' : 'zh'; // its name is its text, in its own language
   document.title = `${t('verifyTitle')} · ${t('title')}`;
 }
 

@@ -49,7 +49,8 @@ export class Viewer {
     this.rules = rules;
     this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
-    this.board = createBoard($('viewer-board'), geo, {});
+    // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
+    this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p) => this.d.pieceLabel(rules, seat, piece, p) });
     this.board.setSpeed(this.anim);
     this.d.markBoard();
     const plies = Array.isArray(record.plies) ? record.plies.length : 0;
@@ -192,6 +193,11 @@ export class Viewer {
 
   /** @param {KeyboardEvent} e */
   key(e) {
+    // a focused control keeps its own keys: Space and Enter press a button, the slider moves
+    // with the arrows by itself
+    const at = e.target instanceof HTMLElement ? e.target : null;
+    if (at?.closest('input, select') && e.key !== 'Escape') return;
+    if (at?.closest('button, a, summary') && (e.key === ' ' || e.key === 'Enter')) return;
     if (e.key === 'ArrowRight') { e.preventDefault(); this.next(); }
     else if (e.key === 'ArrowLeft') { e.preventDefault(); this.seek(this.i - 1); }
     else if (e.key === 'Home') { e.preventDefault(); this.seek(0); }

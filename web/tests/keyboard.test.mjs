@@ -24,7 +24,9 @@ test('keyboard only: a whole 飞行棋 game against a computer', { timeout: 1500
     await page.waitForSelector('#view-game:not([hidden]) svg.board');
     const announced = [];
     await page.exposeFunction('__live', (s) => announced.push(s));
-    await page.evaluate(() => new MutationObserver(() => /** @type {any} */ (window).__live(document.getElementById('live')?.textContent || '')).observe(document.getElementById('live'), { childList: true, characterData: true, subtree: true }));
+    // every text set, even two in one frame (the region reads only the last of them)
+    await page.evaluate(() => new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => /** @type {any} */ (window).__live(n.textContent || ''))))
+      .observe(/** @type {HTMLElement} */ (document.getElementById('live')), { childList: true, characterData: true, subtree: true }));
     const log = await playThrough(page, { keyboard: true, hint: true, undo: true });
     const st = await state(page);
     assert.equal(st.phase, 'over');
@@ -34,6 +36,13 @@ test('keyboard only: a whole 飞行棋 game against a computer', { timeout: 1500
     const text = announced.join('\n');
     assert.match(text, /掷出 \d/, 'rolls are announced');
     assert.match(text, /号/, 'moves are announced');
+    // every roll is told (only the last six lines of a state were, so a busy turn lost its
+    // roll), each announcement once as sentences, and the end names the winner
+    const rolls = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((/** @type {any} */ f) => f.events).filter((/** @type {any} */ e) => e.kind === 'rolled').length);
+    assert.ok((text.match(/掷出 \d/g) || []).length >= rolls, `${(text.match(/掷出 \d/g) || []).length} rolls told of ${rolls}`);
+    const last = announced.filter(Boolean).at(-1) ?? '';
+    assert.match(last, /游戏结束 — .+方 第 1 名/);
+    assert.doesNotMatch(last, /游戏结束。 游戏结束/);
     await shot(page, 'keyboard-end.png');
     console.log(`keyboard: ${log.actions} actions; ${announced.length} announcements, e.g. ${JSON.stringify(announced.slice(2, 4))}`);
     assert.deepEqual(b.errors, []);
