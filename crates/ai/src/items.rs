@@ -658,11 +658,16 @@ impl ItemHint {
             ItemUse::Shield { piece } => {
                 format!("Shield plane {} against captures.", piece + 1)
             }
-            ItemUse::Missile { seat, piece } => format!(
-                "Fire the missile at {}'s plane {}: it goes back to its hangar.",
-                seat.colour_names(false).1,
-                piece + 1
-            ),
+            ItemUse::Missile { seat, piece } => {
+                // "Blue", as the board and the log name the seat (not "blue")
+                let colour = seat.colour_names(false).1;
+                let (first, rest) = colour.split_at(1);
+                format!(
+                    "Fire the missile at {}{rest}'s plane {}: it goes back to its hangar.",
+                    first.to_ascii_uppercase(),
+                    piece + 1
+                )
+            }
         };
         format!("{what} (about +{:.1} points of win chance)", self.gain)
     }
@@ -779,7 +784,11 @@ mod tests {
             hint.zh(),
             "用导弹把蓝方的 1 号飞机打回停机坪。（胜率约 +5.7%）"
         );
-        assert!(hint.en().contains("hangar"), "{}", hint.en());
+        assert_eq!(
+            hint.en(),
+            "Fire the missile at Blue's plane 1: it goes back to its hangar. \
+             (about +5.7 points of win chance)"
+        );
     }
 
     #[test]
