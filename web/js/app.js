@@ -297,8 +297,7 @@ const current = {
   /** @type {any} */ local: null,
   paused: false,
   /** 道具模式: the item bar of each seat in play, and for which game/language/seats they were made */
-  /** @type {Map<number, ReturnType<typeof createItemBar>>} */ itemBars: new Map(),
-  itemKey: '',
+  /** @type {ItemPanel} */ items: { bars: new Map(), key: '' },
   /** the item the 大师提示 suggests using before this roll (its `use` object), or null */
   /** @type {any} */ itemHint: null,
   /** the targeting step of an item being used: {item, index, targets} */
@@ -669,7 +668,9 @@ function turnPrompt(st) {
 
 function setButtons(st) {
   const human = canAct(st);
-  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening'));
+  // while an item waits for its target the roll waits too (Tab from the targets, then Enter,
+  // rolled and dropped the item)
+  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening')) || !!current.targeting;
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
   // the end screen, closed, opens again from here (its ranking, statistics and 复盘)
@@ -894,42 +895,62 @@ function useText(rules, use) {
 }
 
 /** The item panel: round, weather, booster and one bar per seat; only the seat to act here may use its bar. */
-function renderItems(st) {
-  const panel = $('items-panel');
+/**
+ * A panel of item bars: each seat's bar, made again when the game, language or seats change.
+ * @typedef {{bars: Map<number, ReturnType<typeof createItemBar>>, key: string}} ItemPanel
+ */
+
+/**
+ * 道具模式's panel (RULES.md §10.3): every seat's item bar, the round, the weather and its last
+ * round, an active booster; hidden without items. The game screen's and the replay's.
+ * @param {HTMLElement} panel @param {ItemPanel} view
+ * @param {{gameId?: string, rules: string, items?: any}} st @param {number[]} seats
+ * @param {((seat: number, item: string, i: number) => void)|null} onUse null: bars to look at
+ * @returns {boolean} whether there are items
+ */
+function drawItemPanel(panel, view, st, seats, onUse) {
   const it = st?.items;
-  $('keys-items').hidden = !it;
   if (!it) {
-    for (const bar of current.itemBars.values()) bar.destroy();
-    current.itemBars.clear();
-    current.itemKey = '';
+    for (const bar of view.bars.values()) bar.destroy();
+    view.bars.clear();
+    view.key = '';
     panel.hidden = true;
     panel.replaceChildren();
-    return;
+    return false;
   }
-  const key = `${st.gameId}|${getLang()}|${seatsOf(st).join()}`;
-  if (current.itemKey !== key) {
-    for (const bar of current.itemBars.values()) bar.destroy();
-    current.itemBars.clear();
+  const key = `${st.gameId}|${getLang()}|${seats.join()}`;
+  if (view.key !== key) {
+    for (const bar of view.bars.values()) bar.destroy();
+    view.bars.clear();
     panel.innerHTML = `<div class="items-head"><b>${t('itemBars')}</b><span class="round"></span><span class="weather"></span><span class="booster"></span></div>`;
-    for (const seat of seatsOf(st)) {
+    for (const seat of seats) {
       const row = document.createElement('div');
       row.className = 'seat-bar';
       row.dataset.seat = String(seat);
       row.style.setProperty('--c', COLOURS[st.rules][seat]);
       row.innerHTML = `<span class="chip">${chipSvg(st.rules, seat, 18)}</span><span class="nm">${seatName(st.rules, seat)}</span>`;
       panel.appendChild(row);
-      const bar = createItemBar(row, { lang: getLang() === 'en' ? 'en' : 'zh', onUse: (item, i) => useFromBar(seat, item, i) });
+      const bar = createItemBar(row, { lang: getLang() === 'en' ? 'en' : 'zh', onUse: onUse ? (item, i) => onUse(seat, item, i) : undefined });
       bar.el.setAttribute('aria-label', t('itemBarOf', { name: seatName(st.rules, seat) }));
-      current.itemBars.set(seat, bar);
+      view.bars.set(seat, bar);
     }
-    current.itemKey = key;
+    view.key = key;
   }
   panel.hidden = false;
   /** @type {HTMLElement} */ (panel.querySelector('.round')).textContent = it.round ? t('itemRound', { n: it.round }) : '';
   /** @type {HTMLElement} */ (panel.querySelector('.weather')).textContent = it.weather ? t('itemWeatherUntil', { w: itemName(it.weather.kind), n: it.weather.untilRound }) : '';
   /** @type {HTMLElement} */ (panel.querySelector('.booster')).textContent = it.booster ? t('itemBoosterOn') : '';
+  if (!onUse) for (const [seat, bar] of view.bars) bar.set(it.bars?.[seat] || [], false);
+  return true;
+}
+
+function renderItems(st) {
+  const on = drawItemPanel($('items-panel'), current.items, st, st ? seatsOf(st) : [], useFromBar);
+  $('keys-items').hidden = !on;
+  if (!on) return;
+  const it = st.items;
   const over = st.phase === 'over';
-  for (const [seat, bar] of current.itemBars) {
+  for (const [seat, bar] of current.items.bars) {
     const turn = !over && seat === st.turn;
     const usable = turn && canUseItem(st) && !current.targeting;
     bar.set(it.bars?.[seat] || [], usable, turn ? current.itemHint?.item ?? null : null);
@@ -952,6 +973,23 @@ function useFromBar(seat, item, index) {
 function startTarget(item, index, targets) {
   const st = current.st;
   current.targeting = { item, index, targets };
+  const prompt = renderTarget();
+  setButtons(st);
+  renderItems(st);
+  announce(`${itemName(item)}: ${prompt}`);
+  if (current.keyboard) {
+    if (item === 'remoteDie') /** @type {HTMLElement|null} */ ($('item-target').querySelector('[data-die]'))?.focus();
+    else current.board?.focusTarget(1);
+  }
+}
+
+/**
+ * The targeting step's box in the language of the moment (again after a change of language);
+ * returns its prompt.
+ */
+function renderTarget() {
+  const st = current.st;
+  const { item, targets } = /** @type {{item: string, index: number, targets: any}} */ (current.targeting);
   const box = $('item-target');
   const hinted = current.itemHint?.item === item ? current.itemHint : null;
   const prompt = t(item === 'remoteDie' ? 'itemTargetRemote' : item === 'shield' ? 'itemTargetShield' : 'itemTargetMissile');
@@ -967,12 +1005,7 @@ function startTarget(item, index, targets) {
   }
   box.hidden = false;
   $('item-cancel').addEventListener('click', () => cancelTarget(true));
-  renderItems(st);
-  announce(`${itemName(item)}: ${prompt}`);
-  if (current.keyboard) {
-    if (item === 'remoteDie') /** @type {HTMLElement|null} */ (box.querySelector('[data-die]'))?.focus();
-    else current.board?.focusTarget(1);
-  }
+  return prompt;
 }
 
 /** Ends the targeting step (a target chosen, Escape, a new state). */
@@ -984,7 +1017,7 @@ function cancelTarget(say) {
   const box = $('item-target');
   box.hidden = true;
   box.replaceChildren();
-  if (current.st) renderItems(current.st);
+  if (current.st) { renderItems(current.st); setButtons(current.st); }
   if (say) { toast(t('itemCancelled')); announce(t('itemCancelled')); }
 }
 function chooseTarget(use) {
@@ -997,7 +1030,7 @@ async function sendItem(use) {
   const st = current.st;
   if (!canUseItem(st)) return;
   // no second use while this one is on its way
-  for (const [seat, bar] of current.itemBars) bar.set(st.items.bars?.[seat] || [], false);
+  for (const [seat, bar] of current.items.bars) bar.set(st.items.bars?.[seat] || [], false);
   if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true; showDie(0, true); }
   try {
     await net.request({ type: 'useItem', version: st.version, use });
@@ -1101,7 +1134,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, pieceLabel, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, pieceLabel, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1164,10 +1197,11 @@ function wire() {
     if (current.view === 'game' && current.st) {
       renderSide(current.st);
       relogGame(current.st);
+      if (current.targeting) renderTarget();
       if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint(true);
       if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff);
     }
-    if (current.view === 'viewer') viewer.relog();
+    if (current.view === 'viewer') viewer.relang();
     if (current.view === 'room' && rooms.room) rooms.renderLobby(rooms.room);
   });
   $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
@@ -1278,6 +1312,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer, logFrames };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer, logFrames, openViewerFor };
 
 boot();

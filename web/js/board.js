@@ -185,9 +185,15 @@ export function createItemBar(host, opts = {}) {
       bar.appendChild(b);
     }
   }
+  // Keys 1–3 use an item only while this bar is on screen (not from the set-up or the replay
+  // shown over the game) and never from a text field (a room's points, a nickname).
   const onKey = (e) => {
     const i = ['1', '2', '3'].indexOf(e.key);
-    if (i >= 0 && enabled && items[i] && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); opts.onUse?.(items[i], i); }
+    const typing = e.target instanceof HTMLElement && e.target.closest('input, select, textarea');
+    if (i < 0 || !enabled || !items[i] || e.ctrlKey || e.metaKey || e.altKey || typing) return;
+    if (!bar.isConnected || bar.getClientRects().length === 0) return;
+    e.preventDefault();
+    opts.onUse?.(items[i], i);
   };
   document.addEventListener('keydown', onKey);
   render(opts.hint ?? null);

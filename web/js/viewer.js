@@ -21,6 +21,8 @@ export class Viewer {
     this.busy = false;
     this.anim = 1;
     this.onBack = () => {};
+    /** 道具模式: the replay's own item bars (to look at, not to use) */
+    this.items = { bars: new Map(), key: '' };
     const $ = deps.$;
     $('v-back').addEventListener('click', () => { this.stop(); this.onBack(); });
     $('v-first').addEventListener('click', () => this.seek(0));
@@ -32,6 +34,22 @@ export class Viewer {
   }
 
   setSpeed(a) { this.anim = a; this.board?.setSpeed(a); }
+
+  /**
+   * 道具模式: every replay frame carries its items (PROTOCOL.md §9): on the board, and the bars,
+   * round and weather beside it, as the game screen shows them. @param {any} f
+   */
+  showItems(f) {
+    this.board?.setItems(f.items ?? null);
+    const seats = (f.seats || []).map((/** @type {any} */ s) => s.seat);
+    this.d.drawItemPanel(this.d.$('v-items'), this.items, { gameId: this.gameId, rules: this.rules, items: f.items }, seats, null);
+  }
+
+  /** The log and the item panel again, in the language of the moment. */
+  relang() {
+    this.relog();
+    if (this.start) this.showItems(this.stateAt(this.i));
+  }
 
   /** Stops playing (leaving the viewer). */
   stop() { this.playing = false; }
@@ -47,6 +65,7 @@ export class Viewer {
     $('v-log').innerHTML = '';
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
     this.rules = rules;
+    this.gameId = String(record.gameId ?? '');
     this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
@@ -62,6 +81,9 @@ export class Viewer {
     /** @type {HTMLAnchorElement} */ ($('v-verify')).href = verifyHref(record);
     let replay;
     try {
+      // 道具模式 before the end: the items come from the seed, still secret, so no one can replay
+      // them from the record (the game's own frames can); no request is made to be refused
+      if (record.options?.items && !record.dice?.seed) throw new Error(t('itemsNeedSeed'));
       const r = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
       replay = await r.json().catch(() => ({}));
       if (!r.ok) throw new Error(replay.message || replay.code || `HTTP ${r.status}`);
@@ -127,7 +149,7 @@ export class Viewer {
     this.i = Math.max(0, Math.min(this.frames.length, i));
     const f = this.stateAt(this.i);
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
-    this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
+    this.showItems(f);
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.relog();
     this.update();
@@ -159,7 +181,7 @@ export class Viewer {
       return false;
     }
     this.board.setPieces(this.d.progressOf(f), this.d.seatsOf(f));
-    this.board.setItems(f.items ?? null); // 道具模式: every replay frame carries its items (PROTOCOL.md §9)
+    this.showItems(f);
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.i++;
     this.update();

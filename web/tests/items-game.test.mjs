@@ -185,6 +185,9 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
             tg = (await snap(page)).targeting;
           }
           if (tg) {
+            // the roll waits for the target (Tab past the targets, then Enter, rolled and dropped
+            // the item)
+            assert.equal(await page.locator('#btn-roll').isDisabled(), true, 'the roll waits for the target');
             await shot(page, `items-target-${tg.item}.png`);
             if (tg.item === 'remoteDie') {
               if (how === 'click') await page.click('#item-target [data-die="6"]'); else await page.keyboard.press('6');
@@ -240,6 +243,18 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
     await page.click('#btn-lang');
     assert.match(await page.locator('#items-panel').innerText(), /Item bars/);
     await page.click('#btn-lang');
+    // the replay of an item game shows the bars, the round and the weather beside the board, as
+    // the game screen does (it showed the icons only). The game's own replay: while it runs its
+    // seed is secret, so the server cannot replay the items, and the page plays the states it saw.
+    await page.evaluate(() => { const w = /** @type {any} */ (window).__fxq; w.openViewerFor({ gameId: w.current.st.gameId, local: w.current.local }); });
+    await page.waitForSelector('#view-viewer:not([hidden]) svg.board');
+    await page.waitForFunction(() => Number(document.getElementById('v-range')?.getAttribute('max')) > 0);
+    await page.click('#v-last');
+    await page.waitForSelector('#v-items:not([hidden]) .seat-bar');
+    assert.match(await page.locator('#v-items').innerText(), /道具栏[\s\S]*第 \d+ 轮/);
+    assert.equal(await page.locator('#v-items .item-slot:not([disabled])').count(), 0, 'the replay\'s bars are to look at');
+    await page.click('#v-back');
+    await page.waitForSelector('#view-game:not([hidden])');
 
     // --- an online room with items: the option reaches the lobby and the game shows every seat's bar
     const newRoom = async () => {

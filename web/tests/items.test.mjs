@@ -62,6 +62,16 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       const slots = [...barHost.querySelectorAll('button')].map((x) => ({ disabled: x.disabled, hinted: x.classList.contains('hinted'), label: x.getAttribute('aria-label') }));
       bar.set(['shield'], false);
       document.dispatchEvent(new KeyboardEvent('keydown', { key: '1' })); // not before the own roll: nothing
+      // Not from a text field, and not while the bar is off screen (the set-up over a game used
+      // the game's items).
+      bar.set(['shield'], true);
+      const field = document.createElement('input');
+      document.body.append(field);
+      field.dispatchEvent(new KeyboardEvent('keydown', { key: '1', bubbles: true }));
+      field.remove();
+      barHost.hidden = true;
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: '1' }));
+      barHost.hidden = false;
       bar.set(['shield', 'missile', 'sixDie'], true, 'missile');
       /** @type {any} */ (window).__itemTest = { board, bar, count };
       return { before, after, used, slots };
