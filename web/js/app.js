@@ -62,21 +62,32 @@ export function toast(msg) {
   clearTimeout(toastTimer);
   toastTimer = window.setTimeout(() => el.classList.remove('show'), 2600);
 }
+/** A banner over the board for `ms` at the middle speed, shorter as the computers speed up
+ * (at the fastest a bonus banner still covered the board while the player chose). */
 function banner(msg, ms = 900) {
   const el = $('banner');
   if (!el) return;
   el.textContent = msg;
   el.classList.add('show');
-  setTimeout(() => el.classList.remove('show'), ms);
+  clearTimeout(bannerTimer);
+  bannerTimer = window.setTimeout(() => el.classList.remove('show'), ms * Math.min(1, Math.max(0.3, animFactor())));
 }
+let bannerTimer = 0;
 /** Screen-reader announcement (polite live region). */
 export function announce(msg) {
   const el = $('live');
   el.textContent = '';
   requestAnimationFrame(() => { el.textContent = msg; });
 }
+/** The 暂停电脑 button as the pause stands (its text is the action it offers). */
+function showPause() {
+  $('btn-pause').textContent = current.paused ? t('resumeAI') : t('pauseAI');
+  $('btn-pause').setAttribute('aria-pressed', String(current.paused));
+}
 function applyI18n() {
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
+  // (after the data-t texts: a paused game's button offers 继续, in either language)
+  showPause();
   document.querySelectorAll('[data-t-label]').forEach((e) => { e.setAttribute('aria-label', t(/** @type {HTMLElement} */ (e).dataset.tLabel || '')); });
   $('btn-lang').textContent = getLang() === 'zh' ? 'EN' : '中文';
   $('btn-lang').lang = getLang() === 'zh' ? 'en' : 'zh'; // its name is its text, in its own language
@@ -295,7 +306,8 @@ const current = {
   /** the 大师提示 on show: the state it was asked for and the server's answer */
   /** @type {{st: any, h: any}|null} */ hint: null,
   /** @type {any} */ local: null,
-  paused: false,
+  /** 暂停电脑, kept across a reload (the computers went on after one) */
+  paused: !!store.get('fxq.paused', false),
   /** 道具模式: the item bar of each seat in play, and for which game/language/seats they were made */
   /** @type {ItemPanel} */ items: { bars: new Map(), key: '' },
   /** the item the 大师提示 suggests using before this roll (its `use` object), or null */
@@ -570,7 +582,15 @@ function relogGame(st, upTo = Infinity) {
   const loc = current.local;
   if (!loc || loc.gameId !== st.gameId) return;
   const frames = loc.frames.filter((f) => f.version < upTo).slice(-RELOG_GAME_PLIES);
-  logFrames(frames, loc.rules, { log: (text, imp) => logLine(text, imp), takeoff: st.options?.takeoff || [] });
+  // a room's chat lines between the plies they came after
+  const chats = (loc.chats || []).filter((c) => c.version >= (frames[0]?.version ?? 0) && c.version < upTo);
+  let next = 0;
+  const chatUpTo = (v) => { for (; next < chats.length && chats[next].version <= v; next++) logLine(rooms.chatLine(chats[next])); };
+  for (const f of frames) {
+    chatUpTo(f.version - 1);
+    logFrames([f], loc.rules, { log: (text, imp) => logLine(text, imp), takeoff: st.options?.takeoff || [] });
+  }
+  chatUpTo(Infinity);
 }
 
 /** The causes of a state that played something (a frame of the game, with its events). */
@@ -580,7 +600,7 @@ const PLY_CAUSES = new Set(['roll', 'move', 'step', 'fastForward', 'computer', '
 function recordFrame(st) {
   const snap = { version: st.version, seats: st.seats, turn: st.turn, phase: st.phase, die: st.die, items: st.items };
   if (st.cause === 'create' || st.cause === 'start' || !current.local || current.local.gameId !== st.gameId) {
-    current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [] };
+    current.local = { gameId: st.gameId, rules: st.rules, start: snap, frames: [], chats: [] };
   }
   if (PLY_CAUSES.has(st.cause)) current.local.frames.push({ ...snap, events: st.events, seat: st.turn, cause: st.cause });
   if (st.cause === 'undo') current.local.frames = current.local.frames.filter((f) => f.version <= st.version);
@@ -1213,8 +1233,8 @@ function wire() {
   $('btn-link').addEventListener('click', copyLink);
   $('btn-pause').addEventListener('click', () => {
     current.paused = !current.paused;
-    $('btn-pause').textContent = current.paused ? t('resumeAI') : t('pauseAI');
-    $('btn-pause').setAttribute('aria-pressed', String(current.paused));
+    store.set('fxq.paused', current.paused);
+    showPause();
     if (current.st) renderSide(current.st);
     if (!current.paused && current.st && current.st.phase !== 'over') scheduleNext(current.st);
     else clearTimeout(current.stepTimer);

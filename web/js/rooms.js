@@ -523,15 +523,20 @@ export class Rooms {
     try { await this.d.net.request({ type: 'chat', phrase }, { settle: 1500 }); } catch (e) { this.fail(e); }
   }
 
+  /** A chat message's log line, in the language of the moment. @param {{who: string, phrase: number}} c */
+  chatLine(c) { return `${c.who}：${this.phrase(c.phrase)}`; }
+
   onChat(c) {
     if (!this.active() || !(c.phrase >= 0 && c.phrase < PHRASES)) return;
     const text = this.phrase(c.phrase);
     const who = c.nickname || (c.seat !== null && c.seat !== undefined ? this.nameOf(c.seat) : '') || '';
-    const line = `${who}：${text}`;
+    const line = this.chatLine({ who, phrase: c.phrase });
     const { current } = this.d;
     this.d.announce(line);
     if (current.view === 'game' && c.seat !== null && c.seat !== undefined && current.board) {
       this.d.logLine(line);
+      // kept with the game's frames, so a log rebuilt (a reload, a change of language) has it
+      current.local?.chats?.push({ version: current.st?.version ?? 0, who, phrase: c.phrase });
       this.bubbleOnBoard(c.seat, text);
     } else {
       const anchor = document.querySelector(`#slots li[data-slot="${c.slot}"] .bubble-anchor`);

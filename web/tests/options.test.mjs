@@ -77,6 +77,13 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     await link.goto(link.url().replace(/#.*/, '#record=g:doesnotexist'));
     await link.waitForSelector('#toast:text-matches("找不到这盘棋")');
     await link.waitForSelector('#view-setup:not([hidden])');
+    // 暂停电脑 holds across a reload (the computers went on after one), and its button says 继续
+    await link.evaluate(() => /** @type {HTMLButtonElement} */ (document.getElementById('btn-pause')).click());
+    await link.reload();
+    await link.waitForSelector('#view-setup:not([hidden])');
+    const paused = await link.evaluate(() => ({ on: /** @type {any} */ (window).__fxq.current.paused, text: document.getElementById('btn-pause')?.textContent, want: /** @type {any} */ (window).__fxq.t('resumeAI') }));
+    assert.ok(paused.on && paused.text === paused.want, JSON.stringify(paused));
+    await link.evaluate(() => /** @type {HTMLButtonElement} */ (document.getElementById('btn-pause')).click());
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
