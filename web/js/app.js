@@ -558,8 +558,30 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
 function logFrames(frames, rules, { log, takeoff }) {
   for (const f of frames) {
     if (f.cause === 'timeout') log(timeoutText(rules, f.events), true);
-    for (const e of withMoveLines(f.events || [])) describeEvent(e, rules, [], { log, quiet: true, takeoff });
+    const auto = autoMoves();
+    for (const e of withMoveLines(f.events || [])) {
+      if (auto(e)) log(t('autoMove'), false);
+      describeEvent(e, rules, [], { log, quiet: true, takeoff });
+    }
   }
+}
+
+/**
+ * Says, event by event of one state, where a move follows the roll in the same state: the
+ * auto-move of a roll with one option (RULES.md §6.2 step 5), told as such.
+ * @returns {(e: any) => boolean}
+ */
+function autoMoves() {
+  let afterRoll = false;
+  return (e) => {
+    if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
+      const auto = afterRoll;
+      afterRoll = false;
+      return auto;
+    }
+    afterRoll = e.kind === 'rolled';
+    return false;
+  };
 }
 
 /** A room's timer ran out and the server played the seat's action (§7.5). @param {string} rules @param {any[]} events */
@@ -638,11 +660,9 @@ async function handleState(st) {
     board.setLegal(-1, []);
     setButtons(null);
     if (st.cause === 'timeout') { const text = timeoutText(st.rules, st.events); logLine(text, true); said.push(text); }
-    let afterRoll = false; // a move right after a roll in the same state is an auto-move (§6.2 step 5)
+    const auto = autoMoves();
     await board.animate(withMoveLines(st.events), (e) => {
-      if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
-        if (afterRoll) { logLine(t('autoMove')); said.push(t('autoMove')); afterRoll = false; }
-      } else afterRoll = e.kind === 'rolled';
+      if (auto(e)) { logLine(t('autoMove')); said.push(t('autoMove')); }
       return describeEvent(e, st.rules, said);
     });
   } else if (st.cause === 'undo') {
@@ -1304,10 +1324,11 @@ function wire() {
 window.addEventListener('pagehide', () => {
   try { if (current.local) sessionStorage.setItem('fxq.frames', JSON.stringify(current.local)); } catch { /* too big: skip */ }
 });
+/** The frames this tab saw of its game (of `gameId`, or of whichever game they were). */
 function restoreFrames(gameId) {
   try {
     const f = JSON.parse(sessionStorage.getItem('fxq.frames') || 'null');
-    if (f && f.gameId === gameId) current.local = f;
+    if (f && (gameId === undefined || f.gameId === gameId)) current.local = f;
   } catch { /* ignore */ }
 }
 
@@ -1319,7 +1340,9 @@ async function boot() {
   if (rec) {
     if (rec.bad) { toast(t('recordBad', { msg: '#record' })); } else { openViewerFor(rec); return; }
   }
-  // a share link (#room=CODE) or the online room this browser was in (§7.5)
+  // a share link (#room=CODE) or the online room this browser was in (§7.5); a room's game
+  // takes up the frames this tab saw of it (another game's are dropped by the first state)
+  restoreFrames();
   if (await rooms.boot()) return;
   const saved = store.get('fxq.current', null);
   if (saved && saved.gameId && saved.token && !roomFromHash()) {

@@ -257,7 +257,7 @@ function render() {
   if (r.status === 'ok') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
   if (r.status === 'roll') rolls = t('verifyRollBad', { i: r.mismatch.index, k: r.mismatch.k, r: r.mismatch.recorded, e: r.mismatch.expected, n: r.rolls });
   if (r.status === 'game' || r.status === 'deal') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
-  const seatList = (v) => (Array.isArray(v) ? v : []).map((s) => seatName(record.rules === 'ludo' ? 'ludo' : 'feixingqi', s)).join('、');
+  const seatList = (v) => (Array.isArray(v) ? v : []).map((s) => seatName(record.rules === 'ludo' ? 'ludo' : 'feixingqi', s)).join(getLang() === 'zh' ? '、' : ', ');
   let dealt = '';
   if (r.status === 'deal') dealt = t('verifyDealBad', { r: seatList(r.dealt), e: seatList(r.deal) });
   else if (ok && r.deal) dealt = t('verifyDealOk', { s: seatList(r.deal) });

@@ -175,8 +175,15 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await b.waitForFunction(() => { const n = /** @type {any} */ (window).__fxq.net; return n.loggedIn && n.ws?.readyState === 1 && n.room; }, null, { timeout: 15000 });
     await b.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version >= v, vB, { timeout: 15000 });
     assert.deepEqual((await roomOf(b)).mine, rb.mine, 'B holds the same seat after reconnecting');
-    // the log, rebuilt on the re-join, keeps the chat line between the plies
+    // the log, rebuilt on the re-join, keeps the chat line between the plies; so does a reload
+    // of the page (a room's log came back empty)
     assert.match(await b.locator('#log').innerText(), /甲方：Hi!/);
+    const before = await b.locator('#log li').allInnerTexts();
+    await b.reload();
+    await b.waitForSelector('#view-game:not([hidden]) svg.board', { timeout: 15000 });
+    await b.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.room, null, { timeout: 15000 });
+    await b.waitForFunction((n) => document.querySelectorAll('#log li').length >= n, Math.min(before.length, 30), { timeout: 10000 });
+    assert.deepEqual((await b.locator('#log li').allInnerTexts()).slice(0, 30), before.slice(0, 30), 'B\'s log after a reload');
 
     // --- play by clicking on both devices; B leaves (托管) after a few actions and comes back
     let timerSeen = false, autoSeen = false, tookBack = false, actions = 0;
