@@ -1,7 +1,7 @@
 // The front end: set-up screen, the game (driven by the server's `state` messages, docs/PROTOCOL.md),
 // keyboard and screen-reader play, the end screen and the replay viewer.
 
-import { t, setLang, getLang, seatName, whereText } from './i18n.js';
+import { t, setLang, getLang, seatName, whereText, pieceName, unitOf } from './i18n.js';
 import { esc } from './html.js';
 import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
@@ -397,7 +397,7 @@ const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
 function pieceLabel(rules, seat, piece, p) {
   const who = seatName(rules, seat);
   const shape = SHAPE_NAMES[getLang()][seat];
-  return `${who} ${shape} ${t('piece', { n: piece + 1 })}, ${whereText(rules, p)}`;
+  return `${who} ${shape} ${pieceName(rules, piece + 1)}, ${whereText(rules, p)}`;
 }
 function controllerText(info) {
   if (!info) return '';
@@ -504,8 +504,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       text = t(ludo ? 'capturedLudo' : 'captured', { by: nm(e.seat), victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
       imp = true; shout(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
     case 'collision': fx.capture(); text = t('collision'); imp = true; shout(t('collision')); break;
-    case 'finished': fx.finish(); text = t('finishedPiece', { name: nm(e.seat), piece: pc(e.piece) }); imp = true; break;
-    case 'seatFinished': fx.win(); text = t('seatFinished', { name: nm(e.seat), place: e.place }); imp = true; shout(text, 1500); break;
+    case 'finished': fx.finish(); text = t('finishedPiece', { name: nm(e.seat), unit: unitOf(rules), piece: pc(e.piece) }); imp = true; break;
+    case 'seatFinished': fx.win(); text = t('seatFinished', { name: nm(e.seat), unit: unitOf(rules), place: e.place }); imp = true; shout(text, 1500); break;
     case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
     case 'skip': {
       // the penalty's own line (just before) says what happened: it is no "cannot move"
@@ -524,7 +524,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       shout(t('bonus', { name: nm(e.seat) }), 700);
       break;
     case 'turnPassed': text = t('passes', { name: nm(e.to) }); break;
-    case 'moved': text = t('moved', { name: nm(e.seat), piece: pc(e.piece), where: whereText(rules, e.to) }); break;
+    case 'moved': text = t('moved', { name: nm(e.seat), unit: unitOf(rules), piece: pc(e.piece), where: whereText(rules, e.to) }); break;
     // ---- 道具模式 (docs/PROTOCOL.md "Items")
     case 'roundStarted': text = t('evRoundStarted', { n: e.round }); break;
     case 'itemAppeared': text = t('evItemAppeared', { item: itemName(e.item) }); break;
@@ -702,7 +702,7 @@ function turnPrompt(st) {
   const name = seatName(st.rules, st.turn);
   if (inRoom(st) && !canAct(st)) return t('roomWaiting', { name: `${name} · ${rooms.seatLabel(st, st.turn)}` });
   if (st.toAct === 'computer') return t(current.paused ? 'computerPaused' : 'computerThinking', { name });
-  if (st.phase === 'move') return t('choosePrompt', { name, d: st.die });
+  if (st.phase === 'move') return t('choosePrompt', { name, d: st.die, unit: unitOf(st.rules) });
   return t('rollPrompt', { name });
 }
 
@@ -872,11 +872,11 @@ function renderHint(again = false) {
     panel.innerHTML = itemHtml;
     return itemSaid;
   }
-  const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${t('piece', { n: o.piece + 1 })} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
+  const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${pieceName(st.rules, o.piece + 1)} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
   const open = again && panel.querySelector('details')?.open ? 'open' : '';
-  panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${t('piece', { n: best.piece + 1 })} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${zh ? best.zh : best.en}
+  panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${pieceName(st.rules, best.piece + 1)} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${zh ? best.zh : best.en}
     <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
-  return `${itemSaid} ${t('hint')}: ${t('piece', { n: best.piece + 1 })}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
+  return `${itemSaid} ${t('hint')}: ${pieceName(st.rules, best.piece + 1)}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
 }
 
 // ---------------------------------------------------------------------------------------------

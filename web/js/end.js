@@ -1,7 +1,7 @@
 // The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, χ²
 // p-value and dice luck in win-% points, the post-game move grades of the human seats, and a link to verify the dice.
 
-import { t, seatName, whereText } from './i18n.js';
+import { t, seatName, whereText, pieceName } from './i18n.js';
 import { esc } from './html.js';
 import { COLOURS, TEXT_COLOURS } from './board.js';
 import { formatP } from './verify.js';
@@ -114,8 +114,8 @@ export function renderEnd(host, st, h) {
 export function decisionWords(rules, d) {
   return {
     ply: d.ply + 1, die: d.die,
-    played: t('piece', { n: d.played + 1 }), playedWhere: whereText(rules, d.playedTo),
-    best: t('piece', { n: d.best + 1 }), bestWhere: whereText(rules, d.bestTo),
+    played: pieceName(rules, d.played + 1), playedWhere: whereText(rules, d.playedTo),
+    best: pieceName(rules, d.best + 1), bestWhere: whereText(rules, d.bestTo),
     // cut, not rounded: a loss of 3.99 (doubtful, under 4) must not read as 4.0 (bad)
     loss: (Math.floor(Number(d.loss) * 10) / 10).toFixed(1),
   };

@@ -101,6 +101,8 @@ const S = {
     square: '第 {n} 格',
     stack: '迭子',
     piece: '{n} 号',
+    unitPlane: '飞机',
+    unitPiece: '棋子',
     red: '红方',
     yellow: '黄方',
     blue: '蓝方',
@@ -294,7 +296,7 @@ const S = {
     turnOf: "{name}'s turn",
     yourTurn: 'Your turn: {name}',
     rollPrompt: '{name}, roll the die',
-    choosePrompt: '{name} rolled {d}: choose a piece',
+    choosePrompt: '{name} rolled {d}: choose a {unit}',
     computerThinking: '{name} is thinking…',
     computerPaused: 'Computers paused: {name} is next',
     timedOut: '{name} ran out of time: the server played for them',
@@ -306,20 +308,20 @@ const S = {
     bonusSix: 'A 6: roll again',
     bonusCapture: 'Capture: roll again',
     bonusFinish: 'Home: roll again',
-    takeOff: '{name} piece {piece} takes off',
+    takeOff: '{name} plane {piece} takes off',
     takeOffLudo: '{name} piece {piece} comes out',
-    moved: '{name} piece {piece} to {where}',
-    jumped: '{name} piece {piece} jumps',
-    flew: '{name} piece {piece} flies the dashed line',
-    captured: '{by} sends {victim} piece {piece} home',
+    moved: '{name} {unit} {piece} to {where}',
+    jumped: '{name} plane {piece} jumps',
+    flew: '{name} plane {piece} flies the dashed line',
+    captured: '{by} sends {victim} plane {piece} back to its hangar',
     capturedLudo: '{by} captures {victim} piece {piece}',
     collision: 'Hit a stack: both go home',
-    bounced: '{name} piece {piece} bounces back',
+    bounced: '{name} plane {piece} bounces back',
     blockedJump: 'A stack blocks the jump',
     blockedFly: 'The dashed line is blocked',
-    parked: '{name} piece {piece} stops on the stack',
-    finishedPiece: '{name} piece {piece} reaches the centre',
-    seatFinished: '{name} has all pieces home: place {place}',
+    parked: '{name} plane {piece} stops on the stack',
+    finishedPiece: '{name} {unit} {piece} reaches the centre',
+    seatFinished: '{name} has every {unit} home: place {place}',
     penalty: '{name} rolled three 6s: every plane back to the hangar',
     gameOver: 'Game over',
     passes: "{name}'s turn",
@@ -329,7 +331,9 @@ const S = {
     lane: 'home lane',
     square: 'square {n}',
     stack: 'stack',
-    piece: 'piece {n}',
+    piece: '{unit} {n}',
+    unitPlane: 'plane',
+    unitPiece: 'piece',
     red: 'Red',
     yellow: 'Yellow',
     blue: 'Blue',
@@ -427,7 +431,7 @@ const S = {
     resume: 'Back to the current game',
     pauseAI: 'Pause computers',
     resumeAI: 'Resume computers',
-    stacked: '{name} piece {piece} stacks up ({n} planes)',
+    stacked: '{name} plane {piece} stacks up ({n} planes)',
     stackedLudo: '{name} piece {piece} joins its own ({n} pieces): safe from capture',
     localReplay: 'replaying what this browser saw, one frame per action',
     keysHelp: 'Keys: Space roll · 1–4 choose · Tab/arrows + Enter · H hint · U undo',
@@ -789,6 +793,19 @@ export function t(key, p) {
   let s = S[lang][key] ?? S.zh[key] ?? key;
   if (p) for (const k in p) s = s.split('{' + k + '}').join(String(p[k]));
   return s;
+}
+
+/**
+ * A piece by its number, in the words of its board: English 飞行棋 moves planes, Ludo pieces
+ * (Chinese says 2 号 in both). @param {string} rules @param {number} n 1-based
+ */
+export function pieceName(rules, n) {
+  return t('piece', { n, unit: unitOf(rules) });
+}
+
+/** The word for a piece in a log line of this board (plane / piece). @param {string} rules */
+export function unitOf(rules) {
+  return t(rules === 'ludo' ? 'unitPiece' : 'unitPlane');
 }
 
 /** Colour name of a seat in a rule set. @param {string} rules @param {number} seat */

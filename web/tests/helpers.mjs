@@ -151,6 +151,10 @@ export async function playThrough(page, o = {}) {
           const lines = await page.locator('#log li').allInnerTexts();
           assert.ok(/Hint|Master/.test(panel) && !/[\u4e00-\u9fff]/.test(panel), `hint in English: ${panel}`);
           assert.ok(lines.length > 0 && lines.every((l) => !/[\u4e00-\u9fff]/.test(l)), `log in English: ${lines.slice(0, 5)}`);
+          // in the board's own words: 飞行棋 moves planes, Ludo pieces
+          const ludo = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.rules === 'ludo');
+          const other = ludo ? /\bplane \d/ : /\bpiece \d/;
+          assert.ok(!other.test(panel) && !lines.some((l) => other.test(l)), `${ludo ? 'Ludo' : '飞行棋'} words: ${panel} / ${lines.slice(0, 5)}`);
           await page.click('#btn-lang');
           assert.match(await page.locator('#hint-panel').innerText(), /大师提示/);
         }
