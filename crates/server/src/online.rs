@@ -976,11 +976,7 @@ impl Room {
         let away = self
             .away_since
             .iter()
-            .filter(|(i, _)| match self.status {
-                Status::Playing => !self.slots[**i].auto,
-                Status::Lobby => true,
-                Status::Over | Status::Closed => false,
-            })
+            .filter(|(i, _)| self.absence_counts(**i))
             .map(|(_, t)| *t + grace);
         let idle =
             (self.conns.is_empty() && self.bot_due.is_none()).then(|| self.idle_since + IDLE);
@@ -1162,6 +1158,16 @@ impl Room {
         }
         self.broadcast_room();
         Ok(json!({"type": "roomLeft", "code": self.code}))
+    }
+
+    /// Whether slot `i`'s person being away leads anywhere after the grace period: in the lobby
+    /// the slot opens, playing the seat goes into 托管 (unless it is there already).
+    fn absence_counts(&self, i: usize) -> bool {
+        match self.status {
+            Status::Lobby => true,
+            Status::Playing => !self.slots[i].auto,
+            Status::Over | Status::Closed => false,
+        }
     }
 
     /// A person's lobby slot opens (they left, or stayed away past the grace). The host role
@@ -1548,45 +1554,30 @@ impl Room {
 
     async fn on_timer(&mut self) {
         let now = Instant::now();
-        // In the lobby a person away past the grace period gives up the slot, so that a closed tab
-        // cannot keep the room from ever starting (its host role passes on).
-        if self.status == Status::Lobby {
-            let grace = self.env.pace.grace;
-            let gone: Vec<usize> = (self.away_since.iter())
-                .filter(|(_, t)| now.duration_since(**t) >= grace)
-                .map(|(i, _)| *i)
-                .collect();
-            if !gone.is_empty() {
-                for i in gone {
+        // People away past the grace period: in the lobby they give up the slot, so that a closed
+        // tab cannot keep the room from ever starting (its host role passes on); playing, their
+        // seat goes into 托管.
+        let grace = self.env.pace.grace;
+        let status = self.status;
+        let due: Vec<usize> = (self.away_since.iter())
+            .filter(|(i, t)| self.absence_counts(**i) && now.duration_since(**t) >= grace)
+            .map(|(i, _)| *i)
+            .collect();
+        if !due.is_empty() {
+            for i in due {
+                if status == Status::Lobby {
                     self.free_lobby_slot(i);
-                }
-                if let Err(e) = self.save().await {
-                    tracing::warn!(error = %e, "saving the room failed");
-                }
-                self.broadcast_room();
-            }
-        }
-        // Seated people away past the grace period go into 托管.
-        if self.status == Status::Playing {
-            let grace = self.env.pace.grace;
-            let due: Vec<usize> = self
-                .away_since
-                .iter()
-                .filter(|(i, t)| !self.slots[**i].auto && now.duration_since(**t) >= grace)
-                .map(|(i, _)| *i)
-                .collect();
-            if !due.is_empty() {
-                for i in due {
+                } else {
                     self.slots[i].auto = true;
                     if self.is_to_act(i) {
                         self.schedule();
                     }
                 }
-                if let Err(e) = self.save().await {
-                    tracing::warn!(error = %e, "saving the room failed");
-                }
-                self.broadcast_room();
             }
+            if let Err(e) = self.save().await {
+                tracing::warn!(error = %e, "saving the room failed");
+            }
+            self.broadcast_room();
         }
         let Some(g) = &self.game else { return };
         let version = g.version();

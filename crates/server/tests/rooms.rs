@@ -64,6 +64,20 @@ impl Rc {
         c
     }
 
+    /// A person's connection: connected and logged in as a new guest called `nickname`.
+    async fn person(addr: SocketAddr, nickname: &str) -> Rc {
+        let mut c = Rc::connect(addr).await;
+        c.login(nickname, None).await;
+        c
+    }
+
+    /// `createRoom` with `msg`'s fields: the first `room` message and the room's code.
+    async fn create_room(&mut self, msg: Value) -> (Value, String) {
+        let (_, room) = self.enter(msg).await;
+        let code = room["code"].as_str().unwrap().to_string();
+        (room, code)
+    }
+
     /// Closes the connection as a closed tab does (no `leaveRoom`).
     async fn close(mut self) {
         self.sink.send(Message::Close(None)).await.unwrap();
@@ -569,12 +583,10 @@ async fn timeouts_then_tuoguan_then_take_back_from_a_second_device() {
 async fn lobby_host_controls_leave_and_chat() {
     let dir = temp_dir("lobby");
     let server = Server::start_with(pace(0, 30_000)(&dir)).await;
-    let mut h = Rc::connect(server.addr).await;
-    h.login("房主", None).await;
-    let (_, room) = h
-        .enter(json!({"type": "createRoom", "rules": "feixingqi", "players": 3}))
+    let mut h = Rc::person(server.addr, "房主").await;
+    let (room, code) = h
+        .create_room(json!({"type": "createRoom", "rules": "feixingqi", "players": 3}))
         .await;
-    let code = room["code"].as_str().unwrap().to_string();
     assert_eq!(room["slots"][1]["kind"], "open");
     let r = h
         .ask(json!({"type": "setSlot", "slot": 2, "kind": "computer", "level": "master"}))
@@ -584,8 +596,7 @@ async fn lobby_host_controls_leave_and_chat() {
         .wait(|m| m["type"] == "room" && m["slots"][2]["kind"] == "computer")
         .await;
     assert_eq!(r["slots"][2]["level"], "master");
-    let mut g = Rc::connect(server.addr).await;
-    g.login("客人", None).await;
+    let mut g = Rc::person(server.addr, "客人").await;
     let (j, _) = g.enter(json!({"type": "joinRoom", "code": code})).await;
     assert_eq!(j["slot"], 1);
     let e = h
@@ -639,17 +650,13 @@ async fn lobby_host_controls_leave_and_chat() {
 async fn a_lobby_slot_left_by_a_closed_tab_opens_after_the_grace() {
     let dir = temp_dir("lobby-gone");
     let server = Server::start_with(pace(0, 300)(&dir)).await;
-    let mut h = Rc::connect(server.addr).await;
-    h.login("房主", None).await;
-    let (_, room) = h
-        .enter(json!({"type": "createRoom", "rules": "ludo", "players": 3}))
+    let mut h = Rc::person(server.addr, "房主").await;
+    let (_, code) = h
+        .create_room(json!({"type": "createRoom", "rules": "ludo", "players": 3}))
         .await;
-    let code = room["code"].as_str().unwrap().to_string();
-    let mut g = Rc::connect(server.addr).await;
-    g.login("客人", None).await;
+    let mut g = Rc::person(server.addr, "客人").await;
     g.enter(json!({"type": "joinRoom", "code": code})).await;
-    let mut gone = Rc::connect(server.addr).await;
-    gone.login("走了", None).await;
+    let mut gone = Rc::person(server.addr, "走了").await;
     let (j, _) = gone.enter(json!({"type": "joinRoom", "code": code})).await;
     assert_eq!(j["slot"], 2);
     h.wait(|m| m["type"] == "room" && m["slots"][2]["nickname"] == "走了")
@@ -680,8 +687,7 @@ async fn a_lobby_slot_left_by_a_closed_tab_opens_after_the_grace() {
         g.ask(json!({"type": "leaveRoom"})).await["type"],
         "roomLeft"
     );
-    let mut late = Rc::connect(server.addr).await;
-    late.login("迟到", None).await;
+    let mut late = Rc::person(server.addr, "迟到").await;
     let e = late
         .ask_for(json!({"type": "joinRoom", "code": code}), &["roomJoined"])
         .await;
