@@ -557,30 +557,31 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
  */
 function logFrames(frames, rules, { log, takeoff }) {
   for (const f of frames) {
-    if (f.cause === 'timeout') log(timeoutText(rules, f.events), true);
-    const auto = autoMoves();
-    for (const e of withMoveLines(f.events || [])) {
-      if (auto(e)) log(t('autoMove'), false);
-      describeEvent(e, rules, [], { log, quiet: true, takeoff });
-    }
+    const tell = narrator(f, rules, [], { log, quiet: true, takeoff });
+    for (const e of withMoveLines(f.events || [])) tell(e);
   }
 }
 
 /**
- * Says, event by event of one state, where a move follows the roll in the same state: the
- * auto-move of a roll with one option (RULES.md §6.2 step 5), told as such.
- * @returns {(e: any) => boolean}
+ * How one state (or a replay frame) is told, one call per event (give it to `board.animate`,
+ * or call it quietly for a rebuilt log): a room's timeout line first, 自动走棋 where a move
+ * follows its roll in the same state (a roll with one option, RULES.md §6.2 step 5), then each
+ * event's own words (`describeEvent`, with `how`). Lines said go into `said` too.
+ * @param {{cause?: string, events?: any[]}} f @param {string} rules @param {string[]} said
+ * @param {{log?: (text: string, imp: boolean) => void, quiet?: boolean, takeoff?: number[]}} [how]
+ * @returns {(e: any) => Promise<void>|null}
  */
-function autoMoves() {
+function narrator(f, rules, said, how = {}) {
+  const log = how.log ?? logLine;
+  const tell = (/** @type {string} */ text, imp = false) => { log(text, imp); said.push(text); };
+  if (f.cause === 'timeout') tell(timeoutText(rules, f.events || []), true);
   let afterRoll = false;
   return (e) => {
     if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
-      const auto = afterRoll;
+      if (afterRoll) tell(t('autoMove'));
       afterRoll = false;
-      return auto;
-    }
-    afterRoll = e.kind === 'rolled';
-    return false;
+    } else afterRoll = e.kind === 'rolled';
+    return describeEvent(e, rules, said, how);
   };
 }
 
@@ -656,15 +657,11 @@ async function handleState(st) {
     openEnd(st, true);
     return;
   }
-  if (st.events && st.events.length && ['roll', 'move', 'step', 'computer', 'timeout', 'useItem'].includes(st.cause)) {
+  // (a fast-forward returned above: its events wait for 继续观看)
+  if (st.events && st.events.length && PLY_CAUSES.has(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
-    if (st.cause === 'timeout') { const text = timeoutText(st.rules, st.events); logLine(text, true); said.push(text); }
-    const auto = autoMoves();
-    await board.animate(withMoveLines(st.events), (e) => {
-      if (auto(e)) { logLine(t('autoMove')); said.push(t('autoMove')); }
-      return describeEvent(e, st.rules, said);
-    });
+    await board.animate(withMoveLines(st.events), narrator(st, st.rules, said));
   } else if (st.cause === 'undo') {
     toast(t('undone')); said.push(t('undone'));
     logLine(t('undone'), true);
@@ -1108,8 +1105,9 @@ async function watch() {
   const said = [];
   current.queue = current.queue.then(async () => {
     // told turn by turn, as the game screen tells each state
+    const tell = narrator({ events: ff.events }, st.rules, said);
     await current.board?.animate(withMoveLines(ff.events), (e) => {
-      const wait = describeEvent(e, st.rules, said);
+      const wait = tell(e);
       if (e.kind === 'turnPassed' || e.kind === 'gameOver') announce(speech(said.splice(0)));
       return wait;
     });
@@ -1174,7 +1172,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, describeEvent, withMoveLines, logFrames, logLine, pieceLabel, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1324,11 +1322,12 @@ function wire() {
 window.addEventListener('pagehide', () => {
   try { if (current.local) sessionStorage.setItem('fxq.frames', JSON.stringify(current.local)); } catch { /* too big: skip */ }
 });
-/** The frames this tab saw of its game (of `gameId`, or of whichever game they were). */
-function restoreFrames(gameId) {
+/** The frames this tab saw of its last game (a room's or a local one: `recordFrame` drops them
+ * at the first state of another game). */
+function restoreFrames() {
   try {
     const f = JSON.parse(sessionStorage.getItem('fxq.frames') || 'null');
-    if (f && (gameId === undefined || f.gameId === gameId)) current.local = f;
+    if (f) current.local = f;
   } catch { /* ignore */ }
 }
 
@@ -1340,13 +1339,13 @@ async function boot() {
   if (rec) {
     if (rec.bad) { toast(t('recordBad', { msg: '#record' })); } else { openViewerFor(rec); return; }
   }
-  // a share link (#room=CODE) or the online room this browser was in (§7.5); a room's game
-  // takes up the frames this tab saw of it (another game's are dropped by the first state)
+  // the frames this tab saw of its game, then a share link (#room=CODE) or the online room this
+  // browser was in (§7.5), or the local game it was playing
   restoreFrames();
   if (await rooms.boot()) return;
   const saved = store.get('fxq.current', null);
   if (saved && saved.gameId && saved.token && !roomFromHash()) {
-    restoreFrames(saved.gameId);
+    // (its frames were taken up above; another game's are dropped by its first state)
     // draw the board at once from the cached geometry while the join is under way
     if (await resumeGame(saved)) return;
   }

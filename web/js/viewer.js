@@ -172,7 +172,8 @@ export class Viewer {
     const epoch = this.epoch;
     const f = this.frames[this.i];
     const said = [];
-    await this.board.animate(this.d.withMoveLines(f.events || []), (e) => this.d.describeEvent(e, this.rules, said, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff }));
+    // told as the log rebuilt after a jump tells it (logFrames), with the animation
+    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff }));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they
