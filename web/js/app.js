@@ -165,9 +165,9 @@ export function optionsCard(s, extraRows = '', cls = 'o3') {
       <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>
       <div class="row seg" title="${t('itemModeNote')}">${checkHtml('items', t('itemMode'), s.items)}<span class="muted">${t('itemModeNote')}</span></div>` : ''}
       <div class="row seg">${checkHtml('team', t('team'), s.team && s.players === 4, s.players !== 4)}</div>
-      <div class="row"><span class="lab">${t('pieces')}</span><div class="seg" role="radiogroup" aria-label="${t('pieces')}">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
+      <div class="row"><span class="lab">${t('pieces', { unit: unitOf(s.rules) })}</span><div class="seg" role="radiogroup" aria-label="${t('pieces', { unit: unitOf(s.rules) })}">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
       <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg" role="radiogroup" aria-label="${t('firstPlayer')}">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
-      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg" role="radiogroup" aria-label="${t('scoring')}">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer'), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
+      <div class="row"><span class="lab">${t('scoring')}</span><div class="seg" role="radiogroup" aria-label="${t('scoring')}">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer', { unit: unitOf(s.rules) }), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
         <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
       ${extraRows}
       <div class="row"><span class="lab">${t('language')}</span><div class="seg" role="radiogroup" aria-label="${t('language')}">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
@@ -724,7 +724,7 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp') : '')
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp', { unit: unitOf(st.rules) }) : '')
     + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
   const board = current.board;
   board?.setTurn(over ? -1 : seat);

@@ -3,7 +3,7 @@
 // this browser's client seed), the room parts of the game screen (names per seat, the turn timer,
 // 托管, quick chat, spectators) and the profile / leaderboard page.
 
-import { t, seatName, getLang } from './i18n.js';
+import { t, seatName, getLang, unitOf } from './i18n.js';
 import { esc } from './html.js';
 import { COLOURS, TEXT_COLOURS } from './board.js';
 
@@ -348,7 +348,7 @@ export class Rooms {
 
   optionsSummary(r) {
     const o = r.options || {};
-    const parts = [t(r.rules), t('nPlayers', { n: r.players }), `${t('pieces')} ${o.pieces ?? 4}`];
+    const parts = [t(r.rules), t('nPlayers', { n: r.players }), t('piecesN', { n: o.pieces ?? 4, unit: unitOf(r.rules) })];
     if (r.rules === 'feixingqi') {
       parts.push(`${t('takeoff')} ${(o.takeoff || [6]).join('/')}`);
       if (o.tripleSixPenalty) parts.push(t('tripleSix'));
@@ -358,7 +358,7 @@ export class Rooms {
     if (o.team) parts.push(t('team'));
     parts.push(`${t('firstPlayer')}: ${o.firstPlayer === 'roll' ? t('firstRoll') : t('firstSeat0')}`);
     const sc = o.scoring;
-    parts.push(`${t('scoring')}: ${sc && typeof sc === 'object' ? `${t('scoreRoom')} ${sc.room}` : sc === 'perPiece50' ? t('scorePer') : t('scoreNone')}`);
+    parts.push(`${t('scoring')}: ${sc && typeof sc === 'object' ? `${t('scoreRoom')} ${sc.room}` : sc === 'perPiece50' ? t('scorePer', { unit: unitOf(r.rules) }) : t('scoreNone')}`);
     parts.push(`${t('turnTimer')}: ${r.turnTimerMs ? t('seconds', { n: Math.round(r.turnTimerMs / 1000) }) : t('timerOff')}`);
     return parts.join(' · ');
   }
