@@ -325,7 +325,7 @@ fn scenario(args: &[String]) -> Result<ExitCode> {
             Ok(()) => println!("ok {}", r.name),
             Err(why) => {
                 failed += 1;
-                println!("FAIL {}: {why}", r.name);
+                println!("FAIL {}: {why}", r.label());
             }
         }
     }
@@ -378,8 +378,10 @@ fn replay(args: &[String]) -> Result<ExitCode> {
 
 fn read_record(path: &str) -> Result<Record> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    // a byte-order mark (some Windows editors write one) is not part of the JSON
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{path}: not JSON"))?;
+        serde_json::from_str(text).with_context(|| format!("{path}: not JSON"))?;
     Record::from_json(&json).with_context(|| path.to_string())
 }
 

@@ -823,15 +823,15 @@ pub fn item_use_from_json(v: &serde_json::Value, field: &str) -> Result<ItemUse,
             format!("unknown item {name:?}; known: sixDie, booster, remoteDie, shield, missile"),
         )
     })?;
-    let small = |key: &str, max: u64| -> Result<u8, FormatError> {
+    let small = |key: &str, min: u64, max: u64| -> Result<u8, FormatError> {
         m.get(key)
             .and_then(serde_json::Value::as_u64)
-            .filter(|&n| n <= max)
+            .filter(|&n| (min..=max).contains(&n))
             .map(|n| n as u8)
             .ok_or_else(|| {
                 FormatError::new(
                     format!("{field}.{key}"),
-                    format!("{name} needs {key} 0..={max}"),
+                    format!("{name} needs {key} {min}..={max}"),
                 )
             })
     };
@@ -851,15 +851,15 @@ pub fn item_use_from_json(v: &serde_json::Value, field: &str) -> Result<ItemUse,
         Item::SixDie => ItemUse::SixDie,
         Item::Booster => ItemUse::Booster,
         Item::RemoteDie => ItemUse::RemoteDie(
-            Die::new(small("die", 6)?)
+            Die::new(small("die", 1, 6)?)
                 .ok_or_else(|| FormatError::new(format!("{field}.die"), "a die is 1..=6"))?,
         ),
         Item::Shield => ItemUse::Shield {
-            piece: small("piece", 3)?,
+            piece: small("piece", 0, 3)?,
         },
         Item::Missile => ItemUse::Missile {
-            seat: Seat::ALL[small("seat", 3)? as usize],
-            piece: small("piece", 3)?,
+            seat: Seat::ALL[small("seat", 0, 3)? as usize],
+            piece: small("piece", 0, 3)?,
         },
     })
 }

@@ -19,6 +19,66 @@ use crate::{
     seat::{BySeat, Seat, SeatSet},
 };
 
+/// A JSON document in which no object names a key twice: a scenario with `"team": true` and
+/// `"team": false` in one object is refused, where a JSON value would keep the last one silently.
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<NoDuplicateKeys>()?;
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} is given twice"
+                )));
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// One roll of a scenario, with the item use before it (item mode).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Play {
@@ -498,8 +558,12 @@ impl Scenario {
     /// # Errors
     /// [`FormatError`] with the field and what is wrong.
     pub fn parse(text: &str) -> Result<Scenario, FormatError> {
+        // a byte-order mark (some Windows editors write one) is not part of the JSON
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let v: Value = serde_json::from_str(text)
             .map_err(|e| FormatError::new("", format!("not JSON: {e}")))?;
+        serde_json::from_str::<NoDuplicateKeys>(text)
+            .map_err(|e| FormatError::new("", e.to_string()))?;
         Scenario::from_json(&v)
     }
 
@@ -809,11 +873,14 @@ impl Scenario {
                 self.check_play(&mut game, play, &at, report)?;
                 continue;
             }
-            if game.position().phase() != Phase::Roll {
-                return Err(Failure(format!(
-                    "{at}: the game is not waiting for a roll ({:?})",
-                    game.position().phase()
-                )));
+            let due = match game.position().phase() {
+                Phase::Roll => None,
+                Phase::Opening => Some("the opening roll for who starts is due".to_string()),
+                Phase::Move(d) => Some(format!("a piece must move with the {} first", d.get())),
+                Phase::Over => Some("the game is over, no more than one seat is playing".into()),
+            };
+            if let Some(due) = due {
+                return Err(Failure(format!("{at}: no roll here: {due}")));
             }
             // The report's legal set is taken before a single option auto-moves.
             let report = game
@@ -969,6 +1036,20 @@ pub struct FileResult {
     pub name: String,
     /// `Ok` or why it failed.
     pub result: Result<(), String>,
+}
+
+#[cfg(feature = "files")]
+impl FileResult {
+    /// How the runner names it: the scenario's name and its file, or just the file when the file
+    /// did not parse (two files may give their scenarios one name; the file tells them apart).
+    pub fn label(&self) -> String {
+        let file = self.path.display().to_string();
+        if self.name == file {
+            file
+        } else {
+            format!("{} ({file})", self.name)
+        }
+    }
 }
 
 /// Runs every scenario named by `args` (files, or directories searched for `*.json`).

@@ -623,6 +623,7 @@ fn invalid_dir() -> PathBuf {
 fn invalid_scenario_files_fail_naming_file_and_field() {
     let expected = [
         ("bad_seat_key.json", "pieces.4"),
+        ("duplicate_key.json", "the key \"team\" is given twice"),
         ("item_on_fly_square.json", "items[0]"),
         ("item_under_weather.json", "items[0]"),
         ("item_unknown.json", "plays[0].use.item"),
@@ -630,8 +631,13 @@ fn invalid_scenario_files_fail_naming_file_and_field() {
         ("not_json.json", "not JSON"),
         ("piece_nine.json", "plays[0].piece"),
         ("progress_57.json", "pieces.0[1]"),
+        (
+            "roll_after_the_end.json",
+            "plays[0] (roll 3): no roll here: the game is over",
+        ),
         ("roll_seven.json", "plays[1].roll"),
         ("seat_key_padded.json", "pieces.00"),
+        ("setup_five_pieces.json", "setup: pieces.0: 5 pieces given"),
         ("unknown_field.json", "plays[1].pieces"),
         ("unknown_option.json", "options.doubleDice"),
         ("weather_on_lane.json", "weather.at"),
@@ -655,11 +661,11 @@ fn invalid_scenario_files_fail_naming_file_and_field() {
     );
     for (r, (file, field)) in results.iter().zip(expected) {
         let msg = r.result.as_ref().expect_err(file);
-        // The runner's line is `FAIL {name}: {msg}`: the name is the file, said once.
+        // The runner's line is `FAIL {label}: {msg}`: the label names the file, said once.
         assert!(
-            r.name.ends_with(file),
-            "{:?} is not the file {file}",
-            r.name
+            r.label().ends_with(file) || r.label().ends_with(&format!("{file})")),
+            "{:?} does not name the file {file}",
+            r.label()
         );
         assert!(!msg.contains(file), "{msg:?} names the file again");
         assert!(msg.contains(field), "{msg:?} does not name {field:?}");
@@ -670,6 +676,16 @@ fn invalid_scenario_files_fail_naming_file_and_field() {
     assert_eq!(results.len(), 1);
     let msg = results[0].result.as_ref().expect_err("missing file");
     assert!(msg.starts_with("cannot read"), "{msg}");
+}
+
+/// A file saved with a byte-order mark (as some Windows editors do) reads as the same scenario;
+/// it failed with "not JSON: expected value at line 1 column 1".
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_scenario() {
+    let text = scenario_json(|_| {});
+    let plain = Scenario::parse(&text).expect("parses");
+    let marked = Scenario::parse(&format!("\u{feff}{text}")).expect("parses with a BOM");
+    assert_eq!(plain, marked);
 }
 
 // ------------------------------------------------------------------------------------------------
