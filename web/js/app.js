@@ -505,7 +505,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       imp = true; shout(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
     case 'collision': fx.capture(); text = t('collision'); imp = true; shout(t('collision')); break;
     case 'finished': fx.finish(); text = t('finishedPiece', { name: nm(e.seat), unit: unitOf(rules), piece: pc(e.piece) }); imp = true; break;
-    case 'seatFinished': fx.win(); text = t('seatFinished', { name: nm(e.seat), unit: unitOf(rules), place: e.place }); imp = true; shout(text, 1500); break;
+    case 'seatFinished': fx.win(); text = t(e.place == null ? 'seatFinishedPartner' : 'seatFinished', { name: nm(e.seat), unit: unitOf(rules), place: e.place }); imp = true; shout(text, 1500); break;
     case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
     case 'skip': {
       // the penalty's own line (just before) says what happened: it is no "cannot move"

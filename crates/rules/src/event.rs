@@ -215,12 +215,13 @@ pub enum Event {
         /// The piece.
         piece: PieceRef,
     },
-    /// A seat brought its last piece home and takes a place in the ranking (1-based).
+    /// A seat brought its last piece home and takes a place in the ranking.
     SeatFinished {
         /// The seat.
         seat: Seat,
-        /// Its place.
-        place: u8,
+        /// Its place, 1-based ([`Position::place`](crate::Position::place)); `None` in team play
+        /// while its partner still plays, since the team's result decides it.
+        place: Option<u8>,
     },
     /// 飞行棋 triple-six penalty: every plane of the seat went back to the hangar.
     Penalty {

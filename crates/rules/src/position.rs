@@ -952,6 +952,18 @@ impl Position {
         self.done
     }
 
+    /// The seat's place in the final ranking (1-based) once it is decided: when the seat has
+    /// finished, or for every seat at the end. In team play a seat that finished keeps no place
+    /// until the game ends, because its partner decides whether its team wins ("a team wins when
+    /// both partners have finished", RULES.md §9; the winners first in the ranking, §15.6).
+    pub fn place(&self, seat: Seat) -> Option<u8> {
+        let i = self.ranking().position(|s| s == seat)?;
+        if self.rules.options.team && !self.game_should_end() {
+            return None;
+        }
+        Some(i as u8 + 1)
+    }
+
     /// The seat to roll or move.
     #[inline]
     pub fn turn(&self) -> Seat {
@@ -1593,14 +1605,17 @@ impl Position {
         };
         if finished && self.all_finished(s) {
             self.rank(s);
+            let ends = self.game_should_end();
+            if ends {
+                self.finish_ranking();
+            }
             if E::ENABLED {
                 ev.event(Event::SeatFinished {
                     seat: s,
-                    place: self.ranked,
+                    place: self.place(s),
                 });
             }
-            if self.game_should_end() {
-                self.finish_ranking();
+            if ends {
                 self.phase = Phase::Over;
                 if E::ENABLED {
                     ev.event(Event::GameOver);

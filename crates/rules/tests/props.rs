@@ -477,6 +477,7 @@ fn position_playout(
     let mut pos = Position::new(cfg.rules, cfg.seats).expect("valid configuration");
     let mut rng = FastRng(seed);
     let mut finish_order = Vec::new();
+    let mut told = Vec::new();
     let mut plies = 0;
     visit(&pos);
     while !pos.is_over() {
@@ -487,15 +488,29 @@ fn position_playout(
         if rolled == Rolled::Move {
             let options = pos.distinct_moves();
             let mv = options[pick(&mut rng, options.len())];
-            pos.play(mv, &mut NoEvents)
-                .expect("a distinct move is legal");
+            let mut events = Vec::new();
+            pos.play(mv, &mut events).expect("a distinct move is legal");
             plies += 1;
             for s in pos.finished_seats().iter() {
                 if !finish_order.contains(&s) {
                     finish_order.push(s);
                 }
             }
+            for e in events {
+                if let Event::SeatFinished { seat, place } = e {
+                    told.push((seat, place, pos.is_over()));
+                }
+            }
             visit(&pos);
+        }
+    }
+    // A finisher's place is told once it cannot change: at once, but in team play not while its
+    // partner still plays (a losing team's first finisher was told place 1 and ranked 3rd).
+    for (seat, place, ended) in told {
+        if cfg.rules.options.team && !ended {
+            assert_eq!(place, None, "{pos}: {seat} told place {place:?} mid-game");
+        } else {
+            assert_eq!(place, pos.place(seat), "{pos}: {seat} told place {place:?}");
         }
     }
     (pos, finish_order)

@@ -1185,7 +1185,6 @@ impl Session {
             .iter()
             .map(|s| {
                 let (zh, en) = s.colour_names(ludo);
-                let place = ranking.iter().position(|r| *r == s.get()).map(|i| i + 1);
                 let finished = pos.finished_seats().contains(s);
                 let pieces = (0..rules.options.pieces)
                     .map(|k| {
@@ -1210,7 +1209,7 @@ impl Session {
                     controller,
                     level,
                     finished,
-                    place: if finished || over { place } else { None },
+                    place: pos.place(s).map(usize::from),
                     finished_pieces: pos.finished_pieces(s),
                     pieces,
                 }

@@ -229,7 +229,7 @@ pub enum EventView {
     },
     SeatFinished {
         seat: u8,
-        place: u8,
+        place: Option<u8>,
     },
     Penalty {
         seat: u8,
