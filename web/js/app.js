@@ -118,6 +118,8 @@ function showView(name) {
 // set-up screen
 
 const LEVELS = ['easy', 'normal', 'hard', 'master'];
+/** The largest room stake the form takes (everyone starts with 1,000 points). */
+const ROOM_POINTS_MAX = 1000000;
 const defaults = {
   rules: 'feixingqi', players: 4, seats: { 1: 'normal', 2: 'normal', 3: 'normal' },
   takeoff: '6', tripleSix: false, sixStops: false, items: false, team: false, pieces: 4, firstPlayer: 'seat0', scoring: 'none', room: 1000,
@@ -168,7 +170,7 @@ export function optionsCard(s, extraRows = '', cls = 'o3') {
       <div class="row"><span class="lab">${t('pieces', { unit: unitOf(s.rules) })}</span><div class="seg" role="radiogroup" aria-label="${t('pieces', { unit: unitOf(s.rules) })}">${[2, 3, 4].map((n) => radioHtml('pieces', n, String(n), s.pieces === n)).join('')}</div></div>
       <div class="row"><span class="lab">${t('firstPlayer')}</span><div class="seg" role="radiogroup" aria-label="${t('firstPlayer')}">${radioHtml('firstPlayer', 'seat0', t('firstSeat0'), s.firstPlayer === 'seat0')}${radioHtml('firstPlayer', 'roll', t('firstRoll'), s.firstPlayer === 'roll')}</div></div>
       <div class="row"><span class="lab">${t('scoring')}</span><div class="seg" role="radiogroup" aria-label="${t('scoring')}">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer', { unit: unitOf(s.rules) }), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
-        <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" step="1" value="${s.room}"></label></div>
+        <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" max="${ROOM_POINTS_MAX}" step="1" value="${s.room}"></label></div>
       ${extraRows}
       <div class="row"><span class="lab">${t('language')}</span><div class="seg" role="radiogroup" aria-label="${t('language')}">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
     </div></div>`;
@@ -256,7 +258,8 @@ function saveSetup(form) {
     pieces: Number(f.get('pieces') || s.pieces),
     firstPlayer: String(f.get('firstPlayer') || s.firstPlayer),
     scoring: String(f.get('scoring') || s.scoring),
-    room: Math.max(1, Number(f.get('room') || s.room) | 0),
+    // a whole stake of 1 to a million points (`| 0` wrapped 99999999999 round to 1215752191)
+    room: Math.min(ROOM_POINTS_MAX, Math.max(1, Math.floor(Number(f.get('room') || s.room)) || 1)),
   };
   store.set('fxq.setup', next);
   store.set('fxq.rules', rules);
@@ -358,6 +361,7 @@ async function startGame() {
   if (net.room) { net.request({ type: 'leaveRoom' }, { settle: 1000 }).catch(() => {}); rooms.forget(); }
   current.st = null;
   current.ff = null;
+  ended.forget();
   showView('game');
   $('log').innerHTML = '';
   $('hint-panel').hidden = true;
@@ -371,6 +375,18 @@ async function startGame() {
   }
 }
 
+/**
+ * A finished local game stays this tab's until it leaves it (新游戏, 再来一局): a reload shows its
+ * end screen again — ranking, dice and grades — where it went to the set-up with nothing to show.
+ * Kept per tab (sessionStorage), so a browser opened later starts at the set-up.
+ */
+const ended = {
+  KEY: 'fxq.ended',
+  keep(game) { try { sessionStorage.setItem(this.KEY, JSON.stringify(game)); } catch { /* private mode: skip */ } },
+  get() { try { return JSON.parse(sessionStorage.getItem(this.KEY) || 'null'); } catch { return null; } },
+  forget() { try { sessionStorage.removeItem(this.KEY); } catch { /* ignore */ } },
+};
+
 async function resumeGame(saved) {
   net.game = saved;
   showView('game');
@@ -380,6 +396,7 @@ async function resumeGame(saved) {
     return true;
   } catch (e) {
     store.del('fxq.current');
+    ended.forget();
     net.game = null;
     return false;
   }
@@ -642,8 +659,9 @@ async function handleState(st) {
   const prev = current.st;
   current.st = st;
   // another game (a room's next one), or the game taken up again (a reload, a reconnect): the
-  // log is this game's own, rebuilt from what this browser saw of it
-  if (prev?.gameId !== st.gameId || st.cause === 'join' || st.cause === 'sync') relogGame(st, PLY_CAUSES.has(st.cause) ? st.version : Infinity);
+  // log is this game's own, rebuilt from what this browser saw of it; after 悔棋 without the
+  // plies taken back (a reload showed the game without them, this screen with them)
+  if (prev?.gameId !== st.gameId || st.cause === 'join' || st.cause === 'sync' || st.cause === 'undo') relogGame(st, PLY_CAUSES.has(st.cause) ? st.version : Infinity);
   board.setHint(null);
   $('hint-panel').hidden = true;
   current.itemHint = null;
@@ -676,7 +694,8 @@ async function handleState(st) {
   if (prompt) said.push(prompt);
   if (said.length) announce(speech(said));
   if (st.phase === 'over') {
-    if (inRoom(st)) store.del('fxq.room'); else store.del('fxq.current');
+    if (inRoom(st)) store.del('fxq.room');
+    else { store.del('fxq.current'); if (net.game) ended.keep(net.game); }
     openEnd(st, false);
     return;
   }
@@ -1131,6 +1150,7 @@ function openEnd(st, fromFastForward) {
     onReview: (d) => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null, decision: d }); },
     onAgain: () => {
       dlg.close();
+      ended.forget();
       if (room) { rooms.forget(); store.set('fxq.mode', 'online'); }
       showView('setup'); renderSetup();
     },
@@ -1218,9 +1238,10 @@ function backToGameOrSetup() {
 function wire() {
   $('btn-new').addEventListener('click', () => {
     clearTimeout(current.stepTimer);
+    ended.forget();
     // from a room, a new game leaves it (a seat in play goes into 托管, with a way back on the
     // set-up screen): staying in it, its next message pulled the player back to its screen
-    if (net.room) { rooms.leave(); return; }
+    if (net.room) { rooms.leaveAsking(); return; }
     showView('setup');
     renderSetup();
   });
@@ -1232,14 +1253,18 @@ function wire() {
     setLang(getLang() === 'zh' ? 'en' : 'zh');
     applyI18n();
     if (current.view === 'setup') renderSetup();
-    if (current.view === 'game' && current.st) {
+    // a banner in the old language goes at once rather than fade out
+    $('banner')?.classList.remove('show');
+    // the game screen too when another is in front (the viewer, 复盘): it is shown again as it is
+    if (current.st) {
+      current.board?.svg.setAttribute('aria-label', t(current.st.rules));
       renderSide(current.st);
       relogGame(current.st);
       if (current.targeting) renderTarget();
       if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint(true);
       if (current.st.phase === 'over' && /** @type {HTMLDialogElement} */ ($('end')).open) openEnd(current.st, !!current.ff);
     }
-    if (current.view === 'viewer') viewer.relang();
+    viewer.relang();
     if (current.view === 'room' && rooms.room) rooms.renderLobby(rooms.room);
   });
   $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
@@ -1343,7 +1368,7 @@ async function boot() {
   // browser was in (§7.5), or the local game it was playing
   restoreFrames();
   if (await rooms.boot()) return;
-  const saved = store.get('fxq.current', null);
+  const saved = store.get('fxq.current', null) ?? ended.get();
   if (saved && saved.gameId && saved.token && !roomFromHash()) {
     // (its frames were taken up above; another game's are dropped by its first state)
     // draw the board at once from the cached geometry while the join is under way

@@ -55,6 +55,19 @@ export class Rooms {
     this.pendingCode = '';
     this.chatBlockedUntil = 0;
     this.seedSent = '';
+    /** @type {Set<string>} requests on their way (a second click waits for the first) */
+    this.busy = new Set();
+  }
+
+  /**
+   * Runs `fn` unless the same request is on its way: a double click on 创建房间 made two rooms,
+   * on 开始对局 a second `start` that failed over the new board. @param {string} key
+   * @param {() => Promise<void>} fn
+   */
+  async once(key, fn) {
+    if (this.busy.has(key)) return;
+    this.busy.add(key);
+    try { await fn(); } finally { this.busy.delete(key); }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -216,7 +229,9 @@ export class Rooms {
   }
 
   /** `createRoom` (§7.2) from the online form. */
-  async createRoom() {
+  createRoom() { return this.once('create', () => this.createRoomNow()); }
+
+  async createRoomNow() {
     const { store, net } = this.d;
     try {
       await this.ensureLogin(store.get('fxq.nick', ''));
@@ -262,6 +277,12 @@ export class Rooms {
   }
 
   /** Leaves the room (lobby: frees the slot; playing: the seat goes into 托管) and goes back. */
+  /** Leaves, asking first when that hands a seat in play to 托管 (the button, or 新游戏). */
+  leaveAsking() {
+    if (this.room?.status === 'playing' && this.mySlot() && !confirm(t('leaveConfirm'))) return;
+    this.leave();
+  }
+
   async leave() {
     const { net, store } = this.d;
     // a seat left during the game stays this account's (in 托管): keep the way back to it
@@ -478,14 +499,14 @@ export class Rooms {
       const v = readSeed();
       if (v) this.sendReady(!this.mySlot()?.ready, v);
     });
-    document.getElementById('btn-room-start')?.addEventListener('click', async () => {
+    document.getElementById('btn-room-start')?.addEventListener('click', () => this.once('start', async () => {
       const v = readSeed();
       if (!v) return;
       try {
         if (!this.mySlot()?.ready || this.mySlot()?.clientSeed !== v) await this.d.net.request({ type: 'ready', ready: true, clientSeed: v }, { settle: 2000 });
         await this.d.net.request({ type: 'start' }, { settle: 3000 });
       } catch (e) { this.fail(e); }
-    });
+    }));
     for (const sel of document.querySelectorAll('#slots select')) {
       sel.addEventListener('change', async () => {
         const v = /** @type {HTMLSelectElement} */ (sel).value;
@@ -607,9 +628,7 @@ export class Rooms {
     document.getElementById('btn-take-back')?.addEventListener('click', async () => {
       try { await this.d.net.request({ type: 'resume' }, { settle: 2000 }); } catch (e) { this.fail(e); }
     });
-    document.getElementById('btn-room-leave')?.addEventListener('click', () => {
-      if (spectator || confirm(t('leaveConfirm'))) this.leave();
-    });
+    document.getElementById('btn-room-leave')?.addEventListener('click', () => this.leaveAsking());
     this.wireChat('game');
     // the turn timer (§7.5): counted down here from what the state said
     const tm = room.timer;
@@ -686,8 +705,10 @@ export class Rooms {
     const r = this.room;
     const seed = r?.seed;
     const clientSeeds = (r?.slots || []).filter((s) => s.kind === 'player' && s.clientSeed).map((s) => `${esc(s.nickname)}: <code>${esc(s.clientSeed)}</code>`);
+    // a room without scoring moves no points: nothing to list
+    const scored = !!r?.options?.scoring && r.options.scoring !== 'none';
     return `<section class="room-end">
-      <h3>${t('pointsMoved')}</h3><ul id="end-points"><li class="muted">${t('loading')}</li></ul>
+      ${scored ? `<h3>${t('pointsMoved')}</h3><ul id="end-points"><li class="muted">${t('loading')}</li></ul>` : ''}
       <h3>${t('diceCheck')}</h3>
       <p class="muted">${t('commitmentWas')} <code class="hash">${esc(st.dice?.commitment || r?.commitment || '')}</code></p>
       <p class="muted">${seed ? `${t('seedIs')} <code class="hash" id="end-seed">${esc(seed)}</code>` : t('seedSoon')}</p>
@@ -705,6 +726,8 @@ export class Rooms {
         const p = await this.fetchJson(`/api/players/${encodeURIComponent(s.playerId)}`);
         const g = (p.recent || []).find((x) => x.gameId === st.gameId);
         const d = g?.delta ?? 0;
+        // the online tab shows this account's points: keep them current
+        if (this.me && s.playerId === this.me.id) this.me.points = p.points;
         return `<li><span style="color:${s.seat !== null && s.seat !== undefined ? TEXT_COLOURS[st.rules][s.seat] : 'inherit'};font-weight:700">${esc(s.nickname)}</span>
           ${g?.place ? t('place', { n: g.place }) + ' · ' : ''}<strong>${d > 0 ? '+' : ''}${d}</strong> → ${esc(t('pointsN', { n: p.points }))}</li>`;
       } catch { return `<li>${esc(s.nickname)}</li>`; }

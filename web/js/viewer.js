@@ -17,6 +17,12 @@ export class Viewer {
     this.start = null;
     this.i = 0;
     this.board = null;
+    /** @type {{rules:string, n:number, plies:number, seed:boolean, local:boolean, failed:string|undefined}|null} */
+    this.info = null;
+    /** @type {any} the graded decision shown (复盘), to say again in another language */
+    this.decision = null;
+    /** where to go once the record has loaded (a jump asked for while it loads) */
+    this.wanted = 0;
     this.playing = false;
     this.busy = false;
     this.anim = 1;
@@ -28,7 +34,7 @@ export class Viewer {
     $('v-first').addEventListener('click', () => this.seek(0));
     $('v-prev').addEventListener('click', () => this.seek(this.i - 1));
     $('v-next').addEventListener('click', () => this.next());
-    $('v-last').addEventListener('click', () => this.seek(this.frames.length));
+    $('v-last').addEventListener('click', () => this.seek(Infinity));
     $('v-play').addEventListener('click', () => this.toggle());
     $('v-range').addEventListener('input', (e) => this.seek(Number(/** @type {HTMLInputElement} */ (e.target).value)));
   }
@@ -45,10 +51,27 @@ export class Viewer {
     this.d.drawItemPanel(this.d.$('v-items'), this.items, { gameId: this.gameId, rules: this.rules, items: f.items }, seats, null);
   }
 
-  /** The log and the item panel again, in the language of the moment. */
+  /** Everything the viewer wrote again, in the language of the moment. */
   relang() {
     this.relog();
+    this.update();
+    this.showInfo();
+    if (this.decision) this.showNote(this.decision);
     if (this.start) this.showItems(this.stateAt(this.i));
+  }
+
+  /**
+   * The line above the board: what the record is, and how it is replayed (`this.info`, kept so
+   * that a change of language can write it again).
+   */
+  showInfo() {
+    const o = this.info;
+    if (!o) return;
+    let text = t('recordInfo', { rules: t(o.rules), n: o.n, plies: o.plies });
+    if (o.seed) text += ' · ' + t('seedRevealed');
+    if (o.local) text += ' · ' + t('localReplay');
+    if (o.failed !== undefined) text += ' — ' + t('replayUnavailable', { msg: o.failed });
+    this.d.$('v-info').textContent = text;
   }
 
   /** Stops playing (leaving the viewer). */
@@ -59,6 +82,9 @@ export class Viewer {
     const $ = this.d.$;
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating from the last record must not land on this one
     this.playing = false;
+    // a jump asked for while the record loads (结尾 at once) is made when it has loaded
+    this.start = null;
+    this.wanted = 0;
     this.frames = [];
     this.perPly = false;
     this.i = 0;
@@ -74,9 +100,8 @@ export class Viewer {
     this.d.markBoard();
     const plies = Array.isArray(record.plies) ? record.plies.length : 0;
     const n = Array.isArray(record.seats) ? record.seats.length : record.players ?? 4;
-    let info = t('recordInfo', { rules: t(rules), n, plies });
-    if (record.dice?.seed) info += ' · ' + t('seedRevealed');
-    $('v-info').textContent = info;
+    this.info = { rules, n, plies, seed: !!record.dice?.seed, local: false, failed: undefined };
+    this.showInfo();
     // the verify page recomputes the dice of exactly this record in the browser
     /** @type {HTMLAnchorElement} */ ($('v-verify')).href = verifyHref(record);
     let replay;
@@ -90,13 +115,15 @@ export class Viewer {
     } catch (e) {
       if (local && local.frames.length) {
         // the game this browser played: replay the states and events it received
-        $('v-info').textContent = info + ' · ' + t('localReplay');
+        this.info.local = true;
+        this.showInfo();
         this.start = local.start;
         this.frames = local.frames;
-        this.seek(0);
+        this.seek(this.wanted);
         return;
       }
-      $('v-info').textContent = info + ' — ' + t('replayUnavailable', { msg: e.message });
+      this.info.failed = e.message;
+      this.showInfo();
       const pieces = record.options?.pieces ?? 4;
       const seats = Array.isArray(record.seats) && typeof record.seats[0] === 'number' ? record.seats : [0, 1, 2, 3].slice(0, n);
       const st = [[], [], [], []];
@@ -108,7 +135,7 @@ export class Viewer {
     this.start = replay.start;
     this.frames = replay.frames || [];
     this.perPly = true;
-    this.seek(0);
+    this.seek(this.wanted);
   }
 
   /**
@@ -122,15 +149,22 @@ export class Viewer {
     if (!this.perPly || !this.board || !(d.ply >= 0 && d.ply < this.frames.length)) return false;
     this.seek(d.ply);
     this.board.setHint({ seat: d.seat, piece: d.best, to: d.bestTo ?? -1 });
+    this.showNote(d);
+    return true;
+  }
+
+  /** The note of a graded decision, in the language of the moment. @param {any} d */
+  showNote(d) {
+    this.decision = d;
     const why = getLang() === 'zh' ? d.zh : d.en;
     const note = this.d.$('v-note');
     note.textContent = t('reviewNote', { ...decisionWords(this.rules, d), name: seatName(this.rules, d.seat), grade: t('grade_' + d.grade), why: why ?? '' });
     note.hidden = false;
-    return true;
   }
 
   /** Takes away what `showDecision` marked. */
   clearDecision() {
+    this.decision = null;
     this.board?.setHint(null);
     this.d.$('v-note').hidden = true;
   }
@@ -142,7 +176,7 @@ export class Viewer {
 
   /** Jump to the position after `i` plies, without animation. */
   seek(i) {
-    if (!this.board || !this.start) return;
+    if (!this.board || !this.start) { this.wanted = i; return; }
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating must not move on from here
     this.playing = false;
     this.clearDecision();
@@ -224,7 +258,7 @@ export class Viewer {
     if (e.key === 'ArrowRight') { e.preventDefault(); this.next(); }
     else if (e.key === 'ArrowLeft') { e.preventDefault(); this.seek(this.i - 1); }
     else if (e.key === 'Home') { e.preventDefault(); this.seek(0); }
-    else if (e.key === 'End') { e.preventDefault(); this.seek(this.frames.length); }
+    else if (e.key === 'End') { e.preventDefault(); this.seek(Infinity); }
     else if (e.key === ' ') { e.preventDefault(); this.toggle(); }
     else if (e.key === 'Escape') { e.preventDefault(); this.stop(); this.onBack(); }
   }

@@ -233,10 +233,53 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
     assert.ok(note.includes(`第 ${d.ply + 1} 步`) && note.includes(`掷出 ${d.die}`) && note.includes('大师提示'), note);
     assert.ok(note.includes(d.zh), `the note gives the Master's reason: ${note}`);
     await shot(page, 'review-ludo.png');
+    // A change of language in the viewer rewrites its note, position and record line (they kept
+    // the old language), and back again.
+    const cjk = /[\u4e00-\u9fff]/;
+    await page.click('#btn-lang');
+    for (const id of ['v-note', 'v-pos', 'v-info']) {
+      const text = await page.locator(`#${id}`).innerText();
+      assert.ok(text && !cjk.test(text), `#${id} in English: ${text}`);
+    }
+    assert.ok((await page.locator('#v-note').innerText()).includes(d.en), 'the reason in English');
+    await page.click('#btn-lang');
+    assert.ok((await page.locator('#v-note').innerText()).includes('大师提示'), 'the note in Chinese again');
     // Stepping on takes the marks away.
     await page.click('#v-next');
     await page.waitForSelector('#v-note', { state: 'hidden' });
     assert.equal(await page.locator('svg.board g.hint-mark').count(), 0);
+    // English chosen in the viewer holds on the game screen behind it (its turn box, players and
+    // log stayed Chinese)
+    await page.click('#btn-lang');
+    await page.click('#v-back');
+    await page.waitForSelector('#end[open]');
+    assert.match(await page.locator('#end-title').innerText(), /^Game over/);
+    await page.click('#end-close');
+    for (const sel of ['#turn-msg', '#log']) {
+      const text = await page.locator(sel).innerText();
+      assert.ok(!cjk.test(text), `${sel} in English: ${text.slice(0, 200)}`);
+    }
+    // A reload shows the finished game's end screen again (it went to the set-up, the ranking,
+    // dice and grades out of reach)
+    await page.reload();
+    await page.waitForSelector('#end[open]', { timeout: 15000 });
+    assert.equal(await page.locator('#end .grades button.review').count(), shown);
+    // 结尾 pressed while the replay loads goes to the end once it has loaded (it stayed at 0)
+    await page.route('**/api/replay', async (r) => { await new Promise((res) => setTimeout(res, 800)); await r.continue(); });
+    await page.click('#end-replay');
+    await page.waitForSelector('#view-viewer:not([hidden])');
+    await page.click('#v-last');
+    await page.waitForFunction(() => {
+      const r = /** @type {HTMLInputElement|null} */ (document.getElementById('v-range'));
+      return !!r && Number(r.max) > 0 && r.value === r.max;
+    }, null, { timeout: 15000 });
+    await page.unroute('**/api/replay');
+    // 再来一局 leaves it: the next reload starts at the set-up
+    await page.click('#v-back');
+    await page.waitForSelector('#end[open]');
+    await page.click('#end-again');
+    await page.reload();
+    await page.waitForSelector('#setup-form', { timeout: 15000 });
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();

@@ -96,6 +96,7 @@ export async function shot(page, name) {
 export async function playThrough(page, o = {}) {
   const log = { actions: 0, choices: 0, hinted: false, undone: false, reloaded: false, undoDie: null };
   let pendingUndo = null;
+  let rollLog = null;
   for (let guard = 0; guard < 4000; guard++) {
     const ended = await waitHumanOrEnd(page, 90000);
     if (ended) break;
@@ -122,6 +123,10 @@ export async function playThrough(page, o = {}) {
       await waitHumanOrEnd(page);
       st = await state(page);
       if (st.phase !== 'roll' || st.turn !== pendingUndo.seat) throw new Error('undo did not return to the roll: ' + JSON.stringify(st));
+      // the log is the one before that roll, and says 已悔棋: the plies taken back are gone (they
+      // stayed until a reload, which dropped them)
+      const undoneLog = await page.locator('#log li').allInnerTexts();
+      assert.deepEqual(undoneLog.slice(1, 21), (rollLog ?? []).slice(0, 20), 'the log after undo');
       if (o.keyboard) await page.keyboard.press(' '); else await page.click('#btn-roll');
       await page.waitForFunction(() => /** @type {any} */ (window).__fxq.current.st?.cause !== 'undo', null, { timeout: 15000 });
       const again = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.events.find((e) => e.kind === 'rolled')?.die);
@@ -177,6 +182,7 @@ export async function playThrough(page, o = {}) {
       if (!pendingUndo) pendingUndo = { seat: st.turn, die: st.die };
       await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
     } else {
+      if (o.undo && !pendingUndo) rollLog = await page.locator('#log li').allInnerTexts();
       if (o.keyboard) await page.keyboard.press(' '); else await page.click('#btn-roll');
       await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 }).catch(async (e) => {
         // say what the page looked like, so that a rare miss can be told apart from a slow machine

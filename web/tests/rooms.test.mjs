@@ -303,3 +303,72 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await Promise.all([A.close(), B.close(), C.close()]);
   }
 });
+
+// One person against a computer in a scored 飞行棋 room: the buttons a quick finger presses twice,
+// 新游戏 asking before it hands the seat to 托管, and the points on the online tab after the game.
+test('online room: double clicks make one room and one start; 新游戏 asks; the points shown stay current', { timeout: 180000 }, async () => {
+  const A = await launch(DESKTOP);
+  try {
+    const a = await A.page();
+    /** @type {string[]} */
+    const sent = [];
+    a.on('websocket', (ws) => ws.on('framesent', (f) => { const m = /"type":"(\w+)"/.exec(String(f.payload)); if (m) sent.push(m[1]); }));
+    await open(a);
+    await a.waitForSelector('#setup-form');
+    await nickAndTab(a, '连点');
+    await a.check('input[name=rules][value=feixingqi]', { force: true });
+    await a.check('input[name=players][value="2"]', { force: true });
+    await a.check('input[name=pieces][value="2"]', { force: true });
+    await a.check('input[name=scoring][value=perPiece50]', { force: true });
+    await a.selectOption('#slot-1', 'easy');
+    const before = await a.evaluate(() => /** @type {any} */ (window).__fxq.rooms.me?.points ?? null);
+    // a double click on 创建房间 made two rooms, on 开始对局 a second start whose error showed
+    await a.dblclick('#btn-create');
+    await a.waitForSelector('#view-room:not([hidden]) #room-code');
+    await a.dblclick('#btn-room-start');
+    await a.waitForSelector('#view-game:not([hidden]) svg.board');
+    await a.waitForTimeout(500);
+    assert.equal(sent.filter((x) => x === 'createRoom').length, 1, `messages: ${sent}`);
+    assert.equal(sent.filter((x) => x === 'start').length, 1, `messages: ${sent}`);
+    assert.ok(!(await a.locator('.toast.show').count()), 'no error after the start');
+    // 新游戏 in a game asks first, as 离开（交给托管）does; dismissed, the seat stays
+    let asked = '';
+    a.once('dialog', (d) => { asked = d.message(); d.dismiss(); });
+    await a.click('#btn-new');
+    await a.waitForTimeout(300);
+    assert.ok(asked.length > 0, 'a confirmation was asked');
+    assert.equal(await a.evaluate(() => /** @type {any} */ (window).__fxq.current.view), 'game');
+    assert.equal(sent.filter((x) => x === 'leaveRoom').length, 0, `messages: ${sent}`);
+    // play it out
+    for (let t0 = Date.now(); Date.now() - t0 < 150000;) {
+      const v = await actOnce(a);
+      if (v === 'over') break;
+      if (typeof v === 'number') await a.waitForFunction((v0) => /** @type {any} */ (window).__fxq.current.st?.version !== v0 || /** @type {HTMLDialogElement} */ (document.getElementById('end')).open, v, { timeout: 15000 });
+      else await a.waitForTimeout(60);
+    }
+    await a.waitForSelector('#end[open]');
+    await a.waitForFunction(() => !document.querySelector('#end-points .muted'), null, { timeout: 10000 });
+    // back on the online tab, the points are the account's after the game (they stayed at the
+    // login's)
+    await a.click('#end-again');
+    await a.waitForSelector('#online-form');
+    const id = await a.evaluate(() => /** @type {any} */ (window).__fxq.rooms.meId());
+    const profile = await (await fetch(new URL(`api/players/${id}`, URL_BASE))).json();
+    assert.notEqual(profile.points, before, 'the game moved points');
+    const shown = await a.locator('#me-points').innerText();
+    assert.ok(shown.includes(String(profile.points)), `${shown} against ${profile.points}`);
+    // a room without scoring lists no points moved (it said 0 → 1000 for everyone)
+    const plain = await a.evaluate(() => {
+      const r = /** @type {any} */ (window).__fxq.rooms;
+      const room = r.room;
+      r.room = { ...(room || {}), options: { ...(room?.options || {}), scoring: 'none' }, slots: [] };
+      const html = r.endExtra({ dice: {} });
+      r.room = room;
+      return html;
+    });
+    assert.ok(!plain.includes('end-points'), plain);
+    assert.deepEqual(A.errors, []);
+  } finally {
+    await A.close();
+  }
+});

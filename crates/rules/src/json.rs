@@ -111,7 +111,7 @@ pub fn rules_from_json(doc: &Map<String, Value>) -> Result<Rules, FormatError> {
                             Some(n) if n >= 1 && n <= u32::MAX as u64 && r.len() == 1 => {
                                 Scoring::Room(n as u32)
                             }
-                            _ => return Err(bad("must be {\"room\": R} with 1 ≤ R")),
+                            _ => return Err(bad("must be {\"room\": R} with 1 ≤ R ≤ 4294967295")),
                         },
                         _ => return Err(bad("must be \"none\", \"perPiece50\" or {\"room\": R}")),
                     }
