@@ -84,6 +84,8 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await open(b, { lang: 'en', hash: `#room=${code}` });
     await b.waitForSelector('#online-form #join-code');
     assert.equal(await b.locator('#join-code').inputValue(), code, 'the share link fills in the code');
+    // the English online form fits the phone (it was 409 px wide on a 390 px screen)
+    assert.equal(await b.evaluate(() => document.documentElement.scrollWidth), PHONE.width, 'no sideways scroll');
     // In English, Latin punctuation is set in a Latin font, not full width by a CJK one.
     const apostrophe = await b.evaluate(() => {
       const width = (/** @type {string} */ text) => {
@@ -280,6 +282,9 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     assert.match(await a.locator('#end .rank tbody').innerText(), /Bob/, 'the ranking names the people');
     await shot(a, 'room-end.png');
     await shot(b, 'room-end-phone.png');
+    // so does the end screen (its ranking pushed it to 440 px, the score column cut off)
+    const endWide = await b.evaluate(() => { const e = /** @type {HTMLElement} */ (document.getElementById('end-in')); return e.scrollWidth - e.clientWidth; });
+    assert.equal(endWide, 0, 'the end screen fits the phone');
     await shot(c, 'room-end-spectator.png');
 
     // --- the record's seed is the revealed one, and the profile / leaderboard count the game
