@@ -1148,12 +1148,11 @@ function openEnd(st, fromFastForward) {
     onReplay: () => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null }); },
     // 复盘: the replay at the position of a graded decision, the Master's best marked
     onReview: (d) => { dlg.close(); openViewerFor({ gameId: st.gameId, local: current.local?.gameId === st.gameId ? current.local : null, decision: d }); },
-    onAgain: () => {
-      dlg.close();
-      ended.forget();
-      if (room) { rooms.forget(); store.set('fxq.mode', 'online'); }
-      showView('setup'); renderSetup();
-    },
+    // in a room: the host's 再来一局 opens the room's lobby again for everyone (`again`); 离开房间
+    // goes to the set-up
+    onAgain: !room ? () => { dlg.close(); ended.forget(); showView('setup'); renderSetup(); }
+      : rooms.canAgain() ? () => rooms.again() : undefined,
+    onLeave: room ? () => { dlg.close(); rooms.forget(); store.set('fxq.mode', 'online'); showView('setup'); renderSetup(); } : undefined,
     onClose: () => dlg.close(),
     // a room game: the people's nicknames, the points moved, the revealed seed, the verify page
     nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,

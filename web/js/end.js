@@ -28,13 +28,6 @@ export function histogramSvg(counts, colour) {
 }
 
 /**
- * @param {HTMLElement} host
- * @param {any} st  the final `state`
- * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain:()=>void, onClose:()=>void,
- *   onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string}} h  `onReview`: open the replay at a graded
- *   decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
- */
-/**
  * The end's title: 游戏结束 — the winner (a team in team play, RULES.md §9). Also what the screen
  * reader is told at the end. @param {any} st
  */
@@ -47,6 +40,14 @@ export function endTitle(st) {
   return `${t('gameOver')} — ${who}`;
 }
 
+/**
+ * @param {HTMLElement} host
+ * @param {any} st  the final `state`
+ * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain?:()=>void, onClose:()=>void,
+ *   onLeave?:()=>void, onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string}} h  `onAgain`: 再来一局
+ *   (none: no button; in a room only the host has it); `onLeave`: 离开房间 (online rooms); `onReview`: open the replay at a
+ *   graded decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
+ */
 export function renderEnd(host, st, h) {
   const rules = st.rules;
   const over = st.over || {};
@@ -96,14 +97,16 @@ export function renderEnd(host, st, h) {
     ${grades}
     <div class="controls">
       ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}
-      <button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>
+      ${h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>` : ''}
+      ${h.onLeave ? `<button type="button" id="end-leave">${t('leaveRoom')}</button>` : ''}
       <button type="button" id="end-replay">${t('replay')}</button>
       <button type="button" id="end-download">${t('download')}</button>
       ${st.gameId ? `<a id="end-verify" class="navlink" href="verify.html#game=${encodeURIComponent(st.gameId)}" target="_blank" rel="noopener">${t('verifyLink')}</a>` : ''}
       <button type="button" id="end-close">${t('close')}</button>
     </div>`;
   host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);
-  host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
+  if (h.onAgain) host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
+  if (h.onLeave) host.querySelector('#end-leave')?.addEventListener('click', h.onLeave);
   host.querySelector('#end-replay')?.addEventListener('click', h.onReplay);
   host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
   host.querySelector('#end-close')?.addEventListener('click', h.onClose);

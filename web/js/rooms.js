@@ -277,6 +277,24 @@ export class Rooms {
   }
 
   /** Leaves the room (lobby: frees the slot; playing: the seat goes into 托管) and goes back. */
+  /**
+   * Whether this person may open the lobby again after the end (`again`, §7.2): the host, or
+   * anyone seated while the host has gone.
+   */
+  canAgain() {
+    const r = this.room;
+    if (!r || r.status !== 'over' || !this.mySlot()) return false;
+    const host = r.slots?.[r.host];
+    return r.host === this.mySlot()?.slot || !host?.connected;
+  }
+
+  /** `again`: the room's next game with the same people (everyone is taken to the lobby). */
+  again() {
+    return this.once('again', async () => {
+      try { await this.d.net.request({ type: 'again' }, { settle: 2000 }); } catch (e) { this.fail(e); }
+    });
+  }
+
   /** Leaves, asking first when that hands a seat in play to 托管 (the button, or 新游戏). */
   leaveAsking() {
     if (this.room?.status === 'playing' && this.mySlot() && !confirm(t('leaveConfirm'))) return;
@@ -348,6 +366,17 @@ export class Rooms {
       return;
     }
     if (r.status === 'lobby') {
+      if (prev?.status === 'over') {
+        // 再来一局 in the room (`again`): the end screen gives way to the lobby, which a reload
+        // comes back to (the end had let the room go)
+        const end = /** @type {HTMLDialogElement|null} */ (document.getElementById('end'));
+        if (end?.open) end.close();
+        if (this.mySlot()) this.d.store.set('fxq.room', { code: r.code, spectate: false });
+        // a new game, a new client seed (sent by the lobby, as a newly seated player's is)
+        this.d.store.set(`fxq.seed.${r.code}`, newClientSeed());
+        this.seedSent = '';
+        this.d.announce(t('roomAgain'));
+      }
       if (current.view !== 'viewer' && current.view !== 'profile') showView('room');
       this.renderLobby(prev);
       return;

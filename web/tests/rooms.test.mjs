@@ -290,7 +290,10 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     // --- the record's seed is the revealed one, and the profile / leaderboard count the game
     const rec = await (await fetch(new URL(`api/games/${final.st.gameId}/record`, URL_BASE))).json();
     assert.ok(rec.dice.seed, 'the record reveals the seed');
-    await a.click('#end-again');
+    // 再来一局 in the room is the host's (A is here): B's end screen has only 离开房间
+    assert.equal(await b.locator('#end-again').count(), 0);
+    assert.equal(await b.locator('#end-leave').count(), 1);
+    await a.click('#end-leave');
     await a.waitForSelector('#online-form');
     await a.click('#btn-profile');
     await a.waitForSelector('#view-profile:not([hidden]) .stats-row');
@@ -310,8 +313,9 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
 });
 
 // One person against a computer in a scored 飞行棋 room: the buttons a quick finger presses twice,
-// 新游戏 asking before it hands the seat to 托管, and the points on the online tab after the game.
-test('online room: double clicks make one room and one start; 新游戏 asks; the points shown stay current', { timeout: 180000 }, async () => {
+// 新游戏 asking before it hands the seat to 托管, 再来一局 back to the room's lobby, and the points on
+// the online tab after the game.
+test('online room: double clicks make one room and one start; 新游戏 asks; 再来一局 in the room; the points shown stay current', { timeout: 180000 }, async () => {
   const A = await launch(DESKTOP);
   try {
     const a = await A.page();
@@ -353,9 +357,26 @@ test('online room: double clicks make one room and one start; 新游戏 asks; th
     }
     await a.waitForSelector('#end[open]');
     await a.waitForFunction(() => !document.querySelector('#end-points .muted'), null, { timeout: 10000 });
+    // 再来一局 in the room: the lobby again, with a new commitment and a new client seed, and a
+    // reload comes back to it
+    const first = await a.evaluate(() => { const r = /** @type {any} */ (window).__fxq.rooms.room; return { commitment: r.commitment, code: r.code, gameId: r.gameId }; });
+    const firstSeed = await a.evaluate((code) => JSON.parse(localStorage.getItem(`fxq.seed.${code}`) || '""'), first.code);
+    await a.click('#end-again');
+    await a.waitForSelector('#view-room:not([hidden]) #room-code');
+    assert.equal(await a.locator('#end[open]').count(), 0, 'the end screen gave way');
+    const commitment = (await a.locator('#room-commitment').innerText()).trim();
+    assert.notEqual(commitment, first.commitment);
+    await a.waitForFunction((s0) => { const v = /** @type {HTMLInputElement|null} */ (document.getElementById('my-seed'))?.value; return !!v && v !== s0; }, firstSeed);
+    await a.reload();
+    await a.waitForSelector('#view-room:not([hidden]) #room-code', { timeout: 15000 });
+    assert.equal((await a.locator('#room-code').innerText()).trim(), first.code);
+    // the last game's record still verifies against its own seed
+    const last = await (await fetch(new URL(`api/games/${first.gameId}/record`, URL_BASE))).json();
+    assert.equal(last.dice.commitment, first.commitment);
+    assert.ok(last.dice.seed && last.room === first.code, JSON.stringify(last.dice));
     // back on the online tab, the points are the account's after the game (they stayed at the
     // login's)
-    await a.click('#end-again');
+    await a.click('#btn-leave-room');
     await a.waitForSelector('#online-form');
     const id = await a.evaluate(() => /** @type {any} */ (window).__fxq.rooms.meId());
     const profile = await (await fetch(new URL(`api/players/${id}`, URL_BASE))).json();

@@ -206,14 +206,12 @@ impl AppState {
             pace: self.inner.pace,
             metrics: self.inner.metrics.clone(),
             spare: self.inner.spare.clone(),
+            fixed_seed: self.inner.fixed_seed,
         }
     }
 
     fn new_seed(&self) -> Result<Seed, Error> {
-        Ok(match self.inner.fixed_seed {
-            Some(n) => Seed::from_u64(n),
-            None => Seed(random_bytes::<32>()?),
-        })
+        online::server_seed(self.inner.fixed_seed)
     }
 
     /// `login` (docs/PROTOCOL.md §7.1): the account of `token`, or a new guest account (whose
@@ -402,7 +400,7 @@ impl AppState {
     /// The record of game `id`, local or of a room (the seed only once it is over).
     pub(crate) async fn record(&self, id: &str) -> Result<serde_json::Value, Error> {
         if let Some(code) = self.inner.store.game_room(id).await? {
-            return self.online_room(&code).await?.record().await;
+            return self.online_room(&code).await?.record(id).await;
         }
         self.room(id).await?.record().await
     }

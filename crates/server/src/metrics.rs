@@ -95,7 +95,7 @@ pub const ERROR_CODES: [&str; 24] = [
 ];
 
 /// The store operations that are timed, in the order of [`Storage`].
-const STORE_OPS: [&str; 19] = [
+const STORE_OPS: [&str; 21] = [
     "create_game",
     "sync_plies",
     "load",
@@ -104,6 +104,8 @@ const STORE_OPS: [&str; 19] = [
     "create_room",
     "room_exists",
     "save_room",
+    "renew_room",
+    "game_names",
     "start_room_game",
     "open_rooms",
     "load_room",
@@ -404,6 +406,25 @@ impl Storage for TimedStore {
     async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
         self.timed("save_room", self.inner.save_room(code, state, status))
             .await
+    }
+
+    async fn game_names(&self, game_id: &str) -> Result<Vec<(u8, String)>, Error> {
+        self.timed("game_names", self.inner.game_names(game_id))
+            .await
+    }
+
+    async fn renew_room(
+        &self,
+        code: &str,
+        seed: &str,
+        state: &str,
+        status: &str,
+    ) -> Result<(), Error> {
+        self.timed(
+            "renew_room",
+            self.inner.renew_room(code, seed, state, status),
+        )
+        .await
     }
 
     async fn start_room_game(

@@ -291,6 +291,7 @@ enum Cmd {
         reply: oneshot::Sender<Vec<Value>>,
     },
     Record {
+        id: String,
         reply: oneshot::Sender<Result<Value, Error>>,
     },
     Version {
@@ -320,6 +321,8 @@ pub enum LobbyOp {
     },
     /// `start` (host).
     Start,
+    /// `again`: after the end, the room's next game with the same people (host).
+    Again,
     /// `resume`: take the seat back from 托管.
     Resume,
     /// `chat`.
@@ -398,9 +401,11 @@ impl RoomTask {
         let _ = self.tx.send(Cmd::Detach { conn }).await;
     }
 
-    /// The game record (the seed only once the game is over).
-    pub(crate) async fn record(&self) -> Result<Value, Error> {
-        self.call(|reply| Cmd::Record { reply }).await?
+    /// The record of the room's game `id`, its current one or one before `again` (the seed only
+    /// once the game is over).
+    pub(crate) async fn record(&self, id: &str) -> Result<Value, Error> {
+        let id = id.to_string();
+        self.call(|reply| Cmd::Record { id, reply }).await?
     }
 
     /// The game's version once started, without building a state (error replies carry it).
@@ -427,6 +432,16 @@ pub(crate) struct RoomEnv {
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// The threads that rank human decisions for the post-game analysis.
     pub(crate) spare: crate::spare::Spare,
+    /// `serve --fixed-seed`: every game's server seed (tests and demonstrations).
+    pub(crate) fixed_seed: Option<u64>,
+}
+
+/// A server seed for a game: random, or the fixed one of `--fixed-seed`.
+pub(crate) fn server_seed(fixed: Option<u64>) -> Result<Seed, Error> {
+    Ok(match fixed {
+        Some(n) => Seed::from_u64(n),
+        None => Seed(crate::random_bytes::<32>()?),
+    })
 }
 
 struct Room {
@@ -1062,9 +1077,9 @@ impl Room {
             Cmd::View { reply } => {
                 let _ = reply.send(self.room_json());
             }
-            Cmd::Record { reply } => {
+            Cmd::Record { id, reply } => {
                 let r = match &self.game {
-                    Some(g) => {
+                    Some(g) if g.id() == id => {
                         let mut rec = g.record_json();
                         rec["room"] = self.code.clone().into();
                         rec["names"] = self.names();
@@ -1074,11 +1089,42 @@ impl Room {
                             .collect();
                         Ok(rec)
                     }
-                    None => Err(Error::NotAllowed("the room has not started".into())),
+                    _ => self.past_record(&id).await,
                 };
                 let _ = reply.send(r);
             }
         }
+    }
+
+    /// The record of a game the room played before `again`, from the store: its plies replayed on
+    /// its own seed and client seeds, the deal recomputed from them (`DiceStream::deal`), the
+    /// nicknames of its settlement.
+    async fn past_record(&self, id: &str) -> Result<Value, Error> {
+        let not_found = || Error::GameNotFound(id.to_string());
+        let g = self.env.store.load(id).await?.ok_or_else(not_found)?;
+        if g.room.as_deref() != Some(self.code.as_str()) {
+            return Err(not_found());
+        }
+        let ierr = |what: &str, e: String| Error::Internal(format!("game {id}: {what}: {e}"));
+        let config: Value =
+            serde_json::from_str(&g.config).map_err(|e| ierr("config", e.to_string()))?;
+        let config = GameConfig::from_json(&config)?;
+        let seed = Seed::from_hex(&g.seed).map_err(|e| ierr("seed", e.to_string()))?;
+        let dice = DiceStream::with_client_seeds(seed, g.client_seeds.clone());
+        let deal = dice.deal(self.config.seats);
+        let session = Session::restore(id.to_string(), config, dice, &g.plies)?;
+        let names = self.env.store.game_names(id).await?;
+        let mut rec = session.record_json();
+        rec["room"] = self.code.clone().into();
+        rec["names"] = (self.config.seats.iter())
+            .map(|seat| {
+                (names.iter())
+                    .find(|(s, _)| *s == seat.get())
+                    .map_or(Value::Null, |(_, n)| Value::from(n.clone()))
+            })
+            .collect();
+        rec["deal"] = deal.iter().map(|s| Value::from(s.get())).collect();
+        Ok(rec)
     }
 
     fn sync_messages(&mut self, cause: &str) -> Vec<Value> {
@@ -1160,6 +1206,13 @@ impl Room {
         Ok(json!({"type": "roomLeft", "code": self.code}))
     }
 
+    /// Whether slot `i` holds a person with a connection to the room.
+    fn connected(&self, i: usize) -> bool {
+        self.slots[i]
+            .player_id()
+            .is_some_and(|p| self.conns.values().any(|c| c == p))
+    }
+
     /// Whether slot `i`'s person being away leads anywhere after the grace period: in the lobby
     /// the slot opens, playing the seat goes into 托管 (unless it is there already).
     fn absence_counts(&self, i: usize) -> bool {
@@ -1177,11 +1230,7 @@ impl Room {
         self.slots[i] = Slot::open();
         self.away_since.remove(&i);
         if i == self.host {
-            let here = |s: &Slot| {
-                s.player_id()
-                    .is_some_and(|p| self.conns.values().any(|c| c == p))
-            };
-            let next = (self.slots.iter().position(here))
+            let next = ((0..self.slots.len()).find(|&j| self.connected(j)))
                 .or_else(|| self.slots.iter().position(|s| s.player_id().is_some()));
             match next {
                 Some(h) => self.host = h,
@@ -1264,6 +1313,7 @@ impl Room {
                 self.require_host(member)?;
                 return self.start().await;
             }
+            LobbyOp::Again => return self.again(member).await,
             LobbyOp::Resume => {
                 let i = seated.ok_or_else(|| Error::NotSeated("you have no seat here".into()))?;
                 if self.status != Status::Playing {
@@ -1307,6 +1357,75 @@ impl Room {
         if was && self.is_to_act(i) {
             self.schedule();
         }
+    }
+
+    /// `again` (docs/PROTOCOL.md §7.2): after the end, the lobby opens again for the room's next
+    /// game with the people still here. It takes the host, or a seated person still here when
+    /// the host has gone. The game's points are settled first; the next game has a new server
+    /// seed and commitment, and everyone gets ready again with a new client seed. The slots of
+    /// people who have gone open, computers stay, colours are dealt anew at the start.
+    async fn again(&mut self, member: &Member) -> Result<Value, Error> {
+        if self.status != Status::Over {
+            return Err(Error::NotAllowed("the game is not over".into()));
+        }
+        let me = self
+            .slot_of(&member.id)
+            .ok_or_else(|| Error::NotSeated("spectators cannot start a game".into()))?;
+        if me != self.host && self.connected(self.host) {
+            return Err(Error::NotHost);
+        }
+        if !self.settled {
+            self.settle().await?;
+        }
+        let seed = server_seed(self.env.fixed_seed)?;
+        let gone: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].player_id().is_some() && !self.connected(i))
+            .collect();
+        let backup = (self.seed.clone(), self.slots.clone(), self.host);
+        self.seed = seed;
+        for s in &mut self.slots {
+            s.seat = None;
+            s.auto = false;
+            s.timeouts = 0;
+            if let SlotKind::Person {
+                ready, client_seed, ..
+            } = &mut s.kind
+            {
+                *ready = false;
+                client_seed.clear();
+            }
+        }
+        if gone.contains(&self.host) {
+            self.host = me;
+        }
+        for i in gone {
+            self.free_lobby_slot(i);
+        }
+        let game = self.game.take();
+        let persisted = self.persisted;
+        self.status = Status::Lobby;
+        self.persisted = 0;
+        self.settled = false;
+        self.deadline = None;
+        self.bot_due = None;
+        let state = self.state_json();
+        if let Err(e) = self
+            .env
+            .store
+            .renew_room(&self.code, &self.seed.to_hex(), &state, self.status.name())
+            .await
+        {
+            (self.seed, self.slots, self.host) = backup;
+            self.game = game;
+            self.persisted = persisted;
+            self.status = Status::Over;
+            self.settled = true;
+            return Err(e);
+        }
+        self.saved = Some(self.key());
+        tracing::info!(room = %self.code, "the room's next game: back in the lobby");
+        self.broadcast_room();
+        Ok(json!({"type": "ok"}))
     }
 
     async fn start(&mut self) -> Result<Value, Error> {

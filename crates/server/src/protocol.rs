@@ -99,6 +99,7 @@ impl ClientMsg {
                 LobbyOp::Ready { .. } => "ready",
                 LobbyOp::SetSlot { .. } => "setSlot",
                 LobbyOp::Start => "start",
+                LobbyOp::Again => "again",
                 LobbyOp::Resume => "resume",
                 LobbyOp::Chat { .. } => "chat",
             },
@@ -267,6 +268,7 @@ fn decode_object(m: Map<String, Value>) -> Result<ClientMsg, Error> {
             Ok(ClientMsg::Lobby(LobbyOp::SetSlot { slot, computer }))
         }
         "start" => Ok(ClientMsg::Lobby(LobbyOp::Start)),
+        "again" => Ok(ClientMsg::Lobby(LobbyOp::Again)),
         "resume" => Ok(ClientMsg::Lobby(LobbyOp::Resume)),
         "chat" => Ok(ClientMsg::Lobby(LobbyOp::Chat {
             phrase: m
@@ -314,6 +316,7 @@ mod tests {
                 "setSlot",
             ),
             (r#"{"type":"start"}"#, "start"),
+            (r#"{"type":"again"}"#, "again"),
             (r#"{"type":"resume"}"#, "resume"),
             (r#"{"type":"chat","phrase":3}"#, "chat"),
         ];

@@ -583,6 +583,24 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// [`Error::Db`].
     async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error>;
 
+    /// The nickname of each seat a person played in a settled room game (seat, nickname).
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn game_names(&self, game_id: &str) -> Result<Vec<(u8, String)>, Error>;
+
+    /// A room's next game (`again`): its new server seed and its state, back in the lobby.
+    ///
+    /// # Errors
+    /// [`Error::Db`].
+    async fn renew_room(
+        &self,
+        code: &str,
+        seed: &str,
+        state: &str,
+        status: &str,
+    ) -> Result<(), Error>;
+
     /// Starts a room's game: stores the game and the room's new state in one transaction.
     ///
     /// # Errors
@@ -792,6 +810,39 @@ impl Storage for SqliteStore {
     async fn save_room(&self, code: &str, state: &str, status: &str) -> Result<(), Error> {
         let mut conn = self.pool.acquire().await?;
         update_room(&mut conn, (code, state, status)).await
+    }
+
+    async fn game_names(&self, game_id: &str) -> Result<Vec<(u8, String)>, Error> {
+        let rows = sqlx::query(
+            "SELECT gp.seat, p.nickname FROM game_players gp JOIN players p ON p.id = gp.player_id
+             WHERE gp.game_id = ? ORDER BY gp.seat",
+        )
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>("seat")? as u8, r.try_get("nickname")?)))
+            .collect()
+    }
+
+    async fn renew_room(
+        &self,
+        code: &str,
+        seed: &str,
+        state: &str,
+        status: &str,
+    ) -> Result<(), Error> {
+        sqlx::query(
+            "UPDATE rooms SET seed = ?, state = ?, status = ?, updated_at = ? WHERE code = ?",
+        )
+        .bind(seed)
+        .bind(state)
+        .bind(status)
+        .bind(now())
+        .bind(code)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
     async fn start_room_game(

@@ -694,6 +694,123 @@ async fn a_lobby_slot_left_by_a_closed_tab_opens_after_the_grace() {
     assert_eq!(e["code"], "room_closed", "{e}");
 }
 
+/// `again`: after the end the host opens the lobby once more for the room's next game — a new
+/// server seed and commitment, everyone ready again with a new client seed, a person who left
+/// loses the slot, computers stay — and the finished game keeps its settlement and its record.
+#[tokio::test]
+async fn the_host_plays_again_in_the_same_room() {
+    let dir = temp_dir("again");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut h = Rc::person(server.addr, "房主").await;
+    let (first_room, code) = h
+        .create_room(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 3,
+            "slots": [{"kind": "player"}, {"kind": "open"}, {"kind": "computer", "level": "easy"}],
+            "options": {"pieces": 2, "scoring": "perPiece50"}}),
+        )
+        .await;
+    let h_id = first_room["slots"][0]["playerId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut g = Rc::person(server.addr, "客人").await;
+    g.enter(json!({"type": "joinRoom", "code": code})).await;
+    let r = g
+        .ask(json!({"type": "ready", "ready": true, "clientSeed": "guest-seed"}))
+        .await;
+    assert_eq!(r["type"], "ok");
+    h.wait(|m| m["type"] == "room" && m["slots"][1]["ready"] == true)
+        .await;
+    let my_seat = h.ready_and_start("host-seed").await;
+    // Not while the game runs.
+    let e = h.ask(json!({"type": "again"})).await;
+    assert_eq!(e["code"], "not_allowed", "{e}");
+    // The guest leaves: the server plays the seat (托管) to the end.
+    assert_eq!(
+        g.ask(json!({"type": "leaveRoom"})).await["type"],
+        "roomLeft"
+    );
+    let mut last = Value::Null;
+    let over = loop {
+        let st = if last["type"] == "state" {
+            last.clone()
+        } else {
+            h.wait(|m| m["type"] == "state" && (m["phase"] == "over" || m["turn"] == my_seat))
+                .await
+        };
+        if st["phase"] == "over" {
+            break st;
+        }
+        last = h.ask(next_move(&st)).await;
+        if last["type"] == "state" && last["turn"] != my_seat && last["phase"] != "over" {
+            last = Value::Null;
+        }
+    };
+    let first_game = over["gameId"].as_str().unwrap().to_string();
+    let ended = h
+        .wait(|m| m["type"] == "room" && m["status"] == "over")
+        .await;
+    // A spectator cannot open the lobby.
+    let mut s = Rc::person(server.addr, "看客").await;
+    s.enter(json!({"type": "joinRoom", "code": code})).await;
+    let e = s.ask(json!({"type": "again"})).await;
+    assert_eq!(e["code"], "not_seated", "{e}");
+
+    assert_eq!(h.ask(json!({"type": "again"})).await["type"], "ok");
+    let lobby = h
+        .wait(|m| m["type"] == "room" && m["status"] == "lobby")
+        .await;
+    assert_ne!(
+        lobby["commitment"], ended["commitment"],
+        "a new server seed"
+    );
+    assert_eq!(lobby["seed"], Value::Null, "its seed kept secret");
+    assert_eq!(lobby["gameId"], Value::Null);
+    assert_eq!(lobby["host"], 0);
+    assert_eq!(lobby["slots"][0]["playerId"], h_id.as_str());
+    assert_eq!(lobby["slots"][0]["ready"], false, "{lobby}");
+    assert_eq!(lobby["slots"][0]["clientSeed"], "", "{lobby}");
+    assert_eq!(
+        lobby["slots"][1]["kind"], "open",
+        "the guest who left lost the slot"
+    );
+    assert_eq!(lobby["slots"][2]["kind"], "computer");
+    assert!(lobby["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["seat"].is_null()));
+    // The first game is settled and its record still verifies against its own seed.
+    let (_, p) = server.get_json(&format!("/api/players/{h_id}")).await;
+    assert_eq!(p["games"], 1, "{p}");
+    let (status, rec) = server
+        .get_json(&format!("/api/games/{first_game}/record"))
+        .await;
+    assert_eq!(status, 200);
+    let record = Record::from_json(&rec).unwrap();
+    assert!(record.verify().unwrap().position().is_over());
+    assert_eq!(record.deal.as_ref().map(Vec::len), Some(3), "{rec}");
+    assert!(
+        rec["names"].as_array().unwrap().iter().any(|n| n == "房主"),
+        "{rec}"
+    );
+    assert_eq!(
+        rec["dice"]["commitment"], ended["commitment"],
+        "the record keeps the first game's commitment"
+    );
+    // The next game: the open slot made a computer, ready, start.
+    h.ask(json!({"type": "setSlot", "slot": 1, "kind": "computer"}))
+        .await;
+    h.ask(json!({"type": "ready", "ready": true, "clientSeed": "host-seed-2"}))
+        .await;
+    assert_eq!(h.ask(json!({"type": "start"})).await["type"], "ok");
+    let playing = h
+        .wait(|m| m["type"] == "room" && m["status"] == "playing")
+        .await;
+    assert_ne!(playing["gameId"], first_game.as_str());
+    assert_eq!(playing["commitment"], lobby["commitment"]);
+}
+
 #[tokio::test]
 async fn a_restart_restores_a_room_with_its_timer() {
     let dir = temp_dir("room-restart");
