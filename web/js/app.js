@@ -531,7 +531,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       const five = e.reason === 'need_takeoff_roll' && takeoff.includes(5);
       const key = 'skipReason_' + e.reason + (five ? '5' : '');
       const own = t(key);
-      text = t('skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });
+      // a void third six is no "cannot move": the turn just ends
+      text = t(e.reason === 'void_third_six' ? 'skippedSix' : 'skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });
       imp = true;
       shout(t('skipBanner'), 900); break;
     }
@@ -719,6 +720,7 @@ function turnPrompt(st) {
   if (inRoom(st) && !canAct(st)) return t('roomWaiting', { name: `${name} · ${rooms.seatLabel(st, st.turn)}` });
   if (st.toAct === 'computer') return t(current.paused ? 'computerPaused' : 'computerThinking', { name });
   if (st.phase === 'move') return t('choosePrompt', { name, d: st.die, unit: unitOf(st.rules) });
+  if (st.phase === 'opening') return t('openingPrompt', { name });
   return t('rollPrompt', { name });
 }
 
@@ -837,7 +839,9 @@ function roll() {
 }
 function pick(piece) {
   const st = current.st;
-  if (!canAct(st) || st.phase !== 'move' || !st.legal.includes(piece)) return;
+  if (!canAct(st) || st.phase !== 'move') return;
+  // a piece that cannot move with this roll (a number key, a click): say so rather than nothing
+  if (!st.legal.includes(piece)) { if (piece < (st.options?.pieces ?? 4)) toast(t('cannotMovePiece', { piece: pieceName(st.rules, piece + 1), d: st.die })); return; }
   current.board?.setLegal(-1, []);
   act({ type: 'move', piece, seat: st.turn });
 }
@@ -890,9 +894,12 @@ function renderHint(again = false) {
   }
   const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${pieceName(st.rules, o.piece + 1)} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
   const open = again && panel.querySelector('details')?.open ? 'open' : '';
-  panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>: ${pieceName(st.rules, best.piece + 1)} → ${whereText(st.rules, best.to ?? -1)} (${t('winPct', { p: (best.win * 100).toFixed(0) })}) — ${zh ? best.zh : best.en}
-    <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')} (${h.options.length})</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
-  return `${itemSaid} ${t('hint')}: ${pieceName(st.rules, best.piece + 1)}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
+  // Chinese punctuation in Chinese (it read 大师提示: … (胜率 32%))
+  const colon = zh ? '：' : ': ';
+  const paren = (/** @type {string|number} */ x) => (zh ? `（${x}）` : ` (${x})`);
+  panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>${colon}${pieceName(st.rules, best.piece + 1)} → ${whereText(st.rules, best.to ?? -1)}${paren(t('winPct', { p: (best.win * 100).toFixed(0) }))} — ${zh ? best.zh : best.en}
+    <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')}${paren(h.options.length)}</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
+  return `${itemSaid} ${t('hint')}${colon}${pieceName(st.rules, best.piece + 1)}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -146,6 +146,9 @@ export async function playThrough(page, o = {}) {
         // the win % says whom it is the chance against (the players at the table)
         const note = await page.textContent('#hint-panel .hint-note');
         assert.ok(/困难|Hard/.test(note ?? ''), `hint note: ${note}`);
+        // Chinese punctuation in Chinese (大师提示: … (胜率 32%) before)
+        const said = await page.locator('#hint-panel').innerText();
+        if (said.includes('大师提示')) assert.match(said, /大师提示：.+（胜率 \d+%）/, said);
         const hinted = await page.locator('svg.board .piece.hinted').first().getAttribute('data-piece');
         k = Number(hinted) - 1;
         if (o.shotHint && !log.hinted) await shot(page, o.shotHint);

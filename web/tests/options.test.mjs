@@ -33,6 +33,8 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     assert.equal(opts.pieces, 2);
     assert.equal(opts.firstPlayer, 'roll');
     assert.deepEqual(opts.scoring, { room: 1000 });
+    // the opening roll says what it is for (it read like any roll)
+    await page.waitForFunction(() => (document.getElementById('turn-msg')?.textContent ?? '').includes('掷骰决定谁先走'), null, { timeout: 15000 });
     await playThrough(page, {});
     await page.waitForSelector('#end[open]');
     const head = await page.locator('#end .rank thead').innerText();
@@ -45,6 +47,10 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     const partners = await page.locator('#end .rank tbody td .partner').allInnerTexts();
     assert.equal(partners.length, 4);
     assert.equal(partners[0], `队友 ${p}`);
+    // no place is told when a seat finishes before its partner (a losing team's first finisher
+    // was told 第 1 名 and ranked 3rd): the first to finish waits for the partner
+    const told = (await page.locator('#log li').allInnerTexts()).filter((l) => l.includes('全部到达'));
+    assert.ok(told.length > 0 && told.every((l) => !l.includes('第 1 名')), told.join(' / '));
     const scores = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.scores);
     assert.equal(scores.reduce((a, s) => a + s.score, 0), 0, 'room points are zero-sum');
     const kinds = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((f) => f.events.map((e) => e.kind)));
