@@ -484,7 +484,8 @@ export class Rooms {
           <p class="muted">${t('seedHelp')}</p>` : ''}
       </div>
       <div class="card lobby-actions">
-        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}" aria-pressed="${!!mine.ready}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>`}
+        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}" aria-pressed="${!!mine.ready}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>
+          <button type="button" id="btn-sit" class="primary" ${r.slots.some((s) => s.kind === 'open') ? '' : 'disabled'}>${t('takeSeat')}</button>`}
         ${iHost ? `<button type="button" id="btn-room-start" class="primary" ${blocker ? 'disabled' : ''} aria-describedby="start-why">${t('startRoom')}</button>
           <span class="muted" id="start-why">${esc(blocker)}</span>` : mine ? `<span class="muted">${t('waitHost')}</span>` : ''}
         <button type="button" id="btn-leave-room">${t('leaveRoom')}</button>
@@ -510,6 +511,10 @@ export class Rooms {
     $('btn-copy-link').addEventListener('click', () => copy(this.shareUrl(r.code)));
     $('share-link').addEventListener('focus', (e) => /** @type {HTMLInputElement} */ (e.target).select());
     $('btn-leave-room').addEventListener('click', () => this.leave());
+    // a spectator of the lobby takes a slot that is open (one freed, or the next game's)
+    document.getElementById('btn-sit')?.addEventListener('click', () => this.once('sit', async () => {
+      try { await this.join(r.code, false); } catch (e) { this.fail(e); }
+    }));
     const seed = /** @type {HTMLInputElement|null} */ (document.getElementById('my-seed'));
     const readSeed = () => {
       const v = seed?.value.trim() || '';

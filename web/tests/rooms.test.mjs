@@ -374,6 +374,25 @@ test('online room: double clicks make one room and one start; 新游戏 asks; �
     const last = await (await fetch(new URL(`api/games/${first.gameId}/record`, URL_BASE))).json();
     assert.equal(last.dice.commitment, first.commitment);
     assert.ok(last.dice.seed && last.room === first.code, JSON.stringify(last.dice));
+    // a friend's share link finds the lobby full (the computer's slot): they watch; the host
+    // opens the slot and the spectator takes it (a watcher of a lobby had no way to sit down)
+    const F = await launch(DESKTOP);
+    try {
+      const f = await F.page();
+      await open(f, { hash: `#room=${first.code}` });
+      await f.waitForSelector('#online-form #join-code');
+      await f.fill('#nick', '朋友');
+      await f.click('#btn-watch');
+      await f.waitForSelector('#view-room:not([hidden]) #btn-sit[disabled]');
+      await a.selectOption('#slots select[data-slot="1"]', 'open');
+      await f.waitForSelector('#btn-sit:not([disabled])');
+      await f.click('#btn-sit');
+      await f.waitForSelector('#view-room:not([hidden]) #btn-ready');
+      await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.slots[1]?.nickname === '朋友');
+      assert.deepEqual(F.errors, []);
+    } finally {
+      await F.close();
+    }
     // back on the online tab, the points are the account's after the game (they stayed at the
     // login's)
     await a.click('#btn-leave-room');
