@@ -695,8 +695,8 @@ async function handleState(st) {
   if (prompt) said.push(prompt);
   if (said.length) announce(speech(said));
   if (st.phase === 'over') {
-    if (inRoom(st)) store.del('fxq.room');
-    else { store.del('fxq.current'); if (net.game) ended.keep(net.game); }
+    // a room stays this browser's at its end (a reload comes back to it, for 再来一局) until 离开房间
+    if (!inRoom(st)) { store.del('fxq.current'); if (net.game) ended.keep(net.game); }
     openEnd(st, false);
     return;
   }
@@ -1159,7 +1159,9 @@ function openEnd(st, fromFastForward) {
     // goes to the set-up
     onAgain: !room ? () => { dlg.close(); ended.forget(); showView('setup'); renderSetup(); }
       : rooms.canAgain() ? () => rooms.again() : undefined,
-    onLeave: room ? () => { dlg.close(); rooms.forget(); store.set('fxq.mode', 'online'); showView('setup'); renderSetup(); } : undefined,
+    // (leaveRoom: a person who only closed the dialog's room kept the slot of the next game, and
+    // a host who left this way kept the others from starting it)
+    onLeave: room ? () => { dlg.close(); rooms.leave(); } : undefined,
     onClose: () => dlg.close(),
     // a room game: the people's nicknames, the points moved, the revealed seed, the verify page
     nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,

@@ -281,11 +281,14 @@ export class Rooms {
    * Whether this person may open the lobby again after the end (`again`, §7.2): the host, or
    * anyone seated while the host has gone.
    */
-  canAgain() {
-    const r = this.room;
-    if (!r || r.status !== 'over' || !this.mySlot()) return false;
-    const host = r.slots?.[r.host];
-    return r.host === this.mySlot()?.slot || !host?.connected;
+  canAgain() { return this.canAgainIn(this.room); }
+
+  /** `canAgain` by a given `room` message. @param {any} r */
+  canAgainIn(r) {
+    const id = this.meId();
+    const mine = r?.slots?.find((/** @type {any} */ s) => s.kind === 'player' && s.playerId === id);
+    if (!r || r.status !== 'over' || !mine) return false;
+    return r.host === mine.slot || !r.slots?.[r.host]?.connected;
   }
 
   /** `again`: the room's next game with the same people (everyone is taken to the lobby). */
@@ -390,7 +393,9 @@ export class Rooms {
     }
     if (current.view === 'game' && current.st?.room) this.d.renderSide(current.st);
     // the seed is revealed by the room message of the end, which may come after the last state
-    if (r.status === 'over' && prev?.seed !== r.seed) this.d.refreshEnd();
+    // and the host leaving lets the others 再来一局: the end screen gets the button
+    const could = prev?.status === 'over' ? this.canAgainIn(prev) : false;
+    if (r.status === 'over' && (prev?.seed !== r.seed || could !== this.canAgain())) this.d.refreshEnd();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -802,8 +807,12 @@ export class Rooms {
     const bc = $('board-card');
     try {
       const lb = await this.fetchJson('/api/leaderboard');
+      // guests may share a nickname: such rows also show the start of the account id
+      const seen = new Map();
+      for (const p of lb.players || []) seen.set(p.nickname, (seen.get(p.nickname) || 0) + 1);
+      const who = (p) => esc(p.nickname) + (seen.get(p.nickname) > 1 ? ` <small class="muted">#${esc(String(p.id).slice(0, 4))}</small>` : '');
       bc.innerHTML = `<h2>${t('leaderboard')}</h2>${lb.players?.length ? `<table class="rank lb"><thead><tr><th>#</th><th>${t('nickname')}</th><th>${t('points')}</th><th>${t('gamesCol')}</th><th>${t('winsCol')}</th></tr></thead><tbody>
-        ${lb.players.map((p, i) => `<tr class="${p.id === this.meId() ? 'me' : ''}"><td>${i + 1}</td><td><button type="button" class="linkish" data-player="${esc(p.id)}">${esc(p.nickname)}</button></td><td>${p.points}</td><td>${p.games}</td><td>${p.wins}</td></tr>`).join('')}</tbody></table>` : `<p class="muted">${t('noLeaders')}</p>`}`;
+        ${lb.players.map((p, i) => `<tr class="${p.id === this.meId() ? 'me' : ''}"><td>${i + 1}</td><td><button type="button" class="linkish" data-player="${esc(p.id)}">${who(p)}</button></td><td>${p.points}</td><td>${p.games}</td><td>${p.wins}</td></tr>`).join('')}</tbody></table>` : `<p class="muted">${t('noLeaders')}</p>`}`;
       bc.querySelectorAll('button[data-player]').forEach((b) => b.addEventListener('click', () => this.openProfile(/** @type {HTMLElement} */ (b).dataset.player || null)));
     } catch (e) { bc.innerHTML = `<h2>${t('leaderboard')}</h2><p class="muted">${esc(t('error', { msg: e.message }))}</p>`; }
     if (toBoard) bc.scrollIntoView({ block: 'start' });

@@ -295,6 +295,12 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     assert.equal(await b.locator('#end-leave').count(), 1);
     await a.click('#end-leave');
     await a.waitForSelector('#online-form');
+    // 离开房间 tells the server (it only let the room go in the browser: the host stayed
+    // connected, and nobody else could start the next game); B's open end screen then offers
+    // 再来一局 itself
+    const left = await (await fetch(new URL(`api/rooms/${code}`, URL_BASE))).json();
+    assert.equal(left.slots.find((/** @type {any} */ x) => x.nickname === '甲方')?.connected, false, JSON.stringify(left.slots));
+    await b.waitForSelector('#end[open] #end-again', { timeout: 10000 });
     await a.click('#btn-profile');
     await a.waitForSelector('#view-profile:not([hidden]) .stats-row');
     await a.waitForSelector('#board-card table');
@@ -361,6 +367,10 @@ test('online room: double clicks make one room and one start; 新游戏 asks; �
     // reload comes back to it
     const first = await a.evaluate(() => { const r = /** @type {any} */ (window).__fxq.rooms.room; return { commitment: r.commitment, code: r.code, gameId: r.gameId }; });
     const firstSeed = await a.evaluate((code) => JSON.parse(localStorage.getItem(`fxq.seed.${code}`) || '""'), first.code);
+    // a reload at the end comes back to the room's end screen (it went to the set-up, out of the
+    // room, and the next lobby opened without this person)
+    await a.reload();
+    await a.waitForSelector('#end[open] #end-again', { timeout: 15000 });
     await a.click('#end-again');
     await a.waitForSelector('#view-room:not([hidden]) #room-code');
     assert.equal(await a.locator('#end[open]').count(), 0, 'the end screen gave way');

@@ -1365,8 +1365,10 @@ impl Room {
     /// seed and commitment, and everyone gets ready again with a new client seed. The slots of
     /// people who have gone open, computers stay, colours are dealt anew at the start.
     async fn again(&mut self, member: &Member) -> Result<Value, Error> {
-        if self.status != Status::Over {
-            return Err(Error::NotAllowed("the game is not over".into()));
+        match self.status {
+            Status::Over => {}
+            Status::Lobby => return Err(Error::NotAllowed("the lobby is open already".into())),
+            _ => return Err(Error::NotAllowed("the game is not over".into())),
         }
         let me = self
             .slot_of(&member.id)
@@ -1395,9 +1397,7 @@ impl Room {
                 client_seed.clear();
             }
         }
-        if gone.contains(&self.host) {
-            self.host = me;
-        }
+        // the host's slot among them passes the role to the first person still here
         for i in gone {
             self.free_lobby_slot(i);
         }
