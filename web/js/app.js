@@ -391,8 +391,9 @@ async function resumeGame(saved) {
   net.game = saved;
   showView('game');
   try {
-    await net.request({ type: 'join', ...saved });
-    toast(t('reloadResume'));
+    const st = await net.request({ type: 'join', ...saved });
+    // a finished game comes back to its end screen: nothing is resumed
+    if (st?.phase !== 'over') toast(t('reloadResume'));
     return true;
   } catch (e) {
     store.del('fxq.current');
@@ -596,7 +597,8 @@ function narrator(f, rules, said, how = {}) {
   let afterRoll = false;
   return (e) => {
     if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
-      if (afterRoll) tell(t('autoMove'));
+      // whose move it was (the line named no one)
+      if (afterRoll) tell(t('autoMove', { name: seatName(rules, e.seat) }));
       afterRoll = false;
     } else afterRoll = e.kind === 'rolled';
     return describeEvent(e, rules, said, how);
@@ -680,6 +682,13 @@ async function handleState(st) {
   if (st.events && st.events.length && PLY_CAUSES.has(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
+    // while the roll plays out the prompt says what was rolled (it still asked for the roll, and
+    // its 轮到 banner stayed, until the next prompt)
+    const rolled = st.events.find((/** @type {any} */ e) => e.kind === 'rolled');
+    if (rolled) {
+      $('turn-msg').textContent = t('rolled', { name: seatName(st.rules, rolled.seat), d: rolled.die });
+      $('banner')?.classList.remove('show');
+    }
     await board.animate(withMoveLines(st.events), narrator(st, st.rules, said));
   } else if (st.cause === 'undo') {
     toast(t('undone')); said.push(t('undone'));

@@ -74,9 +74,9 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     // B has not come yet: start is disabled with the reason
     assert.ok(await a.locator('#btn-room-start').isDisabled());
     assert.match(await a.locator('#start-why').innerText(), /空位/);
-    // The room's options in words, a Ludo room's scoring per piece (a 飞行棋 plane is 一架, a piece not).
+    // The room's options in words, a Ludo room's scoring per piece (每子: the word of both games).
     const summary = await a.locator('#view-room .code-card p.muted').first().innerText();
-    assert.match(summary, /Ludo.*2 人.*计分: 每个棋子 50 分/, summary);
+    assert.match(summary, /Ludo.*2 人.*计分: 每子 50 分/, summary);
     await shot(a, 'room-lobby-host.png');
 
     // --- B opens the share link in English, gives a nickname, joins and gets ready

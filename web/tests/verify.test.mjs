@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launch, open, shot, URL_BASE, DESKTOP } from './helpers.mjs';
+import { launch, open, shot, URL_BASE, DESKTOP, PHONE } from './helpers.mjs';
 
 /** Plays a computers-only game to the end over the WebSocket protocol, in the page. */
 function playComputersOnly(page, rules, options) {
@@ -97,6 +97,10 @@ test('verify page: real finished games pass, tampered records fail, both languag
       console.log(`${rules}: ${rollsLine}`);
       await checkTable(page, g.luck);
       await shot(page, `verify-${rules}-zh.png`);
+      // on a phone the verified record fits the screen (the form and the text box made it 470 px)
+      await page.setViewportSize(PHONE);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), PHONE.width, 'no sideways scroll on a phone');
+      await page.setViewportSize(DESKTOP);
 
       const record = await page.evaluate(async (id) => (await fetch(`/api/games/${id}/record`)).json(), g.gameId);
       const rollIdx = record.plies.map((p, i) => (p.roll !== undefined ? i : -1)).filter((i) => i >= 0);
