@@ -511,9 +511,10 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
     case 'takeOff': fx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'step': fx.step(); return null;
-    case 'jump': fx.jump(); text = t('jumped', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    // the moments players watch for get a banner as a fly does (跳子 and 后退 had only the log)
+    case 'jump': fx.jump(); text = t('jumped', { name: nm(e.seat), piece: pc(e.piece) }); shout(t('jumpBanner'), 700); break;
     case 'fly': fx.fly(); text = t('flew', { name: nm(e.seat), piece: pc(e.piece) }); shout('✈ ' + t('flyBanner')); break;
-    case 'bounce': text = t('bounced', { name: nm(e.seat), piece: pc(e.piece) }); break;
+    case 'bounce': text = t('bounced', { name: nm(e.seat), piece: pc(e.piece) }); shout(t(e.cause === 'stack' ? 'bounceBanner' : 'bounceCentreBanner'), 800); break;
     case 'blocked': text = e.what === 'jump' ? t('blockedJump') : t('blockedFly'); break;
     case 'parked': text = t('parked', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'captured':
@@ -537,7 +538,9 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       imp = true;
       shout(t('skipBanner'), 900); break;
     }
-    case 'stack': if (e.count > 1) text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); break;
+    case 'stack':
+      if (e.count > 1) { text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); if (!ludo) shout(t('stackBanner'), 700); }
+      break;
     case 'bonus':
       text = t(e.cause === 'capture' ? 'bonusCapture' : e.cause === 'finish' ? 'bonusFinish' : 'bonusSix');
       shout(t('bonus', { name: nm(e.seat) }), 700);

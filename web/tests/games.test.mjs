@@ -39,6 +39,15 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
         assert.match(commitment, /^[0-9a-f]{64}$/);
         assert.ok((await page.locator('#commit').innerText()).includes(commitment), 'the full commitment');
+        // the banners shown (跳子 and 后退 had none, only a log line)
+        if (game === 1) {
+          await page.evaluate(() => {
+            const el = /** @type {HTMLElement} */ (document.getElementById('banner'));
+            const seen = /** @type {any} */ (window).__banners = /** @type {string[]} */ ([]);
+            new MutationObserver(() => { if (el.classList.contains('show')) seen.push(el.textContent || ''); })
+              .observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
+          });
+        }
         const t0 = Date.now();
         const log = await playThrough(page, { hint: !hinted, hintLang: !hinted, followHint: true, undo: !undone, shotHint: `hint-${rules}.png` });
         hinted ||= log.hinted;
@@ -55,6 +64,10 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         assert.match(await page.locator('#end-verify').getAttribute('href') || '', /^verify\.html#game=/);
         await shot(page, `end-${rules}.png`);
         if (await page.locator('#end-watch').count()) ffSeen = await watchFastForward(page, rules);
+        if (game === 1 && rules === 'feixingqi') {
+          const seen = await page.evaluate(() => /** @type {any} */ (window).__banners);
+          assert.ok(seen.includes('跳子！'), `banners: ${[...new Set(seen)].join(' / ')}`);
+        }
         if (game === 1) await recordAndReplay(page, b, rules);
       }
       assert.ok(hinted, 'the hint was used');
