@@ -1177,6 +1177,7 @@ function openEnd(st, fromFastForward) {
     onClose: () => dlg.close(),
     // a room game: the people's nicknames, the points moved, the revealed seed, the verify page
     nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,
+    mine: room ? rooms.mySeats() : st.seats.filter((/** @type {any} */ s) => s.controller === 'human').map((/** @type {any} */ s) => s.seat),
     extra: room ? rooms.endExtra(st) : '',
   });
   if (room) rooms.fillPoints(st);

@@ -44,7 +44,8 @@ export function endTitle(st) {
  * @param {HTMLElement} host
  * @param {any} st  the final `state`
  * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain?:()=>void, onClose:()=>void,
- *   onLeave?:()=>void, onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string}} h  `onAgain`: 再来一局
+ *   onLeave?:()=>void, onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string, mine?:number[]}} h
+ *   `mine`: the seats of the person looking (their place is said first); `onAgain`: 再来一局
  *   (none: no button; in a room only the host has it); `onLeave`: 离开房间 (online rooms); `onReview`: open the replay at a
  *   graded decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
  */
@@ -88,13 +89,15 @@ export function renderEnd(host, st, h) {
     const quick = an.quick > 0 ? `<p class="muted quick-graded">${esc(t('quickGraded', { n: an.quick }))}</p>` : '';
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t(an.seats.some((s) => s.decisions > 0) ? 'noGrades' : 'noDecisions')}</p>`}${quick}</section>`;
   }
+  // the person looking at it first (the title names the winner): where they came, when they
+  // played one seat
+  const mine = (h.mine || []).filter((seat) => ranking.includes(seat));
+  const you = mine.length === 1 ? `<p class="you-place"><strong>${esc(t('yourPlace', { place: t('place', { n: ranking.indexOf(mine[0]) + 1 }) }))}</strong></p>` : '';
   host.innerHTML = `
     <h2 id="end-title">${esc(endTitle(st))}</h2>
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
+    ${you}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
-    ${h.extra || ''}
-    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
-    ${grades}
     <div class="controls">
       ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}
       ${h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>` : ''}
@@ -103,7 +106,10 @@ export function renderEnd(host, st, h) {
       <button type="button" id="end-download">${t('download')}</button>
       ${st.gameId ? `<a id="end-verify" class="navlink" href="verify.html#game=${encodeURIComponent(st.gameId)}" target="_blank" rel="noopener">${t('verifyLink')}</a>` : ''}
       <button type="button" id="end-close">${t('close')}</button>
-    </div>`;
+    </div>
+    ${h.extra || ''}
+    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
+    ${grades}`;
   host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);
   if (h.onAgain) host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
   if (h.onLeave) host.querySelector('#end-leave')?.addEventListener('click', h.onLeave);
