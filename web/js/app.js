@@ -782,6 +782,8 @@ function renderSide(st) {
   // (a prefix would let a server that ground a seed to match it pass)
   $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment }) : '';
   renderItems(st);
+  // 暂停电脑 only where a computer plays here (friends at one screen, a room: none to pause)
+  $('btn-pause').hidden = inRoom(st) || !st.seats.some((/** @type {any} */ s) => s.controller === 'computer');
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
   if (canAct(st) && current.keyboard) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);

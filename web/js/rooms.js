@@ -276,7 +276,6 @@ export class Rooms {
     if (location.hash.startsWith('#room=')) history.replaceState(null, '', location.pathname + location.search);
   }
 
-  /** Leaves the room (lobby: frees the slot; playing: the seat goes into 托管) and goes back. */
   /**
    * Whether this person may open the lobby again after the end (`again`, §7.2): the host, or
    * anyone seated while the host has gone.
@@ -304,6 +303,7 @@ export class Rooms {
     this.leave();
   }
 
+  /** Leaves the room (lobby: frees the slot; playing: the seat goes into 托管) and goes back. */
   async leave() {
     const { net, store } = this.d;
     // a seat left during the game stays this account's (in 托管): keep the way back to it

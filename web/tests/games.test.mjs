@@ -34,6 +34,12 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
       let hinted = false, undone = false, ffSeen = false;
       for (let game = 1; game <= 4 && !(hinted && undone && ffSeen); game++) {
         if (game > 1) await page.click(await page.locator('#end[open]').count() ? '#end-again' : '#btn-new');
+        if (game === 1) {
+          // 开始游戏 is in reach without scrolling, on a phone too (it was some 1,450 px down)
+          await page.waitForSelector('#setup-form');
+          const start = await page.locator('#btn-start').boundingBox();
+          assert.ok(start && start.y + start.height <= vp.height, `开始游戏 at ${start?.y}`);
+        }
         await setupGame(page, { rules, players: 4, pieces: 2, seats: { 1: 'easy', 2: 'easy', 3: 'easy' } });
         // the whole commitment shows before the first roll (a 16-digit prefix did)
         const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
