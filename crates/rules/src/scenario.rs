@@ -877,7 +877,7 @@ impl Scenario {
                 Phase::Roll => None,
                 Phase::Opening => Some("the opening roll for who starts is due".to_string()),
                 Phase::Move(d) => Some(format!("a piece must move with the {} first", d.get())),
-                Phase::Over => Some("the game is over, no more than one seat is playing".into()),
+                Phase::Over => Some("the game is over".into()),
             };
             if let Some(due) = due {
                 return Err(Failure(format!("{at}: no roll here: {due}")));
