@@ -73,6 +73,11 @@ function banner(msg, ms = 900) {
   bannerTimer = window.setTimeout(() => el.classList.remove('show'), ms * Math.min(1, Math.max(0.3, animFactor())));
 }
 let bannerTimer = 0;
+/** Takes a banner away at once (its moment has passed: a roll made, the language changed). */
+function clearBanner() {
+  clearTimeout(bannerTimer);
+  $('banner')?.classList.remove('show');
+}
 /** Screen-reader announcement (polite live region). */
 export function announce(msg) {
   const el = $('live');
@@ -690,7 +695,7 @@ async function handleState(st) {
     const rolled = st.events.find((/** @type {any} */ e) => e.kind === 'rolled');
     if (rolled) {
       $('turn-msg').textContent = t('rolled', { name: seatName(st.rules, rolled.seat), d: rolled.die });
-      $('banner')?.classList.remove('show');
+      clearBanner();
     }
     await board.animate(withMoveLines(st.events), narrator(st, st.rules, said));
   } else if (st.cause === 'undo') {
@@ -1277,7 +1282,7 @@ function wire() {
     applyI18n();
     if (current.view === 'setup') renderSetup();
     // a banner in the old language goes at once rather than fade out
-    $('banner')?.classList.remove('show');
+    clearBanner();
     // the game screen too when another is in front (the viewer, 复盘): it is shown again as it is
     if (current.st) {
       current.board?.svg.setAttribute('aria-label', t(current.st.rules));

@@ -75,9 +75,10 @@ export class Rooms {
 
   meId() { return this.me?.id ?? this.d.store.get('fxq.me', null); }
   /** My slot in the room (null for a spectator or before joining). */
-  mySlot() {
+  /** This account's slot in `r` (the latest `room` message by default). @param {any} [r] */
+  mySlot(r = this.room) {
     const id = this.meId();
-    return this.room?.slots.find((s) => s.kind === 'player' && s.playerId === id) ?? null;
+    return r?.slots.find((/** @type {any} */ s) => s.kind === 'player' && s.playerId === id) ?? null;
   }
   isSpectator() { return !!this.room && !this.mySlot(); }
   /** The seats this browser plays (its slot's dealt seat). @returns {number[]} */
@@ -278,14 +279,11 @@ export class Rooms {
 
   /**
    * Whether this person may open the lobby again after the end (`again`, §7.2): the host, or
-   * anyone seated while the host has gone.
+   * anyone seated while the host has gone; by `r`, the latest `room` message by default.
+   * @param {any} [r]
    */
-  canAgain() { return this.canAgainIn(this.room); }
-
-  /** `canAgain` by a given `room` message. @param {any} r */
-  canAgainIn(r) {
-    const id = this.meId();
-    const mine = r?.slots?.find((/** @type {any} */ s) => s.kind === 'player' && s.playerId === id);
+  canAgain(r = this.room) {
+    const mine = this.mySlot(r);
     if (!r || r.status !== 'over' || !mine) return false;
     return r.host === mine.slot || !r.slots?.[r.host]?.connected;
   }
@@ -370,11 +368,9 @@ export class Rooms {
     }
     if (r.status === 'lobby') {
       if (prev?.status === 'over') {
-        // 再来一局 in the room (`again`): the end screen gives way to the lobby, which a reload
-        // comes back to (the end had let the room go)
+        // 再来一局 in the room (`again`): the end screen gives way to the lobby
         const end = /** @type {HTMLDialogElement|null} */ (document.getElementById('end'));
         if (end?.open) end.close();
-        if (this.mySlot()) this.d.store.set('fxq.room', { code: r.code, spectate: false });
         // a new game, a new client seed (sent by the lobby, as a newly seated player's is)
         this.d.store.set(`fxq.seed.${r.code}`, newClientSeed());
         this.seedSent = '';
@@ -394,7 +390,7 @@ export class Rooms {
     if (current.view === 'game' && current.st?.room) this.d.renderSide(current.st);
     // the seed is revealed by the room message of the end, which may come after the last state
     // and the host leaving lets the others 再来一局: the end screen gets the button
-    const could = prev?.status === 'over' ? this.canAgainIn(prev) : false;
+    const could = this.canAgain(prev);
     if (r.status === 'over' && (prev?.seed !== r.seed || could !== this.canAgain())) this.d.refreshEnd();
   }
 

@@ -39,7 +39,7 @@ use axum::{
     routing::{get, post},
     Router,
 };
-use feixingqi_rules::{DiceStream, Seed};
+use feixingqi_rules::Seed;
 use sha2::{Digest, Sha256};
 
 pub use error::Error;
@@ -376,17 +376,8 @@ impl AppState {
             // A room's game is owned by its room task (see `record`).
             return Err(Error::GameNotFound(id.to_string()));
         }
-        let config_json: serde_json::Value = serde_json::from_str(&stored.config)
-            .map_err(|e| Error::Internal(format!("game {id}: stored config: {e}")))?;
-        let config = GameConfig::from_json(&config_json)?;
-        let seed = Seed::from_hex(&stored.seed)
-            .map_err(|e| Error::Internal(format!("game {id}: stored seed: {e}")))?;
-        let session = Session::restore(
-            id.to_string(),
-            config,
-            DiceStream::with_client_seeds(seed, stored.client_seeds.clone()),
-            &stored.plies,
-        )?;
+        let (config, dice) = Session::stored_setup(id, &stored)?;
+        let session = Session::restore(id.to_string(), config, dice, &stored.plies)?;
         let handle = RoomHandle::spawn(
             session,
             stored.plies.len(),

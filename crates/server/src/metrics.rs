@@ -413,18 +413,9 @@ impl Storage for TimedStore {
             .await
     }
 
-    async fn renew_room(
-        &self,
-        code: &str,
-        seed: &str,
-        state: &str,
-        status: &str,
-    ) -> Result<(), Error> {
-        self.timed(
-            "renew_room",
-            self.inner.renew_room(code, seed, state, status),
-        )
-        .await
+    async fn renew_room(&self, seed: &str, room: RoomUpdate<'_>) -> Result<(), Error> {
+        self.timed("renew_room", self.inner.renew_room(seed, room))
+            .await
     }
 
     async fn start_room_game(

@@ -1105,12 +1105,7 @@ impl Room {
         if g.room.as_deref() != Some(self.code.as_str()) {
             return Err(not_found());
         }
-        let ierr = |what: &str, e: String| Error::Internal(format!("game {id}: {what}: {e}"));
-        let config: Value =
-            serde_json::from_str(&g.config).map_err(|e| ierr("config", e.to_string()))?;
-        let config = GameConfig::from_json(&config)?;
-        let seed = Seed::from_hex(&g.seed).map_err(|e| ierr("seed", e.to_string()))?;
-        let dice = DiceStream::with_client_seeds(seed, g.client_seeds.clone());
+        let (config, dice) = Session::stored_setup(id, &g)?;
         let deal = dice.deal(self.config.seats);
         let session = Session::restore(id.to_string(), config, dice, &g.plies)?;
         let names = self.env.store.game_names(id).await?;
@@ -1412,7 +1407,10 @@ impl Room {
         if let Err(e) = self
             .env
             .store
-            .renew_room(&self.code, &self.seed.to_hex(), &state, self.status.name())
+            .renew_room(
+                &self.seed.to_hex(),
+                (&self.code, &state, self.status.name()),
+            )
             .await
         {
             (self.seed, self.slots, self.host) = backup;

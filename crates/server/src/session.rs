@@ -475,6 +475,27 @@ impl Session {
         })
     }
 
+    /// A stored game as it was written (`crate::store::StoredGame`): its configuration and its
+    /// dice (its own server seed and client seeds), to replay its plies on with
+    /// [`Session::restore`]. `id` names the game in the errors.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the stored configuration or seed does not read.
+    pub(crate) fn stored_setup(
+        id: &str,
+        stored: &crate::store::StoredGame,
+    ) -> Result<(GameConfig, DiceStream), Error> {
+        let config: Value = serde_json::from_str(&stored.config)
+            .map_err(|e| Error::Internal(format!("game {id}: stored config: {e}")))?;
+        let config = GameConfig::from_json(&config)?;
+        let seed = Seed::from_hex(&stored.seed)
+            .map_err(|e| Error::Internal(format!("game {id}: stored seed: {e}")))?;
+        Ok((
+            config,
+            DiceStream::with_client_seeds(seed, stored.client_seeds.clone()),
+        ))
+    }
+
     /// A stored game: replays its plies (every roll checked against the seed).
     ///
     /// # Errors

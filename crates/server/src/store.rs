@@ -589,17 +589,12 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// [`Error::Db`].
     async fn game_names(&self, game_id: &str) -> Result<Vec<(u8, String)>, Error>;
 
-    /// A room's next game (`again`): its new server seed and its state, back in the lobby.
+    /// A room's next game (`again`): its new server seed and its state, back in the lobby, in one
+    /// transaction.
     ///
     /// # Errors
     /// [`Error::Db`].
-    async fn renew_room(
-        &self,
-        code: &str,
-        seed: &str,
-        state: &str,
-        status: &str,
-    ) -> Result<(), Error>;
+    async fn renew_room(&self, seed: &str, room: RoomUpdate<'_>) -> Result<(), Error>;
 
     /// Starts a room's game: stores the game and the room's new state in one transaction.
     ///
@@ -825,23 +820,15 @@ impl Storage for SqliteStore {
             .collect()
     }
 
-    async fn renew_room(
-        &self,
-        code: &str,
-        seed: &str,
-        state: &str,
-        status: &str,
-    ) -> Result<(), Error> {
-        sqlx::query(
-            "UPDATE rooms SET seed = ?, state = ?, status = ?, updated_at = ? WHERE code = ?",
-        )
-        .bind(seed)
-        .bind(state)
-        .bind(status)
-        .bind(now())
-        .bind(code)
-        .execute(&self.pool)
-        .await?;
+    async fn renew_room(&self, seed: &str, room: RoomUpdate<'_>) -> Result<(), Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE rooms SET seed = ? WHERE code = ?")
+            .bind(seed)
+            .bind(room.0)
+            .execute(&mut *tx)
+            .await?;
+        update_room(&mut tx, room).await?;
+        tx.commit().await?;
         Ok(())
     }
 
