@@ -107,11 +107,20 @@ function dieSvg(d) {
   const pips = (P[d] || []).map(([x, y]) => `<circle cx="${x}" cy="${y}" r="9"/>`).join('');
   return `<rect x="5" y="5" width="90" height="90" rx="18"/>${d ? pips : '<text x="50" y="62" text-anchor="middle" font-size="34" fill="#999">?</text>'}`;
 }
-function showDie(d, rolling = false) {
+/**
+ * The die beside the turn: `d` (0 for none), drawn in the colour of the seat that rolled it (it sits
+ * in the card of the seat to act, which is already the next seat's once a move is over: a grey
+ * 4 under 绿方 read as green's 4); `stale` fades a roll that was used (the next roll is awaited).
+ * @param {number} d @param {{rolling?: boolean, seat?: number, rules?: string, stale?: boolean}} [o]
+ */
+function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale = false } = {}) {
   const el = $('die');
   el.innerHTML = dieSvg(d);
-  el.setAttribute('aria-label', d ? String(d) : '');
+  const by = d && seat >= 0 && COLOURS[rules] ? seat : -1;
+  el.setAttribute('aria-label', !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d));
+  if (by >= 0) el.style.setProperty('--die-c', COLOURS[rules][by]); else el.style.removeProperty('--die-c');
   el.classList.toggle('six', d === 6);
+  el.classList.toggle('stale', !!d && stale);
   if (rolling) { el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling'); }
 }
 function showView(name) {
@@ -322,6 +331,8 @@ const current = {
   /** @type {any} */ itemHint: null,
   /** the targeting step of an item being used: {item, index, targets} */
   /** @type {{item:string, index:number, targets:number[][]}|null} */ targeting: null,
+  /** the seat whose roll the die shows (-1: not known, as after a reload between turns) */
+  dieSeat: -1,
 };
 
 // `?speed=instant` (tests, impatient people): no animation, computers at once; not remembered
@@ -510,7 +521,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       text = t(e.kind === 'openingRoll' ? 'openingRolled' : 'rolled', { name: nm(e.seat), d: e.die });
       log(text, false); said.push(text);
       if (quiet) return null;
-      if (current.view === 'game') showDie(e.die, true);
+      if (current.view === 'game') { current.dieSeat = e.seat; showDie(e.die, { rolling: true, seat: e.seat, rules }); }
       fx.roll(); if (e.die === 6) fx.six();
       return new Promise((r) => setTimeout(r, 380 * anim));
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
@@ -704,7 +715,10 @@ async function handleState(st) {
   }
   board.setPieces(progressOf(st), seatsOf(st));
   board.setItems(st.items ?? null);
-  if (st.die && st.cause !== 'undo') showDie(st.die); else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
+  // the roll being played is the mover's; a used one stays, faded, in its roller's colour
+  if (st.phase === 'move') current.dieSeat = st.turn;
+  if (st.die && st.cause !== 'undo') showDie(st.die, { seat: current.dieSeat, rules: st.rules, stale: st.phase !== 'move' });
+  else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
   // at the end the prompt names the winner: the bare 游戏结束 of the event is not said twice
@@ -853,7 +867,7 @@ function roll() {
   if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
   cancelTarget(false);
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true;
-  showDie(0, true);
+  showDie(0, { rolling: true });
   act({ type: 'roll' });
 }
 function pick(piece) {
@@ -1113,7 +1127,7 @@ async function sendItem(use) {
   if (!canUseItem(st)) return;
   // no second use while this one is on its way
   for (const [seat, bar] of current.items.bars) bar.set(st.items.bars?.[seat] || [], false);
-  if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true; showDie(0, true); }
+  if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true; showDie(0, { rolling: true }); }
   try {
     await net.request({ type: 'useItem', version: st.version, use });
   } catch (e) {

@@ -1,7 +1,7 @@
 // Two people on one screen (同屏好友), with a reload in the middle of the game.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, setupGame, playThrough, shot, state, DESKTOP } from './helpers.mjs';
+import { launch, open, setupGame, playThrough, shot, state, waitHumanOrEnd, DESKTOP } from './helpers.mjs';
 
 test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeout: 150000 }, async () => {
   const b = await launch(DESKTOP);
@@ -17,6 +17,46 @@ test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeou
     assert.equal(st.phase, 'over');
     await shot(page, 'hotseat-end.png');
     console.log(`hot-seat: ${log.actions} actions by two humans`);
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
+
+test('hot-seat: the die wears the colour of who rolled it, faded once the turn has passed', { timeout: 60000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'human' } });
+    const look = () => page.evaluate(() => {
+      const die = /** @type {HTMLElement} */ (document.getElementById('die'));
+      return { turnColour: /** @type {HTMLElement} */ (document.getElementById('turnbar')).style.getPropertyValue('--turn'),
+        dieColour: die.style.getPropertyValue('--die-c'), stale: die.classList.contains('stale'), label: die.getAttribute('aria-label') };
+    });
+    await waitHumanOrEnd(page);
+    const first = (await state(page)).turn;
+    const firstColour = (await look()).turnColour;
+    let seen = null;
+    for (let i = 0; i < 200; i++) {
+      await waitHumanOrEnd(page);
+      const st = await state(page);
+      if (st.turn !== first) break;
+      const v = st.version;
+      if (st.phase === 'move') await page.keyboard.press(String(st.legal[0] + 1)); else await page.keyboard.press('Space');
+      await page.waitForFunction((v0) => /** @type {any} */ (window).__fxq.current.st?.version > v0, v, { timeout: 15000 });
+      const now = await state(page);
+      if (now.phase === 'move' && now.turn === first) seen = await look();
+    }
+    // while the roller chooses, the die is theirs and bright (when a 6 let them choose)
+    if (seen) assert.deepEqual([seen.dieColour, seen.stale], [firstColour, false]);
+    const after = await look();
+    const st = await state(page);
+    assert.notEqual(st.turn, first, 'the turn passed');
+    assert.notEqual(after.turnColour, firstColour);
+    assert.equal(after.dieColour, firstColour, 'the die keeps the colour of the seat that rolled it');
+    assert.equal(after.stale, true, 'a used roll is faded under the next seat’s turn');
+    assert.match(after.label ?? '', new RegExp(`掷出 ${st.die}$`));
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
