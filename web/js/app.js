@@ -459,12 +459,16 @@ async function ensureBoard(st) {
 
 /**
  * One line of a log, newest first, keeping the last `keep` lines: the game's (and the
- * announcement being built from it) by default, the replay's with its own list.
+ * announcement being built from it) by default, the replay's with its own list. `colour`: of the
+ * seat whose turn the line tells, a bar at its side (one turn's lines read as one group).
+ * @param {string} text @param {boolean} [imp] @param {string} [colour]
  */
-function logLine(text, imp = false, list = $('log'), keep = 120) {
+/** @typedef {(text: string, imp?: boolean, colour?: string) => void} LogLine */
+function logLine(text, imp = false, colour = '', list = $('log'), keep = 120) {
   const li = document.createElement('li');
   li.textContent = text;
   if (imp) li.className = 'imp';
+  if (colour) { li.classList.add('by'); li.style.setProperty('--c', colour); }
   list.prepend(li);
   while (list.children.length > keep) list.lastChild?.remove();
 }
@@ -506,7 +510,7 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
  * die or wait), for a log rebuilt from past events; `takeoff`: the game's takeoff rolls (the
  * replay's record, not the game on the game screen).
  * @param {any} e @param {string} rules @param {string[]} said
- * @param {{log?: (text: string, imp: boolean) => void, quiet?: boolean, takeoff?: number[]}} [how]
+ * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[]}} [how]
  */
 function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || [] } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
@@ -591,7 +595,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
  * The words of `frames`' events, quietly (no sound, banner, die or wait), into a log: a log
  * rebuilt after a jump in the replay, a reload of the page or a change of language.
  * @param {any[]} frames @param {string} rules
- * @param {{log: (text: string, imp: boolean) => void, takeoff: number[]}} how
+ * @param {{log: LogLine, takeoff: number[]}} how
  */
 function logFrames(frames, rules, { log, takeoff }) {
   for (const f of frames) {
@@ -606,21 +610,27 @@ function logFrames(frames, rules, { log, takeoff }) {
  * follows its roll in the same state (a roll with one option, RULES.md §6.2 step 5), then each
  * event's own words (`describeEvent`, with `how`). Lines said go into `said` too.
  * @param {{cause?: string, events?: any[]}} f @param {string} rules @param {string[]} said
- * @param {{log?: (text: string, imp: boolean) => void, quiet?: boolean, takeoff?: number[]}} [how]
+ * Each line is drawn in the colour of the seat whose turn it tells (the event's seat, the seat a
+ * turn passes to, else the last one named).
+ * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[]}} [how]
  * @returns {(e: any) => Promise<void>|null}
  */
 function narrator(f, rules, said, how = {}) {
   const log = how.log ?? logLine;
-  const tell = (/** @type {string} */ text, imp = false) => { log(text, imp); said.push(text); };
+  let who = -1;
+  const paint = (/** @type {string} */ text, imp = false) => log(text, imp, who >= 0 ? COLOURS[rules]?.[who] ?? '' : '');
+  const tell = (/** @type {string} */ text, imp = false) => { paint(text, imp); said.push(text); };
+  const told = { ...how, log: paint };
   if (f.cause === 'timeout') tell(timeoutText(rules, f.events || []), true);
   let afterRoll = false;
   return (e) => {
+    if (e.kind === 'turnPassed') who = e.to; else if (typeof e.seat === 'number') who = e.seat;
     if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
       // whose move it was (the line named no one)
       if (afterRoll) tell(t('autoMove', { name: seatName(rules, e.seat) }));
       afterRoll = false;
     } else afterRoll = e.kind === 'rolled';
-    return describeEvent(e, rules, said, how);
+    return describeEvent(e, rules, said, told);
   };
 }
 
@@ -650,7 +660,7 @@ function relogGame(st, upTo = Infinity) {
   const chatUpTo = (v) => { for (; next < chats.length && chats[next].version <= v; next++) logLine(rooms.chatLine(chats[next])); };
   for (const f of frames) {
     chatUpTo(f.version - 1);
-    logFrames([f], loc.rules, { log: (text, imp) => logLine(text, imp), takeoff: st.options?.takeoff || [] });
+    logFrames([f], loc.rules, { log: logLine, takeoff: st.options?.takeoff || [] });
   }
   chatUpTo(Infinity);
 }

@@ -196,7 +196,7 @@ export class Viewer {
    */
   relog() {
     this.d.$('v-log').innerHTML = '';
-    this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff });
+    this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp, colour) => this.log(text, imp, colour), takeoff: this.takeoff });
   }
 
   async next() {
@@ -207,7 +207,7 @@ export class Viewer {
     const f = this.frames[this.i];
     const said = [];
     // told as the log rebuilt after a jump tells it (logFrames), with the animation
-    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp) => this.log(text, imp), takeoff: this.takeoff }));
+    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp, colour) => this.log(text, imp, colour), takeoff: this.takeoff }));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they
@@ -231,9 +231,12 @@ export class Viewer {
     this.update();
   }
 
-  /** One line of the replay's log (the game's `logLine`, its own list, 200 lines kept). */
-  log(text, imp) {
-    this.d.logLine(text, imp, this.d.$('v-log'), 200);
+  /**
+   * One line of the replay's log (the game's `logLine`, its own list, 200 lines kept).
+   * @param {string} text @param {boolean} [imp] @param {string} [colour]
+   */
+  log(text, imp, colour) {
+    this.d.logLine(text, imp, colour, this.d.$('v-log'), 200);
   }
 
   update() {

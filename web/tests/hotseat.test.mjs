@@ -23,7 +23,7 @@ test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeou
   }
 });
 
-test('hot-seat: the die wears the colour of who rolled it, faded once the turn has passed', { timeout: 60000 }, async () => {
+test('hot-seat: the die and the log wear the colour of who rolled, the die faded once the turn has passed', { timeout: 60000 }, async () => {
   const b = await launch(DESKTOP);
   try {
     const page = await b.page();
@@ -57,6 +57,11 @@ test('hot-seat: the die wears the colour of who rolled it, faded once the turn h
     assert.equal(after.dieColour, firstColour, 'the die keeps the colour of the seat that rolled it');
     assert.equal(after.stale, true, 'a used roll is faded under the next seat’s turn');
     assert.match(after.label ?? '', new RegExp(`掷出 ${st.die}$`));
+    // the log's lines wear the colour of the turn they tell: 轮到 … is the new seat's, the roll
+    // before it the first seat's
+    const bars = await page.locator('#log li').evaluateAll((lis) => lis.map((li) => /** @type {HTMLElement} */ (li).style.getPropertyValue('--c')));
+    assert.equal(bars[0], after.turnColour);
+    assert.ok(bars.includes(firstColour), `a line of the first seat's turn in ${JSON.stringify(bars)}`);
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
