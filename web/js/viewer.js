@@ -25,6 +25,8 @@ export class Viewer {
     this.wanted = 0;
     this.playing = false;
     this.busy = false;
+    /** the position the step being animated ends at */
+    this.landing = 0;
     this.anim = 1;
     this.onBack = () => {};
     /** 道具模式: the replay's own item bars (to look at, not to use) */
@@ -178,6 +180,7 @@ export class Viewer {
   seek(i) {
     if (!this.board || !this.start) { this.wanted = i; return; }
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating must not move on from here
+    if (this.busy) this.board.skip(); // nor draw its last squares over this position
     this.playing = false;
     this.clearDecision();
     this.i = Math.max(0, Math.min(this.frames.length, i));
@@ -199,9 +202,16 @@ export class Viewer {
     this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp, colour) => this.log(text, imp, colour), takeoff: this.takeoff });
   }
 
+  /**
+   * One ply on, animated. Pressed again while a step animates, it ends that step at once and
+   * goes one ply further without animation (a press is one ply, as many times as it is pressed;
+   * presses during a step were dropped).
+   */
   async next() {
-    if (!this.board || this.busy || this.i >= this.frames.length) return false;
+    if (!this.board || this.i >= this.frames.length) return false;
+    if (this.busy) { this.seek(Math.max(this.i, this.landing) + 1); return false; }
     this.busy = true;
+    this.landing = this.i + 1;
     this.clearDecision();
     const epoch = this.epoch;
     const f = this.frames[this.i];

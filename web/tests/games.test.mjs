@@ -157,6 +157,19 @@ async function recordAndReplay(page, b, rules) {
     const name = ['红方', '黄方', '蓝方', '绿方'][jump.seat];
     assert.ok(lines.includes(`${name} ${jump.piece + 1} 号跳子`), `no line for ${name}'s jump: ${lines.slice(0, 12).join(' | ')}`);
   }
+  // → pressed while a step animates ends it and goes on: three presses are three plies (the
+  // presses during a step were dropped: one ply for three)
+  await page.evaluate((w) => { const v = /** @type {any} */ (window).__fxq.viewer; v.seek(w); v.setSpeed(1); }, walk);
+  await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement)?.blur());
+  for (let k = 0; k < 3; k++) { await page.keyboard.press('ArrowRight'); await page.waitForTimeout(20); }
+  await page.waitForFunction(() => !/** @type {any} */ (window).__fxq.viewer.busy, null, { timeout: 5000 });
+  await page.evaluate(() => /** @type {any} */ (window).__fxq.viewer.setSpeed(0));
+  assert.match(await page.locator('#v-pos').innerText(), new RegExp(`^[^0-9]*${walk + 3} / ${frames}`));
+  // and the pieces stand where that position has them (the step cut short drew no square after)
+  const where = () => page.evaluate(() => [...document.querySelectorAll('#viewer-board .piece')].map((g) => `${g.getAttribute('data-seat')}.${g.getAttribute('data-piece')}@${g.getAttribute('transform')}`).sort().join(' '));
+  const drawn = await where();
+  await page.evaluate(() => { const v = /** @type {any} */ (window).__fxq.viewer; v.seek(v.i); });
+  assert.equal(drawn, await where());
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
   await page.setInputFiles('#v-file', file);
