@@ -162,6 +162,9 @@ function wireTabs() {
   }
 }
 
+/** A link beside a card's title to a section of the guide in this language. @param {string} id @param {string} text */
+const helpLink = (id, text) => ` <a class="help" href="guides/${getLang()}.html#${id}">ⓘ ${text}</a>`;
+
 /** The cards both set-up forms share: the game with its board preview, and the rule options. */
 export function rulesCard(s, cls = 'o1') {
   const fxq = s.rules === 'feixingqi';
@@ -176,7 +179,8 @@ export function playersRadios(s) {
 /** @param {any} s @param {string} [extraRows] rows the online form adds (the turn timer) */
 export function optionsCard(s, extraRows = '', cls = 'o3') {
   const fxq = s.rules === 'feixingqi';
-  return `<div class="card ${cls}"><h2>${t('options')}</h2><div class="opts">
+  // what each option does: the guide's table (飞行棋) or paragraph (Ludo), in this language
+  return `<div class="card ${cls}"><h2>${t('options')}${helpLink(fxq ? 'options' : 'ludo-options', t('optionsHelp'))}</h2><div class="opts">
       ${fxq ? `<div class="row"><span class="lab">${t('takeoff')}</span><div class="seg" role="radiogroup" aria-label="${t('takeoff')}">${radioHtml('takeoff', '6', t('takeoff6'), s.takeoff === '6')}${radioHtml('takeoff', '56', t('takeoff56'), s.takeoff === '56')}</div></div>
       <div class="row seg">${checkHtml('tripleSix', t('tripleSix'), s.tripleSix)}${checkHtml('sixStops', t('sixStops'), s.sixStops)}</div>
       <div class="row seg" title="${t('itemModeNote')}">${checkHtml('items', t('itemMode'), s.items)}<span class="muted">${t('itemModeNote')}</span></div>` : ''}
@@ -240,7 +244,7 @@ function renderSetup() {
     <div class="start-row o4"><button type="submit" class="primary" id="btn-start">${t('start')}</button>${current.st && current.st.phase !== 'over' && !current.st.room ? `<button type="button" id="btn-resume">${t('resume')}</button>` : ''}</div>
     <p class="muted o5" style="text-align:center">${t('verifyNote')}</p>
     </div><div class="setup-col">
-    <div class="card o2"><h2>${t('players')}</h2>
+    <div class="card o2"><h2>${t('players')}${helpLink('levels', t('levelsHelp'))}</h2>
       ${playersRadios(s)}
       <div class="seats" style="margin-top:.6rem">${seatRows}</div>
     </div>

@@ -95,3 +95,39 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     await b.close();
   }
 });
+
+test('options: the set-up’s ⓘ links open the guide’s section on them, in the page’s language', { timeout: 60000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    const seen = [];
+    for (const lang of ['zh', 'en']) {
+      for (const rules of ['feixingqi', 'ludo']) {
+        await open(page, { lang });
+        await page.waitForSelector('#setup-form');
+        await page.check(`input[name=lang][value=${lang}]`, { force: true });
+        await page.check(`input[name=rules][value=${rules}]`, { force: true });
+        const links = await page.locator('#setup-form .card h2 a.help').evaluateAll((as) => as.map((a) => /** @type {HTMLAnchorElement} */ (a).getAttribute('href')));
+        assert.equal(links.length, 2, `${lang} ${rules}: ${links}`);
+        for (const href of links) {
+          assert.match(href ?? '', new RegExp(`^guides/${lang}\\.html#`));
+          seen.push(href);
+        }
+        await page.click('#setup-form .card h2 a.help >> nth=1');
+        await page.waitForURL(/guides\//);
+        const id = new URL(page.url()).hash.slice(1);
+        assert.ok(await page.locator(`[id="${id}"]`).count() === 1, `the guide has #${id}`);
+        for (const href of links) {
+          const target = (href ?? '').split('#')[1];
+          assert.equal(await page.locator(`[id="${target}"]`).count(), 1, `${href}: no such section`);
+        }
+        await page.click('.top a[href="../index.html"]');
+        await page.waitForSelector('#setup-form');
+      }
+    }
+    assert.ok(seen.includes('guides/zh.html#options') && seen.includes('guides/en.html#ludo-options'), seen.join(' '));
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
