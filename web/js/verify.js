@@ -257,7 +257,7 @@ function render() {
   if (r.status === 'ok') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
   if (r.status === 'roll') rolls = t('verifyRollBad', { i: r.mismatch.index, k: r.mismatch.k, r: r.mismatch.recorded, e: r.mismatch.expected, n: r.rolls });
   if (r.status === 'game' || r.status === 'deal') rolls = t('verifyRollsOk', { n: r.rolls, last: Math.max(0, r.rolls - 1), m: r.clientSeeds.length });
-  const seatList = (v) => (Array.isArray(v) ? v : []).map((s) => seatName(record.rules === 'ludo' ? 'ludo' : 'feixingqi', s)).join(getLang() === 'zh' ? '、' : ', ');
+  const seatList = (v) => (Array.isArray(v) ? v : []).map((s) => whoSat(record, s)).join(getLang() === 'zh' ? '、' : ', ');
   let dealt = '';
   if (r.status === 'deal') dealt = t('verifyDealBad', { r: seatList(r.dealt), e: seatList(r.deal) });
   else if (ok && r.deal) dealt = t('verifyDealOk', { s: seatList(r.deal) });
@@ -270,7 +270,7 @@ function render() {
     const all = [0, 0, 0, 0, 0, 0];
     for (const v of r.values) all[v.die - 1]++;
     const head = `<tr><th>${esc(t('seat'))}</th>${[1, 2, 3, 4, 5, 6].map((f) => `<th>${f}</th>`).join('')}<th>n</th><th>χ²</th><th>p</th></tr>`;
-    const rows = (seats || []).map((s) => statsRow(`<span class="sw" style="--c:var(--s${s.seat})"></span>${esc(seatName(rules, s.seat))}`, s.counts)).join('');
+    const rows = (seats || []).map((s) => statsRow(`<span class="sw" style="--c:var(--s${s.seat})"></span>${esc(whoSat(record, s.seat))}`, s.counts)).join('');
     table = `<h2>${esc(t('verifyStats'))}</h2>
       <div class="tablewrap"><table id="vf-stats" class="${rules === 'ludo' ? 'ludo-colours' : ''}"><thead>${head}</thead><tbody>${rows}${statsRow(esc(t('verifyAll')), all)}</tbody></table></div>
       ${seatsError ? `<p class="muted">${esc(t('verifyNoSeats', { msg: seatsError }))}</p>` : ''}
@@ -282,6 +282,22 @@ function render() {
     ${dealt ? `<p id="vf-deal">${esc(dealt)}</p>` : ''}
     ${plies ? `<p id="vf-game">${esc(plies)}</p>` : ''}
     ${table}`;
+}
+
+/**
+ * A seat's colour and who sat there, as the record says (a room's `names`, a game's computer
+ * `levels`, both in the order of `seats`): 红方（小明）, 黄方（电脑·困难）. Words the record
+ * carries, not checked by the dice: they only say whose rows these are.
+ * @param {any} record @param {number} seat
+ */
+export function whoSat(record, seat) {
+  const colour = seatName(record?.rules === 'ludo' ? 'ludo' : 'feixingqi', seat);
+  const at = Array.isArray(record?.seats) ? record.seats.indexOf(seat) : -1;
+  const nick = at >= 0 && Array.isArray(record.names) ? record.names[at] : null;
+  const level = at >= 0 && Array.isArray(record.levels) ? record.levels[at] : null;
+  const who = typeof nick === 'string' && nick ? nick
+    : typeof level === 'string' && ['easy', 'normal', 'hard', 'master'].includes(level) ? `${t('controllerComputer')}·${t(level)}` : '';
+  return who ? (getLang() === 'zh' ? `${colour}（${who}）` : `${colour} (${who})`) : colour;
 }
 
 /** @param {any} record */

@@ -170,6 +170,15 @@ test('verify page: real finished games pass, tampered records fail, both languag
       }, [record.dice.seed, record.dice.clientSeeds, record.seats]);
       assert.equal(await paste({ ...structuredClone(record), deal: dealt }), 'ok');
       assert.match(await page.locator('#vf-deal').innerText(), /颜色分配 ✓/);
+      // who sat where, as a room's record names them (its nicknames, else the computers' levels):
+      // in the deal and the table (they only said colours), a nickname as text, never markup
+      const named = { ...structuredClone(record), deal: dealt, names: ['小明', null, '<b>鲍勃</b>', null] };
+      assert.equal(await paste(named), 'ok');
+      const colours = await page.evaluate(async (r) => { const m = await import('/js/i18n.js'); return [0, 1, 2, 3].map((s) => m.seatName(r, s)); }, rules);
+      const sat = ['小明', '电脑·入门', '<b>鲍勃</b>', '电脑·入门'].map((w, s) => `${colours[s]}（${w}）`);
+      const heads = await page.locator('#vf-stats tbody th').allInnerTexts();
+      assert.deepEqual(heads.slice(0, 4), sat);
+      for (const s of dealt) assert.ok((await page.locator('#vf-deal').innerText()).includes(sat[s]), `the deal names seat ${s}`);
       assert.equal(await paste({ ...structuredClone(record), deal: [...dealt].reverse() }), 'deal');
       assert.match(await page.locator('#vf-deal').innerText(), /颜色分配 ✗/);
       assert.match(await page.locator('#vf-verdict').innerText(), /不通过/);
