@@ -3,7 +3,7 @@
 
 import { t, setLang, getLang, seatName, whereText, pieceName, unitOf } from './i18n.js';
 import { esc } from './html.js';
-import { createBoard, createItemBar, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
+import { createBoard, createItemBar, glyphIcon, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
 import { renderEnd, endTitle } from './end.js';
@@ -449,6 +449,7 @@ async function ensureBoard(st) {
   const geo = await getGeo(st.rules);
   current.rules = st.rules;
   current.board = createBoard($('board'), geo, {
+    itemName: (k) => itemName(k),
     onPick: (k) => pick(k),
     label: (seat, piece, p) => pieceLabel(st.rules, seat, piece, p),
   });
@@ -1032,7 +1033,7 @@ function drawItemPanel(panel, view, st, seats, onUse) {
   if (view.key !== key) {
     for (const bar of view.bars.values()) bar.destroy();
     view.bars.clear();
-    panel.innerHTML = `<div class="items-head"><b>${t('itemBars')}</b><span class="round"></span><span class="weather"></span><span class="booster"></span></div>`;
+    panel.innerHTML = `<div class="items-head"><b>${t('itemBars')}</b><span class="round"></span><span class="weather"></span><span class="booster"></span><span class="on-board"></span></div>`;
     for (const seat of seats) {
       const row = document.createElement('div');
       row.className = 'seat-bar';
@@ -1048,7 +1049,11 @@ function drawItemPanel(panel, view, st, seats, onUse) {
   }
   panel.hidden = false;
   /** @type {HTMLElement} */ (panel.querySelector('.round')).textContent = it.round ? t('itemRound', { n: it.round }) : '';
-  /** @type {HTMLElement} */ (panel.querySelector('.weather')).textContent = it.weather ? t('itemWeatherUntil', { w: itemName(it.weather.kind), n: it.weather.untilRound }) : '';
+  // the icons on the board, named: a phone has no tooltip to say what a glyph is
+  const named = (/** @type {string} */ k, /** @type {string} */ text) => { const s = document.createElement('span'); s.className = 'named'; s.append(glyphIcon(k, 18), text); return s; };
+  panel.querySelector('.weather')?.replaceChildren(...(it.weather ? [named(it.weather.kind, t('itemWeatherUntil', { w: itemName(it.weather.kind), n: it.weather.untilRound }))] : []));
+  const kinds = [...new Set((it.board || []).map((/** @type {any} */ b) => String(b.item)))];
+  panel.querySelector('.on-board')?.replaceChildren(...(kinds.length ? [t('itemOnBoard'), ...kinds.map((k) => named(k, itemName(k)))] : []));
   /** @type {HTMLElement} */ (panel.querySelector('.booster')).textContent = it.booster ? t('itemBoosterOn') : '';
   if (!onUse) for (const [seat, bar] of view.bars) bar.set(it.bars?.[seat] || [], false);
   return true;
@@ -1102,7 +1107,7 @@ function renderTarget() {
   const { item, targets } = /** @type {{item: string, index: number, targets: any}} */ (current.targeting);
   const box = $('item-target');
   const hinted = current.itemHint?.item === item ? current.itemHint : null;
-  const prompt = t(item === 'remoteDie' ? 'itemTargetRemote' : item === 'shield' ? 'itemTargetShield' : 'itemTargetMissile');
+  const prompt = t(item === 'remoteDie' ? 'itemTargetRemote' : item === 'shield' ? 'itemTargetShield' : 'itemTargetMissile', { n: st?.options?.pieces ?? 4 });
   box.setAttribute('aria-label', itemName(item));
   if (item === 'remoteDie') {
     box.innerHTML = `<div>${prompt}</div><div class="faces">${[1, 2, 3, 4, 5, 6].map((d) => `<button type="button" class="item-slot${hinted?.die === d ? ' hinted' : ''}" data-die="${d}" aria-label="${t('itemFace', { d })}"><svg viewBox="0 0 100 100" aria-hidden="true">${dieSvg(d)}</svg></button>`).join('')}</div>
@@ -1248,7 +1253,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, itemName, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1372,6 +1377,9 @@ function wire() {
         return;
       }
       if (d) return;
+      // Space is no roll while a target is awaited (it dropped the item and rolled the die):
+      // it presses a focused button (a face, 取消), else it says what is awaited
+      if ((e.key === ' ' || e.code === 'Space') && tag !== 'BUTTON') { e.preventDefault(); toast(t('itemTargetFirst')); return; }
     }
     if (e.key === ' ' || e.code === 'Space') {
       if (tag === 'BUTTON' && e.target !== $('btn-roll')) return; // Space presses the focused button

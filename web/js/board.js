@@ -151,6 +151,23 @@ export const ITEM_NAMES = {
 };
 
 /**
+ * The icon of an item or a weather as a small SVG of `size` px, as the board draws it (a weather
+ * glyph, drawn for the board's tinted square, on a dark disc): the bars and the legend beside
+ * the board use it. @param {string} kind @param {number} [size]
+ */
+export function glyphIcon(kind, size = 36) {
+  const svg = document.createElementNS(SVGNS, 'svg');
+  svg.setAttribute('viewBox', '-0.4 -0.4 0.8 0.8');
+  svg.setAttribute('width', String(size));
+  svg.setAttribute('height', String(size));
+  svg.setAttribute('aria-hidden', 'true');
+  const g = gl('g', {}, svg);
+  if (WEATHER_GLYPH[kind]) { gl('circle', { r: 0.38, fill: 'rgb(40,60,90)' }, g); WEATHER_GLYPH[kind](g); }
+  else ITEM_GLYPH[kind]?.(g);
+  return svg;
+}
+
+/**
  * The item bar 道具栏 (at most 3 items): one button per item, used by click or by the keys 1–3.
  * `onUse(item, index)` is called for an enabled bar; the caller then asks for a target where the
  * item needs one (护盾: an own plane; 导弹: an enemy plane; 遥控骰子: a face).
@@ -175,12 +192,7 @@ export function createItemBar(host, opts = {}) {
       const name = it ? ITEM_NAMES[opts.lang || 'zh'][it] : '';
       b.setAttribute('aria-label', it ? `${i + 1}: ${name}` : `${i + 1}: —`);
       b.title = name;
-      const svg = document.createElementNS(SVGNS, 'svg');
-      svg.setAttribute('viewBox', '-0.4 -0.4 0.8 0.8');
-      svg.setAttribute('width', '36');
-      svg.setAttribute('height', '36');
-      if (it) ITEM_GLYPH[it]?.(gl('g', {}, svg));
-      b.appendChild(svg);
+      b.appendChild(glyphIcon(it ?? ''));
       b.addEventListener('click', () => { if (it && enabled) opts.onUse?.(it, i); });
       bar.appendChild(b);
     }
@@ -208,7 +220,8 @@ export function createItemBar(host, opts = {}) {
 /**
  * @param {HTMLElement} host
  * @param {Geo} geo
- * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number)=>string}} [opts]
+ * `itemName`: the name of an item or a weather (道具模式), for its icon on the board.
+ * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number)=>string, itemName?: (kind:string)=>string}} [opts]
  */
 export function createBoard(host, geo, opts = {}) {
   const n = geo.size;
@@ -220,6 +233,9 @@ export function createBoard(host, geo, opts = {}) {
   const gMarks = el('g', { class: 'marks' }, svg);
   const gItems = el('g', { class: 'items' }, svg);
   const gPieces = el('g', { class: 'pieces' }, svg);
+  // the weather's badge stands above the pieces: a plane parked on the weather square (fog
+  // holds planes there) hid the only mark of where the weather was
+  const gBadges = el('g', { class: 'badges' }, svg);
   const gOver = el('g', { class: 'over' }, svg);
 
   /** Centre point of each loop square (footprint centroid for 飞行棋, cell centre for Ludo). */
@@ -426,6 +442,15 @@ export function createBoard(host, geo, opts = {}) {
     for (const pc of pieces) {
       pc.g.setAttribute('aria-label', opts.label ? opts.label(pc.seat, pc.piece, pc.p) : `${pc.seat} ${pc.piece + 1}`);
     }
+    for (const g of svg.querySelectorAll('[data-kind]')) nameIcon(g);
+  }
+  /** An item's or weather's icon says what it is (a tooltip, and its name to a screen reader). @param {Element} g */
+  function nameIcon(g) {
+    const name = opts.itemName?.(g.getAttribute('data-kind') ?? '') ?? '';
+    g.setAttribute('aria-label', name);
+    const title = g.querySelector(':scope > title') ?? el('title', {}, g);
+    if (g.firstChild !== title) g.prepend(title);
+    title.textContent = name;
   }
 
   /**
@@ -509,10 +534,11 @@ export function createBoard(host, geo, opts = {}) {
         case 'collision': if (pc) flash(pc.x, pc.y, '#000'); break;
         case 'finished': if (pc) { pc.p = 56; flash(pc.x, pc.y, col[pc.seat], 'burst gold'); } break;
         // ---- item mode (docs/PROTOCOL.md "Items (proposal)")
-        case 'itemAppeared': await popIn(glyphAt(ITEM_GLYPH[e.item], e.square)); break;
-        case 'weatherAppeared': await popIn(glyphAt(WEATHER_GLYPH[e.weather], e.square, true)); break;
+        case 'itemAppeared': await popIn(glyphAt(e.item, e.square)); break;
+        case 'weatherAppeared': await popIn(glyphAt(e.weather, e.square, true)); break;
         case 'weatherVanished': {
           const w = gItems.querySelector(`.weather-cell[data-a="${e.square}"]`);
+          gBadges.querySelector(`.weather-badge[data-a="${e.square}"]`)?.remove();
           if (w) await tween(400, (u) => w.setAttribute('opacity', String(1 - u)));
           w?.remove();
           break;
@@ -635,13 +661,23 @@ export function createBoard(host, geo, opts = {}) {
   }
 
   // ---- item mode: items and weather on the board, shields on planes (RULES.md §10.3)
-  /** An icon group at loop square `a`; weather cells get a tinted square behind the glyph. */
-  function glyphAt(draw, a, weather = false) {
+  /**
+   * The icon of item or weather `kind` at loop square `a`; a weather cell gets a tinted square
+   * behind its glyph, and a small badge of it in the square's corner above any plane on it.
+   */
+  function glyphAt(kind, a, weather = false) {
     const [x, y] = loopPt[a];
-    const g = el('g', { class: weather ? 'weather-cell' : 'item-icon', 'data-a': a, transform: `translate(${x} ${y})` }, gItems);
+    const g = el('g', { class: weather ? 'weather-cell' : 'item-icon', 'data-a': a, 'data-kind': kind, role: 'img', transform: `translate(${x} ${y})` }, gItems);
     if (weather) el('rect', { x: -0.5, y: -0.5, width: 1, height: 1, rx: 0.2, fill: 'rgba(40,60,90,.35)' }, g);
     else el('circle', { r: 0.36, fill: '#fff', stroke: '#333', 'stroke-width': 0.04 }, g);
-    draw?.(g);
+    (weather ? WEATHER_GLYPH : ITEM_GLYPH)[kind]?.(g);
+    nameIcon(g);
+    if (weather) {
+      const badge = el('g', { class: 'weather-badge', 'data-a': a, 'data-kind': kind, role: 'img', transform: `translate(${x + 0.34} ${y - 0.34}) scale(0.5)` }, gBadges);
+      el('circle', { r: 0.42, fill: 'rgb(40,60,90)', stroke: '#fff', 'stroke-width': 0.06 }, badge);
+      WEATHER_GLYPH[kind]?.(badge);
+      nameIcon(badge);
+    }
     return g;
   }
   async function popIn(g) {
@@ -676,10 +712,11 @@ export function createBoard(host, geo, opts = {}) {
    */
   function setItems(items) {
     gItems.replaceChildren();
+    gBadges.replaceChildren();
     for (const pc of pieces) setShielded(pc, false);
     if (!items) return;
-    if (items.weather) glyphAt(WEATHER_GLYPH[items.weather.kind], items.weather.square, true);
-    for (const b of items.board || []) glyphAt(ITEM_GLYPH[b.item], b.square);
+    if (items.weather) glyphAt(items.weather.kind, items.weather.square, true);
+    for (const b of items.board || []) glyphAt(b.item, b.square);
     for (const [s, k] of items.shields || []) { const pc = find(s, k); if (pc) setShielded(pc, true); }
   }
 

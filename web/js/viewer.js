@@ -55,6 +55,7 @@ export class Viewer {
 
   /** Everything the viewer wrote again, in the language of the moment. */
   relang() {
+    this.board?.relabel();
     this.relog();
     this.update();
     this.showInfo();
@@ -97,7 +98,7 @@ export class Viewer {
     this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
-    this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p) => this.d.pieceLabel(rules, seat, piece, p) });
+    this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p) => this.d.pieceLabel(rules, seat, piece, p), itemName: (k) => this.d.itemName(k) });
     this.board.setSpeed(this.anim);
     this.d.markBoard();
     const plies = Array.isArray(record.plies) ? record.plies.length : 0;

@@ -174,6 +174,11 @@ test('item mode: set-up option, a local 飞行棋 game using items by click and 
           if (!await activateItem(page, activate)) continue;
           let tg = (await snap(page)).targeting;
           if (tg && !cancelled) {
+            // Space is no roll while the target is awaited (it closed the step and rolled)
+            await page.evaluate(() => /** @type {HTMLElement|null} */ (document.activeElement)?.blur());
+            await page.keyboard.press(' ');
+            const spaced = await snap(page);
+            assert.deepEqual([spaced.version, spaced.targeting?.item], [st.version, tg.item], 'Space keeps the targeting step');
             // Escape leaves the targeting step and the item stays in the bar
             await page.keyboard.press('Escape');
             const after = await snap(page);

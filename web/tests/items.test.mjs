@@ -18,7 +18,7 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       host.id = 'items-host';
       host.style.width = '600px';
       document.body.prepend(host);
-      const board = m.createBoard(host, geo);
+      const board = m.createBoard(host, geo, { itemName: (k) => `name:${k}` });
       board.setSpeed(0);
       board.setPieces([[10, 20, -1, -1], [-1, -1, -1, -1], [30, -1, -1, -1], [-1, -1, -1, -1]], [0, 1, 2, 3]);
       board.setItems({
@@ -47,6 +47,11 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       const after = {
         icons: [...host.querySelectorAll('.item-icon')].map((e) => Number(e.getAttribute('data-a'))).sort((x, y) => x - y),
         weather: [...host.querySelectorAll('.weather-cell')].map((e) => Number(e.getAttribute('data-a'))),
+        // the weather's badge stands above the pieces (a plane on the square hid the weather)
+        // and every icon says what it is
+        badges: [...host.querySelectorAll('.badges .weather-badge')].map((e) => Number(e.getAttribute('data-a'))),
+        names: [...host.querySelectorAll('.item-icon, .weather-cell, .weather-badge')].map((e) => `${e.getAttribute('aria-label')}|${e.querySelector('title')?.textContent}`).sort(),
+        badgeAbovePieces: !!host.querySelector('svg.board > .pieces + .badges'),
         ring: ringShown(0, 1),
         blue: board.state().find((p) => p.seat === 2 && p.piece === 0)?.p,
       };
@@ -77,7 +82,10 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       return { before, after, used, slots };
     });
     assert.deepEqual(out.before, { icons: 2, weather: 1, ring: true, other: false });
-    assert.deepEqual(out.after, { icons: [5, 40], weather: [33], ring: false, blue: -1 });
+    assert.deepEqual(out.after, {
+      icons: [5, 40], weather: [33], badges: [33], badgeAbovePieces: true, ring: false, blue: -1,
+      names: ['name:fog|name:fog', 'name:fog|name:fog', 'name:missile|name:missile', 'name:sixDie|name:sixDie'],
+    });
     assert.deepEqual(out.used, [['shield', 0], ['missile', 1]]);
     assert.deepEqual(out.slots.map((s) => s.disabled), [false, false, true]);
     assert.deepEqual(out.slots.map((s) => s.hinted), [false, true, false]);

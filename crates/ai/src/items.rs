@@ -636,40 +636,40 @@ impl ItemHint {
     /// A short sentence in Chinese.
     pub fn zh(&self) -> String {
         let what = match self.item_use {
-            ItemUse::SixDie => "用 6数骰：这一掷必是 6。".to_string(),
-            ItemUse::Booster => "用动力装置：这一掷走双倍步数。".to_string(),
-            ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点。", d.get()),
-            ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击。", piece + 1),
+            ItemUse::SixDie => "用 6数骰：这一掷必是 6".to_string(),
+            ItemUse::Booster => "用动力装置：这一掷走双倍步数".to_string(),
+            ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点", d.get()),
+            ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击", piece + 1),
             ItemUse::Missile { seat, piece } => {
                 // Items are a 飞行棋 mode: its colours.
                 let (zh, _) = seat.colour_names(false);
-                format!("用导弹把{zh}方的 {} 号飞机打回停机坪。", piece + 1)
+                format!("用导弹把{zh}方的 {} 号飞机打回停机坪", piece + 1)
             }
         };
-        format!("{what}（胜率约 +{:.1}%）", self.gain)
+        format!("{what}（胜率约 +{:.1}%）。", self.gain)
     }
 
     /// A short sentence in English.
     pub fn en(&self) -> String {
         let what = match self.item_use {
-            ItemUse::SixDie => "Use the six die: this roll is a 6.".to_string(),
-            ItemUse::Booster => "Use the booster: this roll walks double.".to_string(),
-            ItemUse::RemoteDie(d) => format!("Use the remote die and set it to {}.", d.get()),
+            ItemUse::SixDie => "Use the six die: this roll is a 6".to_string(),
+            ItemUse::Booster => "Use the booster: this roll walks double".to_string(),
+            ItemUse::RemoteDie(d) => format!("Use the remote die and set it to {}", d.get()),
             ItemUse::Shield { piece } => {
-                format!("Shield plane {} against captures.", piece + 1)
+                format!("Shield plane {} against captures", piece + 1)
             }
             ItemUse::Missile { seat, piece } => {
                 // "Blue", as the board and the log name the seat (not "blue")
                 let colour = seat.colour_names(false).1;
                 let (first, rest) = colour.split_at(1);
                 format!(
-                    "Fire the missile at {}{rest}'s plane {}: it goes back to its hangar.",
+                    "Fire the missile at {}{rest}'s plane {}: it goes back to its hangar",
                     first.to_ascii_uppercase(),
                     piece + 1
                 )
             }
         };
-        format!("{what} (about +{:.1} points of win chance)", self.gain)
+        format!("{what} (about +{:.1} points of win chance).", self.gain)
     }
 }
 
@@ -782,12 +782,12 @@ mod tests {
         };
         assert_eq!(
             hint.zh(),
-            "用导弹把蓝方的 1 号飞机打回停机坪。（胜率约 +5.7%）"
+            "用导弹把蓝方的 1 号飞机打回停机坪（胜率约 +5.7%）。"
         );
         assert_eq!(
             hint.en(),
-            "Fire the missile at Blue's plane 1: it goes back to its hangar. \
-             (about +5.7 points of win chance)"
+            "Fire the missile at Blue's plane 1: it goes back to its hangar \
+             (about +5.7 points of win chance)."
         );
     }
 
