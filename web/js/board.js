@@ -379,8 +379,14 @@ export function createBoard(host, geo, opts = {}) {
     el('ellipse', { cx: 0.04, cy: 0.1, rx: PR * 0.95, ry: PR * 0.55, class: 'shadow' }, inner);
     el('path', { d: shapePath(s, PR), fill: col[s], class: 'body' }, inner);
     el('text', { x: 0, y: 0.15, class: 'num' }, inner).textContent = String(k + 1);
-    // 护盾: a ring shown while the plane is shielded (item mode)
-    el('circle', { r: PR + 0.14, fill: 'none', stroke: '#1e88e5', 'stroke-width': 0.07, 'stroke-dasharray': '0.12 0.06', class: 'shield-ring', style: 'display:none' }, inner);
+    // 护盾: a ring and a small shield shown while the plane is shielded (item mode); a dashed
+    // thin ring alone was hard to see on a phone, on blue and green squares above all
+    const ring = el('g', { class: 'shield-ring', style: 'display:none' }, inner);
+    el('circle', { r: PR + 0.14, fill: 'none', stroke: '#fff', 'stroke-width': 0.14 }, ring);
+    el('circle', { r: PR + 0.14, fill: 'none', stroke: '#1565c0', 'stroke-width': 0.08 }, ring);
+    const mark = el('g', { transform: `translate(${-PR * 0.9} ${PR * 0.8}) scale(0.6)` }, ring);
+    el('circle', { r: 0.3, fill: '#fff', stroke: '#1565c0', 'stroke-width': 0.05 }, mark);
+    ITEM_GLYPH.shield(mark);
     const badge = /** @type {SVGGElement} */ (el('g', { class: 'badge', transform: `translate(${PR * 0.85} ${-PR * 0.85})` }, g));
     el('circle', { r: 0.2 }, badge);
     el('text', { y: 0.08 }, badge);
