@@ -6,9 +6,8 @@ use std::{process::ExitCode, time::Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use feixingqi_ai::{
-    bot_by_name,
     hint::{calibration as calibration_of, sides, Valuation},
-    Advisor, Bot, Calibration, ItemBot, ItemPlayer, Level, Opposition, RankedOption, BOT_NAMES,
+    Advisor, Bot, Calibration, ItemBot, ItemPlayer, Level, Opposition, RankedOption,
 };
 use feixingqi_rules::{
     items::{distinct_mask, ItemState, ITEM_DOMAIN},
@@ -19,8 +18,8 @@ use feixingqi_rules::{
 };
 
 use crate::arena::{
-    flag, mean_se, mix, num, play_on_with_items, quantile, rules_from, sample_item_states,
-    sample_positions, seats_for, threads, Flags,
+    count, flag, known_bot, make_bot, mean_se, mix, num, play_on_with_items, quantile, rules_from,
+    sample_item_states, sample_positions, seats_for, threads, Flags, MAX_POSITIONS, RULE_FLAGS,
 };
 use crate::progress::in_parallel;
 
@@ -223,8 +222,7 @@ fn measure(
 ) -> Measured {
     let me = pos.turn().index();
     let opts = pos.distinct_moves();
-    let bot =
-        |name: &str, seed: u64| bot_by_name(name, seed).unwrap_or_else(|| Level::Hard.bot(seed));
+    let bot = |name: &str, seed: u64| make_bot(name, seed).unwrap_or_else(|| Level::Hard.bot(seed));
     measure_with(opts.len(), rollouts, max_rollouts, seed, |i, r| {
         let mut start = *pos;
         start.play_unchecked(opts[i], &mut NoEvents);
@@ -419,6 +417,9 @@ fn argmax(v: &[f64]) -> usize {
     best
 }
 
+/// The most playouts per option (`--rollouts`; `--max-rollouts` up to four times it).
+const MAX_ROLLOUTS: u32 = 1_000_000;
+
 /// `feixingqi hint-accuracy`.
 pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     let own = Flags {
@@ -439,9 +440,34 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         switches: &[],
     };
     let rules = rules_from("hint-accuracy", args, own)?;
-    let decisions: usize = num(args, "--decisions", 1000)?;
-    let rollouts: u32 = num(args, "--rollouts", 2000)?;
-    let max_rollouts: u32 = num(args, "--max-rollouts", 4 * rollouts)?;
+    if flag(args, "--load").is_some() {
+        // The file holds the decisions and says how they were made: these would be dropped.
+        let from_file = [
+            "--decisions",
+            "--rollouts",
+            "--max-rollouts",
+            "--players",
+            "--policy",
+            "--others",
+            "--seed",
+            "--threads",
+        ];
+        let ignored = (args.iter().map(String::as_str)).find(|a| {
+            from_file.contains(a)
+                || RULE_FLAGS.values.contains(a)
+                || RULE_FLAGS.switches.contains(a)
+        });
+        if let Some(f) = ignored {
+            bail!("{f} cannot be given with --load: the file's game, seed, decisions and policies apply");
+        }
+    }
+    let decisions: usize = count(args, "--decisions", 1000, 1..=MAX_POSITIONS)?;
+    let rollouts: u32 = count(args, "--rollouts", 2000, 2..=MAX_ROLLOUTS)?;
+    let max_rollouts: u32 = count(args, "--max-rollouts", 4 * rollouts, 2..=4 * MAX_ROLLOUTS)?;
+    ensure!(
+        max_rollouts >= rollouts,
+        "--max-rollouts {max_rollouts} is below --rollouts {rollouts}: it caps the playouts per option"
+    );
     let seed: u64 = num(args, "--seed", 1)?;
     let mine = flag(args, "--policy").unwrap_or("hard");
     let policy = Policy {
@@ -452,11 +478,7 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     for (flag, bot) in
         std::iter::once(("--policy", policy.mine)).chain(others.iter().map(|&b| ("--others", b)))
     {
-        ensure!(
-            bot_by_name(bot, 0).is_some(),
-            "unknown {flag} {bot:?}; known: {} and the tuning families",
-            BOT_NAMES.join(", ")
-        );
+        known_bot(bot, rules).with_context(|| format!("{flag} {bot}"))?;
     }
     ensure!(
         matches!(others.len(), 1 | 4),
@@ -464,9 +486,6 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     );
     let players: u8 = num(args, "--players", 4)?;
     let seats = seats_for(players, rules)?;
-    if decisions == 0 || rollouts < 2 {
-        bail!("--decisions must be at least 1 and --rollouts at least 2");
-    }
     let threads = threads(args)?;
     if rules.options.items {
         let plain = [
@@ -488,27 +507,32 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
         };
         return item_hint_accuracy(rules, seats, decisions, reference);
     }
-    let worst: usize = num(args, "--worst", 0)?;
+    let worst: usize = count(args, "--worst", 0, 0..=MAX_POSITIONS)?;
     let compare: Vec<&str> = flag(args, "--compare")
         .map(|c| c.split(',').filter(|b| !b.is_empty()).collect())
         .unwrap_or_default();
-    for b in &compare {
-        ensure!(
-            bot_by_name(b, 0).is_some(),
-            "unknown bot {b:?} in --compare"
-        );
-    }
+    // Any arena bot, as the help says (td:FILE was refused as unknown), for the game played.
+    let check_compare = |rules: Rules| -> Result<()> {
+        for b in &compare {
+            known_bot(b, rules).with_context(|| format!("--compare {b}"))?;
+        }
+        Ok(())
+    };
     let t0 = Instant::now();
     let (header, positions, results, seed) = match flag(args, "--load") {
         Some(path) => {
             // The file holds the decisions: the command line's game and sampling are not used.
             let (header, positions, results) = read_reference(path)?;
+            if let Some(p) = positions.first() {
+                check_compare(*p.rules())?;
+            }
             let seed = header_field(&header, "seed")
                 .and_then(|s| s.parse().ok())
                 .with_context(|| format!("{path}: the header has no seed"))?;
             (header, positions, results, seed)
         }
         None => {
+            check_compare(rules)?;
             let positions = sample_positions(
                 rules,
                 seats,
@@ -980,7 +1004,7 @@ fn report(
         let picks = positions
             .iter()
             .enumerate()
-            .map(|(i, p)| bot_by_name(b, bot_seed(i)).map(|mut bot| option_of(p, bot.choose(p))))
+            .map(|(i, p)| make_bot(b, bot_seed(i)).map(|mut bot| option_of(p, bot.choose(p))))
             .collect();
         choosers.push((b.into(), picks));
     }

@@ -2,12 +2,13 @@
 //! (the master hint on sample positions, with its latency).
 
 use std::{
+    ops::RangeInclusive,
     process::ExitCode,
     sync::Mutex,
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use feixingqi_ai::{
     analyse, analyse_item_plies, bot_by_name, hint::sides, item_bot_by_name, item_hint,
     item_roll_luck, train, Advisor, Analysis, Answer, Bot, ByRules, Evaluator, ItemBot, ItemPlayer,
@@ -36,7 +37,7 @@ pub(crate) struct Flags {
 }
 
 /// The rule options of RULES.md §7, read by [`rules_from`].
-const RULE_FLAGS: Flags = Flags {
+pub(crate) const RULE_FLAGS: Flags = Flags {
     values: &["--rules", "--pieces"],
     switches: &[
         "--team",
@@ -85,23 +86,64 @@ pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
+/// The value of `name` read as a `T` (`default` when the flag is not given). Digits that do not
+/// fit are "too large", not "not a number" (`--seed 18446744073709551616` said the latter).
 pub(crate) fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T> {
     match flag(args, name) {
         None => Ok(default),
-        Some(v) => v
-            .parse()
-            .ok()
-            .with_context(|| format!("{name} must be a number, got {v:?}")),
+        Some(v) => v.parse().ok().with_context(|| {
+            if all_digits(v) {
+                format!("{name} {v} is too large")
+            } else if v.strip_prefix('-').is_some_and(all_digits) {
+                format!("{name} must not be negative, got {v}")
+            } else {
+                format!("{name} must be a number, got {v:?}")
+            }
+        }),
     }
+}
+
+fn all_digits(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A count read by [`num`] and kept within `range` (`default` when not given): what a command
+/// allocates, loops or multiplies by, so that no count asks for terabytes or wraps around
+/// (`hint --positions 18446744073709551615` panicked with "capacity overflow").
+pub(crate) fn count<T>(
+    args: &[String],
+    name: &str,
+    default: T,
+    range: RangeInclusive<T>,
+) -> Result<T>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    let (lo, hi) = (range.start(), range.end());
+    let n = num(args, name, default).map_err(|e| match flag(args, name) {
+        Some(v) if all_digits(v) => anyhow!("{name} {v} is too large: at most {hi}"),
+        _ => e,
+    })?;
+    ensure!(n >= *lo, "{name} must be at least {lo}");
+    ensure!(n <= *hi, "{name} {n} is too large: at most {hi}");
+    Ok(n)
 }
 
 /// `--threads T` (at least 1; default: every core).
 pub(crate) fn threads(args: &[String]) -> Result<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let t: usize = num(args, "--threads", cores)?;
-    ensure!(t >= 1, "--threads must be at least 1");
-    Ok(t)
+    count(args, "--threads", cores, 1..=MAX_THREADS)
 }
+
+/// The most threads a command starts (`--threads`).
+const MAX_THREADS: usize = 1024;
+/// The most games of an arena run or a solve's bots (`--games`): days of the Master's games.
+pub(crate) const MAX_GAMES: u64 = 10_000_000;
+/// The most self-play games of `train --games` (about a millisecond each).
+const MAX_TRAINING_GAMES: u32 = 100_000_000;
+/// The most positions or decisions sampled (`hint --positions`, `hint-accuracy --decisions`),
+/// each kept in memory: hours of sampling.
+pub(crate) const MAX_POSITIONS: usize = 1_000_000;
 
 /// The rules a game-playing `feixingqi COMMAND` plays by, once [`check_args`] has passed its
 /// arguments against the rule options and the command's `own` flags, checked by
@@ -126,10 +168,20 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
 /// spec says what it failed to set), before any game is played.
 pub(crate) fn known_bot(name: &str, rules: Rules) -> Result<()> {
     if let Some(spec) = name.strip_prefix("td:") {
-        let path = spec.rsplit_once('@').map_or(spec, |(p, _)| p);
-        if let Ok(text) = std::fs::read_to_string(path) {
-            table_for(&text, path, rules)?;
-        }
+        // Said here, with the reason, rather than as an unknown bot (or, for a depth above the
+        // cap, not at all: `@9` played at depth 3 under its own name).
+        let (path, depth) = td_spec(spec);
+        ensure!(
+            depth.is_some_and(|d| d <= MAX_TD_DEPTH),
+            "bot {name:?}: the depth after @ is 0 to {MAX_TD_DEPTH}"
+        );
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("bot {name:?}: reading {path}"))?;
+        table_for(&text, path, rules)?;
+        ensure!(
+            Learned::from_rust(&text).is_some(),
+            "bot {name:?}: {path} is not a table written by feixingqi train"
+        );
     }
     if make_bot(name, 0).is_some() {
         return Ok(());
@@ -165,15 +217,24 @@ pub(crate) fn mix(mut z: u64) -> u64 {
 /// layers, default 1) over a table written by `feixingqi train` (used for both rule sets).
 pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
     if let Some(spec) = name.strip_prefix("td:") {
-        let (path, depth) = match spec.rsplit_once('@') {
-            Some((p, d)) => (p, d.parse::<u8>().ok()?.min(3)),
-            None => (spec, 1),
-        };
+        let (path, depth) = td_spec(spec);
+        let depth = depth.filter(|&d| d <= MAX_TD_DEPTH)?;
         let table = load_table(path)?;
         let eval = Evaluator::MASTER.with_learned(Some(table), Some(table));
         return Some(Box::new(SearchBot::new(Search::new(eval, depth), name)));
     }
     bot_by_name(name, seed)
+}
+
+/// The deepest search of a `td:` bot (chance layers).
+const MAX_TD_DEPTH: u8 = 3;
+
+/// The file and depth of `td:FILE[@DEPTH]` (depth 1 without `@`; `None` when not a number).
+fn td_spec(spec: &str) -> (&str, Option<u8>) {
+    match spec.rsplit_once('@') {
+        Some((p, d)) => (p, d.parse().ok()),
+        None => (spec, Some(1)),
+    }
 }
 
 /// Refuses a table `feixingqi train` wrote for the other rule set: its constant is named after
@@ -607,11 +668,19 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         switches: &["--luck", "--grades"],
     };
     let rules = rules_from("arena", args, own)?;
-    let names: Vec<String> = flag(args, "--seats")
-        .unwrap_or("master,random,random,random")
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .collect();
+    // Without --seats, the first --players of the default lineup (`--players 2` alone was
+    // refused for the four names of a --seats never given).
+    let names: Vec<String> = match flag(args, "--seats") {
+        Some(seats) => seats.split(',').map(|s| s.trim().to_string()).collect(),
+        None => {
+            let players: usize = num(args, "--players", 4)?;
+            ["master", "random", "random", "random"]
+                .iter()
+                .take(players)
+                .map(|s| s.to_string())
+                .collect()
+        }
+    };
     // `--versus BOT`: a second lineup, the same deals with the first bot's entries played by BOT.
     let versus = flag(args, "--versus").map(str::trim);
     let mut lineups = vec![names.clone()];
@@ -638,6 +707,11 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             known_bot(nm, rules)?;
         }
     }
+    ensure!(
+        flag(args, "--seats").is_none() || (2..=4).contains(&names.len()),
+        "--seats needs 2 to 4 bots (it has {})",
+        names.len()
+    );
     let players: u8 = num(args, "--players", names.len() as u8)?;
     let seats = seats_for(players, rules)?;
     ensure!(
@@ -645,8 +719,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         "--players {players} needs {players} names in --seats (it has {})",
         names.len()
     );
-    let games: u64 = num(args, "--games", 1000)?;
-    ensure!(games > 0, "--games must be at least 1");
+    let games: u64 = count(args, "--games", 1000, 1..=MAX_GAMES)?;
     let seed: u64 = num(args, "--seed", 1)?;
     let luck = switch(args, "--luck");
     let grades = switch(args, "--grades");
@@ -1113,7 +1186,8 @@ pub fn sample_positions(
     count: usize,
     seed: u64,
 ) -> Vec<Position> {
-    let mut out = Vec::with_capacity(count);
+    // Grown as positions are found, not reserved from `count` up front.
+    let mut out = Vec::new();
     let mut rng = FastRng(mix(seed));
     let mut g = 0u64;
     while out.len() < count && !levels.is_empty() {
@@ -1161,7 +1235,7 @@ pub(crate) fn sample_item_states(
     let mut names = vec![against.name().to_string(); seats.len() as usize];
     names[0] = Level::Hard.name().to_string();
     let mut rng = FastRng(mix(seed));
-    let mut out: Vec<ItemSample> = Vec::with_capacity(count);
+    let mut out: Vec<ItemSample> = Vec::new();
     let mut g = 0;
     while out.len() < count && g < 1_000_000 {
         let from = out.len();
@@ -1314,11 +1388,8 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         switches: &["--master"],
     };
     let rules = rules_from("hint", args, own)?;
-    let count: usize = num(args, "--positions", 2000)?;
+    let count: usize = count(args, "--positions", 2000, 1..=MAX_POSITIONS)?;
     let seed: u64 = num(args, "--seed", 1)?;
-    if count == 0 {
-        bail!("--positions must be at least 1");
-    }
     let players: u8 = num(args, "--players", 4)?;
     let seats = seats_for(players, rules)?;
     if rules.options.items {
@@ -1434,7 +1505,7 @@ pub fn train_cmd(args: &[String]) -> Result<ExitCode> {
     );
     let d = Training::DEFAULT;
     let cfg = Training {
-        games: num(args, "--games", d.games)?,
+        games: count(args, "--games", d.games, 1..=MAX_TRAINING_GAMES)?,
         lambda: num(args, "--lambda", d.lambda)?,
         alpha: num(args, "--alpha", d.alpha)?,
         explore: num(args, "--explore", d.explore)?,

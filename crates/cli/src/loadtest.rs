@@ -42,14 +42,18 @@ use tokio::{
 };
 use tokio_tungstenite::{tungstenite::Message, MaybeTlsStream, WebSocketStream};
 
-use crate::progress::Progress;
+use crate::{
+    arena::{check_args, count, flag, switch, Flags},
+    progress::Progress,
+};
 
 /// A client's WebSocket connection.
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-const USAGE: &str = "usage: feixingqi loadtest [--clients N] [--games M] [--duration 60s] \
-[--echo-duration 20s] [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--items] \
-[--url http://HOST:PORT] [--no-echo]";
+/// The most games of a load test (`--games`; each 2 to 4 connections, and as many echo ones).
+const MAX_GAMES: usize = 10_000;
+/// The longest `--duration` or `--echo-duration`.
+const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
 
 /// How long a game may go without any message before it counts as stalled (an error).
 const STALL: Duration = Duration::from_secs(15);
@@ -86,61 +90,55 @@ fn parse_duration(v: &str) -> Result<Duration> {
         "h" => n * 3600.0,
         _ => bail!("{v:?}: a duration such as 30s, 5m, 500ms"),
     };
-    Ok(Duration::from_secs_f64(secs))
+    // Checked: `Duration::from_secs_f64` panics on a duration too long for it.
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| *d <= MAX_DURATION)
+        .with_context(|| format!("{v:?}: at most 24h"))
+}
+
+/// The duration `name` ([`parse_duration`]), `default` when not given.
+fn duration(args: &[String], name: &str, default: Duration) -> Result<Duration> {
+    flag(args, name).map_or(Ok(default), |v| parse_duration(v).context(name.to_string()))
 }
 
 fn parse_args(args: &[String]) -> Result<Args> {
-    let mut a = Args {
-        clients: 0,
-        games: 100,
-        duration: Duration::from_secs(30),
-        echo_duration: Duration::ZERO,
-        think: Duration::ZERO,
-        rules: "feixingqi".into(),
-        items: false,
-        url: None,
-        echo: true,
-        slices: 5,
+    let own = Flags {
+        values: &[
+            "--clients",
+            "--games",
+            "--slices",
+            "--duration",
+            "--echo-duration",
+            "--think-ms",
+            "--rules",
+            "--url",
+        ],
+        switches: &["--no-echo", "--items"],
     };
-    let mut i = 0;
-    while i < args.len() {
-        let value = args.get(i + 1).map(String::as_str);
-        match (args[i].as_str(), value) {
-            ("--no-echo", _) => {
-                a.echo = false;
-                i += 1;
-                continue;
-            }
-            ("--items", _) => {
-                a.items = true;
-                i += 1;
-                continue;
-            }
-            ("--clients", Some(v)) => {
-                a.clients = v.parse().context("--clients: a number")?;
-                ensure!(
-                    a.clients > 0,
-                    "--clients: at least 2 (2, 3 or 4 times --games)"
-                );
-            }
-            ("--games", Some(v)) => a.games = v.parse().context("--games: a number")?,
-            ("--slices", Some(v)) => {
-                a.slices = v.parse().context("--slices: a number")?;
-                if a.slices == 0 {
-                    bail!("--slices: at least 1");
-                }
-            }
-            ("--duration", Some(v)) => a.duration = parse_duration(v)?,
-            ("--echo-duration", Some(v)) => a.echo_duration = parse_duration(v)?,
-            ("--think-ms", Some(v)) => {
-                a.think = Duration::from_millis(v.parse().context("--think-ms: milliseconds")?)
-            }
-            ("--rules", Some(v @ ("feixingqi" | "ludo"))) => a.rules = v.to_string(),
-            ("--url", Some(v)) => a.url = Some(v.trim_end_matches('/').to_string()),
-            (flag, _) => bail!("{USAGE} (got {flag:?})"),
-        }
-        i += 2;
-    }
+    // A flag given twice is refused as by every other command (the last one counted here).
+    check_args("loadtest", args, &[own])?;
+    let rules = flag(args, "--rules").unwrap_or("feixingqi");
+    ensure!(
+        matches!(rules, "feixingqi" | "ludo"),
+        "--rules {rules:?}: feixingqi or ludo"
+    );
+    let mut a = Args {
+        clients: count(args, "--clients", 0, 0..=4 * MAX_GAMES)?,
+        games: count(args, "--games", 100, 1..=MAX_GAMES)?,
+        duration: duration(args, "--duration", Duration::from_secs(30))?,
+        echo_duration: duration(args, "--echo-duration", Duration::ZERO)?,
+        think: Duration::from_millis(count(args, "--think-ms", 0, 0..=60_000)?),
+        rules: rules.into(),
+        items: switch(args, "--items"),
+        url: flag(args, "--url").map(|v| v.trim_end_matches('/').to_string()),
+        echo: !switch(args, "--no-echo"),
+        slices: count(args, "--slices", 5, 1..=1000)?,
+    };
+    ensure!(
+        flag(args, "--clients").is_none() || a.clients > 0,
+        "--clients: at least 2 (2, 3 or 4 times --games)"
+    );
     if a.clients == 0 {
         a.clients = a.games * 4;
     }

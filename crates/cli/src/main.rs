@@ -7,7 +7,7 @@ mod loadtest;
 mod progress;
 mod solve;
 
-use arena::{num, rules_from, Flags};
+use arena::{check_args, count, flag, num, rules_from, Flags};
 
 /// The server's rooms and connections make and drop many small buffers on two or more threads
 /// (a state, its events, the frames): mimalloc serves them from per-thread pages, where glibc's
@@ -230,51 +230,51 @@ fn run(args: &[String]) -> Result<ExitCode> {
 
 /// `feixingqi serve`: the only async part of the command, on its own tokio runtime.
 fn serve(args: &[String]) -> Result<ExitCode> {
-    let mut addr: std::net::SocketAddr = "127.0.0.1:8080".parse().context("default address")?;
-    let mut data_dir = PathBuf::from("./data");
-    let mut fixed_seed = None;
+    let own = Flags {
+        values: &[
+            "--addr",
+            "--data-dir",
+            "--fixed-seed",
+            "--bot-delay-ms",
+            "--grace-ms",
+            "--rate-limit",
+        ],
+        switches: &[],
+    };
+    // The checks of every other command: `--addr A --addr B` served on B without a word.
+    check_args("serve", args, &[own])?;
+    let addr: std::net::SocketAddr = match flag(args, "--addr") {
+        Some(v) => v
+            .parse()
+            .with_context(|| format!("--addr {v:?}: expected HOST:PORT, e.g. 127.0.0.1:8080"))?,
+        None => "127.0.0.1:8080".parse().context("default address")?,
+    };
+    let data_dir = PathBuf::from(flag(args, "--data-dir").unwrap_or("./data"));
+    let fixed_seed = match flag(args, "--fixed-seed") {
+        Some(_) => Some(num::<u64>(args, "--fixed-seed", 0)?),
+        None => None,
+    };
     let mut pace = feixingqi_server::Config::new(".").pace;
-    let mut rate_limit = None;
-    let mut i = 0;
-    while i < args.len() {
-        let value = args.get(i + 1).map(String::as_str);
-        match (args[i].as_str(), value) {
-            ("--addr", Some(v)) => {
-                addr = v.parse().with_context(|| {
-                    format!("--addr {v:?}: expected HOST:PORT, e.g. 127.0.0.1:8080")
-                })?
-            }
-            ("--data-dir", Some(v)) => data_dir = PathBuf::from(v),
-            ("--fixed-seed", Some(v)) => {
-                fixed_seed = Some(v.parse::<u64>().with_context(|| format!("--fixed-seed {v:?}: a number"))?)
-            }
-            ("--bot-delay-ms", Some(v)) => {
-                pace.bot_delay = Duration::from_millis(
-                    v.parse().with_context(|| format!("--bot-delay-ms {v:?}: milliseconds"))?,
-                )
-            }
-            ("--rate-limit", Some(v)) => {
-                let per_sec: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|r: &f64| r.is_finite() && *r >= 1.0)
-                    .with_context(|| format!("--rate-limit {v:?}: messages per second, ≥ 1"))?;
-                rate_limit = Some(feixingqi_server::RateLimit {
-                    per_sec,
-                    burst: 2.0 * per_sec,
-                });
-            }
-            ("--grace-ms", Some(v)) => {
-                pace.grace = Duration::from_millis(
-                    v.parse().with_context(|| format!("--grace-ms {v:?}: milliseconds"))?,
-                )
-            }
-            (flag, _) => bail!(
-                "usage: feixingqi serve [--addr 127.0.0.1:8080] [--data-dir ./data] [--fixed-seed N] [--bot-delay-ms MS] [--grace-ms MS] [--rate-limit PER_SEC] (got {flag:?})"
-            ),
-        }
-        i += 2;
+    if flag(args, "--bot-delay-ms").is_some() {
+        pace.bot_delay = Duration::from_millis(num(args, "--bot-delay-ms", 0)?);
     }
+    if flag(args, "--grace-ms").is_some() {
+        pace.grace = Duration::from_millis(num(args, "--grace-ms", 0)?);
+    }
+    let rate_limit = match flag(args, "--rate-limit") {
+        Some(v) => {
+            let per_sec: f64 = num(args, "--rate-limit", 0.0)?;
+            ensure!(
+                per_sec.is_finite() && per_sec >= 1.0,
+                "--rate-limit {v:?}: messages per second, ≥ 1"
+            );
+            Some(feixingqi_server::RateLimit {
+                per_sec,
+                burst: 2.0 * per_sec,
+            })
+        }
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -504,8 +504,8 @@ fn bench(args: &[String]) -> Result<ExitCode> {
         switches: &[],
     };
     let rules = rules_from("bench playout", &args[1..], own)?;
-    let games: u64 = num(args, "--games", 1_000_000)?;
-    ensure!(games > 0, "--games must be at least 1");
+    // Playouts keep nothing per game: a bound only against a run of years.
+    let games: u64 = count(args, "--games", 1_000_000, 1..=10_000_000_000)?;
     let seed: u64 = num(args, "--seed", 0x1234_5678_9abc_def0)?;
     let start = Position::new(rules, SeatSet::ALL).context("start position")?;
     let mut rng = FastRng(seed);

@@ -13,7 +13,7 @@ use feixingqi_rules::{playout::FastRng, Move, NoEvents, Position, Rolled, Rules,
 
 use crate::{
     accuracy::{fit_calibration, log_loss, Bins, Point},
-    arena::{flag, known_bot, make_bot, mix, num, rules_from, switch, Flags},
+    arena::{count, flag, known_bot, make_bot, mix, num, rules_from, switch, Flags},
 };
 
 /// What `solve` reports of each bot beyond its loss: `--why` and `--worst N`.
@@ -56,6 +56,11 @@ struct Measured {
     worst: Vec<(f64, String)>,
 }
 
+/// The most games each bot plays against the solved opponent (`--games`).
+const MAX_SOLVE_GAMES: u32 = 10_000_000;
+/// The most decisions `--worst` prints per bot.
+const MAX_WORST: usize = 100_000;
+
 /// `feixingqi solve`: see the help text.
 pub fn solve(args: &[String]) -> Result<ExitCode> {
     let own = Flags {
@@ -77,6 +82,13 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
     for name in bots.split(',').filter(|&n| n != "perfect") {
         known_bot(name, rules)?;
     }
+    // So are the numbers: `--games x` and `--worst x` were refused only after the solve.
+    let games: u32 = count(args, "--games", 2000, 1..=MAX_SOLVE_GAMES)?;
+    let seed: u64 = num(args, "--seed", 1)?;
+    let report = Report {
+        why: switch(args, "--why"),
+        worst: count(args, "--worst", 0, 0..=MAX_WORST)?,
+    };
     let t0 = Instant::now();
     let mut hard = |p: &Position| Opponent::Hard.choose(p, &mut FastRng(0));
     let solver = match against {
@@ -101,12 +113,6 @@ pub fn solve(args: &[String]) -> Result<ExitCode> {
         100.0 * second,
         100.0 * exact
     );
-    let games: u32 = num(args, "--games", 2000)?;
-    let seed: u64 = num(args, "--seed", 1)?;
-    let report = Report {
-        why: switch(args, "--why"),
-        worst: num(args, "--worst", 0)?,
-    };
     println!(
         "bot         decisions  with choice  mean loss (pp)  errors  errors ≥1pp  lost per game (pp)  won in games"
     );

@@ -743,3 +743,180 @@ fn a_load_test_stopped_by_a_signal_leaves_no_server_behind() {
     // The folder goes after the server was killed and waited for (`Target`'s drop).
     assert!(!dir.exists(), "{} is still there", dir.display());
 }
+
+/// The refusal (exit 2, nothing on stdout) of `args`, whose message contains `why`.
+fn refused(args: &[&str], why: &str) {
+    let out = bin().args(args).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Counts are bounded before anything is allocated or played: these panicked with "capacity
+/// overflow" (exit 134) or reserved terabytes, and too large a number was "not a number".
+#[test]
+fn counts_out_of_range_are_refused_with_their_bounds() {
+    let max = "18446744073709551615";
+    refused(
+        &["hint", "--positions", max],
+        "--positions 18446744073709551615 is too large",
+    );
+    refused(
+        &[
+            "hint",
+            "--rules",
+            "feixingqi",
+            "--items",
+            "--positions",
+            max,
+        ],
+        "is too large: at most",
+    );
+    refused(
+        &["hint", "--positions", "100000000000"],
+        "is too large: at most",
+    );
+    refused(
+        &["hint-accuracy", "--decisions", max, "--rollouts", "2"],
+        "--decisions 18446744073709551615 is too large",
+    );
+    refused(
+        &["arena", "--games", "99999999999999999999999"],
+        "is too large",
+    );
+    refused(&["arena", "--seed", "18446744073709551616"], "is too large");
+    refused(&["hint-accuracy", "--rollouts", max], "--rollouts");
+    refused(&["arena", "--games", "-3"], "must not be negative");
+    // `--games 18446744073709551615` wrapped round to "18446744073709551612 clients".
+    refused(
+        &["loadtest", "--games", max],
+        "--games 18446744073709551615 is too large",
+    );
+    refused(
+        &["loadtest", "--duration", "99999999999999999999999"],
+        "--duration",
+    );
+    refused(
+        &["hint-accuracy", "--rollouts", "100", "--max-rollouts", "50"],
+        "--max-rollouts 50 is below --rollouts 100",
+    );
+}
+
+/// `solve` checks every argument before its minutes of solving (`--worst x` was refused after
+/// 84 s, `--games x` and `--games -3` started solving) and, as the other commands, refuses no
+/// games; so does `train`.
+#[test]
+fn solve_and_train_check_their_arguments_before_any_work() {
+    refused(
+        &[
+            "solve",
+            "--rules",
+            "feixingqi",
+            "--worst",
+            "x",
+            "--games",
+            "10",
+        ],
+        "--worst must be a number",
+    );
+    refused(&["solve", "--games", "x"], "--games must be a number");
+    refused(&["solve", "--seed", "x"], "--seed must be a number");
+    refused(&["solve", "--games", "-3"], "--games must not be negative");
+    refused(&["solve", "--worst", "-1"], "--worst must not be negative");
+    refused(&["solve", "--games", "0"], "--games must be at least 1");
+    let out = std::env::temp_dir().join(format!("fxq-train-0-{}.rs", std::process::id()));
+    let out = out.to_string_lossy();
+    refused(
+        &["train", "--out", &out, "--games", "0"],
+        "--games must be at least 1",
+    );
+}
+
+/// `serve` and `loadtest` read their flags as every command does: a flag given twice is
+/// refused (the last one counted).
+#[test]
+fn serve_and_loadtest_refuse_a_flag_given_twice() {
+    refused(
+        &["serve", "--addr", "127.0.0.1:1", "--addr", "127.0.0.1:2"],
+        "--addr is given twice",
+    );
+    refused(
+        &["loadtest", "--games", "1", "--games", "2"],
+        "--games is given twice",
+    );
+    refused(
+        &["serve", "--port", "1"],
+        "`feixingqi serve` has no argument \"--port\"",
+    );
+}
+
+/// `hint-accuracy --load` plays nothing: the file's game, seed and policies apply, so the
+/// flags that would set them are refused, not dropped.
+#[test]
+fn hint_accuracy_refuses_what_load_would_ignore() {
+    for flag in [
+        &["--rules", "feixingqi"][..],
+        &["--seed", "3"],
+        &["--decisions", "5"],
+        &["--rollouts", "4"],
+        &["--policy", "normal"],
+        &["--others", "easy"],
+        &["--players", "2"],
+    ] {
+        let args = [&["hint-accuracy", "--load", "no-such-file"][..], flag].concat();
+        refused(&args, &format!("{} cannot be given with --load", flag[0]));
+    }
+}
+
+/// A ludo table for `td:` bots (its values are no good: it is for the checks).
+fn ludo_table(name: &str) -> PathBuf {
+    let table = std::env::temp_dir().join(format!("fxq-{name}-{}.rs", std::process::id()));
+    std::fs::write(
+        &table,
+        format!(
+            "pub(crate) const LUDO: Learned = Learned {{ temp: 1.0, theta: [{}] }};",
+            vec!["1.0"; 40].join(", ")
+        ),
+    )
+    .expect("temp file");
+    table
+}
+
+/// `td:FILE` bots are arena bots everywhere (`--compare` called them unknown), a depth above
+/// the cap is refused (`@9` played at depth 3 under its own name) and a missing file says why.
+#[test]
+fn td_bots_are_checked_alike_and_say_what_is_wrong() {
+    let table = ludo_table("td-checks");
+    let td = format!("td:{}", table.display());
+    refused(
+        &["hint-accuracy", "--rules", "feixingqi", "--compare", &td],
+        "was trained for ludo, not feixingqi",
+    );
+    refused(
+        &["arena", "--seats", &format!("{td}@9"), "--games", "2"],
+        "the depth after @ is 0 to 3",
+    );
+    std::fs::remove_file(&table).ok();
+    refused(
+        &["arena", "--seats", &format!("{td},random"), "--games", "2"],
+        "No such file or directory",
+    );
+}
+
+/// Without `--seats`, `--players N` plays the first N of the default lineup (it was refused
+/// for the four names of a `--seats` never given), and a short `--seats` says what it needs.
+#[test]
+fn arena_seats_follow_players_and_a_short_list_says_what_it_needs() {
+    let out = bin()
+        .args(["arena", "--players", "2", "--pieces", "2", "--games", "2"])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    assert!(text.contains("players=2 seats=master,random "), "{text}");
+    refused(&["arena", "--seats", "master"], "--seats needs 2 to 4 bots");
+}
