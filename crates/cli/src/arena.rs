@@ -775,7 +775,7 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
         if versus.is_some() {
             println!("seats {}:", lineup.join(","));
         }
-        print_table(lineup, results, games);
+        print_table(lineup, results, games, rules.options.team);
         if luck {
             print_luck(lineup, results, rules.options.items);
         }
@@ -790,8 +790,9 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
 }
 
 /// The arena's table for one lineup: each bot's win rate with its 95% interval, ms per decision
-/// and decisions with a choice per game, then the mean game length.
-fn print_table(names: &[String], results: &[GameResult], games: u64) {
+/// and decisions with a choice per game, then the mean game length (to the first finisher; in
+/// team play, `team`, to the first team with both partners finished).
+fn print_table(names: &[String], results: &[GameResult], games: u64, team: bool) {
     let rolls: u64 = results.iter().map(|r| r.rolls).sum();
     println!(
         "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12} {:>10}",
@@ -831,9 +832,14 @@ fn print_table(names: &[String], results: &[GameResult], games: u64) {
         );
     }
     println!(
-        "mean game length: {:.1} rolls (to the first finisher); choices: a seat's decisions with \
-         two or more distinct options per game",
-        rolls as f64 / games as f64
+        "mean game length: {:.1} rolls ({}); choices: a seat's decisions with two or more \
+         distinct options per game",
+        rolls as f64 / games as f64,
+        if team {
+            "to the first team with both partners finished"
+        } else {
+            "to the first finisher"
+        }
     );
 }
 
@@ -1023,6 +1029,8 @@ struct Paired {
     /// The standard error the difference would have from two runs on separate deals (A's and
     /// B's standard errors combined), for the worth of the pairing.
     unpaired_se: f64,
+    /// The deals paired.
+    deals: usize,
 }
 
 impl Paired {
@@ -1035,7 +1043,18 @@ impl Paired {
             b,
             diff_se: mean_se(&diffs).1,
             unpaired_se: a_se.hypot(b_se),
+            deals: diffs.len(),
         }
+    }
+
+    /// The 95% interval of the difference, or `None` where the deals leave no spread to estimate
+    /// it from: fewer than two, or every deal changed by as much (a run of one deal printed
+    /// "[-25.00, -25.00]").
+    fn interval(&self) -> Option<(f64, f64)> {
+        (self.deals >= 2 && self.diff_se > 0.0).then(|| {
+            let d = self.diff();
+            (d - 1.96 * self.diff_se, d + 1.96 * self.diff_se)
+        })
     }
 
     /// The difference the challenger makes, `b − a` (the mean of the per-deal differences).
@@ -1078,16 +1097,29 @@ fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luc
     if luck {
         rows.push(("luck-adjusted", Paired::new(&a_adj, &b_adj)));
     }
+    let mut unestimated = false;
     for (label, p) in rows {
+        let ci = match p.interval() {
+            Some((lo, hi)) => format!("[{:>+6.2}, {:>+6.2}]", 100.0 * lo, 100.0 * hi),
+            None => {
+                unestimated = true;
+                "—".to_string()
+            }
+        };
         println!(
-            "{:<14} {:>7.2}% {:>7.2}% {:>+8.2}  [{:>+6.2}, {:>+6.2}] {:>8}",
+            "{:<14} {:>7.2}% {:>7.2}% {:>+8.2}  {:<17} {:>8}",
             label,
             100.0 * p.a,
             100.0 * p.b,
             100.0 * p.diff(),
-            100.0 * (p.diff() - 1.96 * p.diff_se),
-            100.0 * (p.diff() + 1.96 * p.diff_se),
+            ci,
             times(p.worth())
+        );
+    }
+    if unestimated {
+        println!(
+            "—: no interval, the deals leave no spread to estimate it from (fewer than 2 deals, or \
+             every deal changed by as much): play more deals"
         );
     }
     println!(
@@ -1121,14 +1153,19 @@ fn print_luck(names: &[String], results: &[GameResult], items: bool) {
         "{:<14} {:>8}  {:<17} {:>8}  {:<17} {:>6} {:>8}",
         "bot", "win%", "95% CI", "adj%", "95% CI", "beta", "games×"
     );
+    // One deal has no spread between deals to estimate an interval from.
+    let deals = results.len().div_ceil(names.len().max(1));
     for (nm, idx) in bots_of(names) {
         let l = luck_adjusted(results, &idx, names.len());
         let ci = |m: f64, se: f64| {
+            if deals < 2 {
+                return "—".to_string();
+            }
             let (lo, hi) = rate_interval(m, se);
             format!("[{:>6.2}%, {:>6.2}%]", 100.0 * lo, 100.0 * hi)
         };
         println!(
-            "{:<14} {:>7.2}%  {} {:>7.2}%  {} {:>6.3} {:>8}",
+            "{:<14} {:>7.2}%  {:<18} {:>7.2}%  {:<18} {:>6.3} {:>8}",
             nm,
             100.0 * l.raw,
             ci(l.raw, l.raw_se),
@@ -1142,6 +1179,9 @@ fn print_luck(names: &[String], results: &[GameResult], items: bool) {
         "games×: how many times the games the plain rate would need for the adjusted rate's \
          interval"
     );
+    if deals < 2 {
+        println!("—: no interval from a single deal (no spread between deals): play more deals");
+    }
 }
 
 /// The 95% interval `m ± 1.96·se` of a win rate, kept within 0 and 1: a win rate cannot lie
@@ -1702,6 +1742,12 @@ mod tests {
         let (_, se) = mean_se(&[0.0, 0.5, 0.0, 0.0, 0.0, 0.0]);
         assert!((p.diff_se - se).abs() < 1e-12);
         assert!(p.worth() > 1.0, "{p:?}");
+        assert!(p
+            .interval()
+            .is_some_and(|(lo, hi)| lo < p.diff() && p.diff() < hi));
+        // Two deals that each lost half a game: no spread, so no interval ("[-50, -50]").
+        assert_eq!(Paired::new(&[0.5, 0.5], &[0.0, 0.0]).interval(), None);
+        assert_eq!(Paired::new(&[0.5], &[0.25]).interval(), None);
     }
 
     #[test]

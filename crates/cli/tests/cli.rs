@@ -920,3 +920,51 @@ fn arena_seats_follow_players_and_a_short_list_says_what_it_needs() {
     assert!(text.contains("players=2 seats=master,random "), "{text}");
     refused(&["arena", "--seats", "master"], "--seats needs 2 to 4 bots");
 }
+
+/// One deal has no spread between deals: the paired interval was printed as "[-25.00, -25.00]"
+/// and is a dash now, with the reason; team games are measured to their end, as labelled.
+#[test]
+fn arena_prints_no_interval_from_a_single_deal_and_labels_team_games() {
+    let out = bin()
+        .args([
+            "arena",
+            "--pieces",
+            "2",
+            "--seats",
+            "hard,normal",
+            "--games",
+            "2",
+            "--versus",
+            "easy",
+            "--luck",
+        ])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    for row in ["plain  ", "luck-adjusted  "] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {text}"));
+        assert!(line.contains('—') && !line.contains('['), "{line}");
+    }
+    assert!(text.contains("—: no interval"), "{text}");
+    let out = bin()
+        .args([
+            "arena",
+            "--team",
+            "--pieces",
+            "2",
+            "--seats",
+            "random,random,random,random",
+            "--games",
+            "4",
+        ])
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("rolls (to the first team with both partners finished)"),
+        "{text}"
+    );
+}
