@@ -330,9 +330,15 @@ fn scenario(args: &[String]) -> Result<ExitCode> {
         }
     }
     if results.is_empty() {
+        // The FAIL line is counted as one (the count said "0 failed" beside it).
         println!("FAIL: no scenario files in {}", args.join(" "));
+        failed = 1;
     }
-    println!("{} passed, {} failed", results.len() - failed, failed);
+    println!(
+        "{} passed, {} failed",
+        results.len().saturating_sub(failed),
+        failed
+    );
     Ok(if failed == 0 && !results.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -354,7 +360,15 @@ fn replay(args: &[String]) -> Result<ExitCode> {
     };
     let pos = game.position();
     println!("valid: {} plies", record.plies.len());
-    println!("position: {pos}");
+    // The notation names a seat to roll even when the game is over: say that nobody is.
+    println!(
+        "position: {pos}{}",
+        if pos.is_over() {
+            "  (game over: no seat is to move)"
+        } else {
+            ""
+        }
+    );
     let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
     println!(
         "ranking: [{}]{}",

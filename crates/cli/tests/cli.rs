@@ -84,7 +84,8 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(out.status.code(), Some(141), "{err}");
 }
 
-/// An empty directory is no success: nothing was checked, and the report says so.
+/// An empty directory is no success: nothing was checked, and the report says so (its count
+/// said "0 failed" under the FAIL line).
 #[test]
 fn a_directory_without_scenarios_fails_saying_so() {
     let dir = std::env::temp_dir().join(format!("fxq-no-scenarios-{}", std::process::id()));
@@ -94,7 +95,7 @@ fn a_directory_without_scenarios_fails_saying_so() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("FAIL: no scenario files in "), "{text}");
-    assert!(text.trim_end().ends_with("0 passed, 0 failed"), "{text}");
+    assert!(text.trim_end().ends_with("0 passed, 1 failed"), "{text}");
 }
 
 fn finished_game(seed: u64) -> Game {
@@ -130,6 +131,12 @@ fn replay_validates_a_record_and_rejects_a_tampered_one() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(game over)"), "{text}");
+    // The notation's `turn=` names a seat of a game that is over: the line says nobody moves.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("position: ") && l.ends_with("(game over: no seat is to move)")),
+        "{text}"
+    );
     let ranking: Vec<String> = game.position().ranking().map(|s| s.to_string()).collect();
     assert!(
         text.contains(&format!("ranking: [{}]", ranking.join(", "))),
