@@ -161,8 +161,10 @@ USAGE:
         messages/s, p50/p99 move→broadcast latency, errors, the server's memory, both message
         rates and CPU per message, and the ratio of the rates per pair of slices. Exit 1 on any
         error.
-    feixingqi help
-        This text.
+    feixingqi help [COMMAND]
+        This text, or only COMMAND's part of it (as `feixingqi COMMAND --help` or `-h`).
+    feixingqi version
+        The version of feixingqi (as `feixingqi --version`).
 
 Every command that plays games takes --rules ludo (the default) or --rules feixingqi, and
 --threads T (at least 1; default: every core) where it has it. An argument a command does not
@@ -200,18 +202,56 @@ fn quiet_on_closed_pipe() {
     }));
 }
 
+/// The help of `command` alone: its section of [`HELP`] (from its `    feixingqi COMMAND` line
+/// to the next command's) between the text's head and its closing paragraph, so that [`HELP`]
+/// stays the one source. `None` for a name with no section.
+fn command_help(command: &str) -> Option<String> {
+    let (head, rest) = HELP.split_once("USAGE:\n")?;
+    let (body, footer) = rest.split_once("\n\nEvery command")?;
+    let mut sections: Vec<String> = Vec::new();
+    for line in body.lines() {
+        match sections.last_mut() {
+            Some(section) if !line.starts_with("    feixingqi ") => {
+                section.push_str(line);
+                section.push('\n');
+            }
+            _ => sections.push(format!("{line}\n")),
+        }
+    }
+    let title = format!("    feixingqi {command}");
+    let section = sections.into_iter().find(|s| {
+        s.strip_prefix(&title)
+            .is_some_and(|after| after.starts_with([' ', '\n']))
+    })?;
+    Some(format!("{head}USAGE:\n{section}\nEvery command{footer}"))
+}
+
 fn run(args: &[String]) -> Result<ExitCode> {
-    // `feixingqi COMMAND --help` prints the help instead of running the command with its
-    // defaults (`bench playout --help` used to start a ten-second benchmark).
+    // `feixingqi COMMAND --help` prints the command's help instead of running the command with
+    // its defaults (`bench playout --help` used to start a ten-second benchmark).
     if args.iter().skip(1).any(|a| a == "--help" || a == "-h") {
-        print!("{HELP}");
+        let own = args.first().and_then(|c| command_help(c));
+        print!("{}", own.as_deref().unwrap_or(HELP));
         return Ok(ExitCode::SUCCESS);
     }
     match args.first().map(String::as_str) {
         None => serve(&[]),
         Some("serve") => serve(&args[1..]),
         Some("help" | "--help" | "-h") => {
-            print!("{HELP}");
+            ensure!(args.len() <= 2, "usage: feixingqi help [COMMAND]");
+            match args.get(1) {
+                None => print!("{HELP}"),
+                Some(c) => print!(
+                    "{}",
+                    command_help(c)
+                        .with_context(|| format!("no command {c:?}; see `feixingqi help`"))?
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("version" | "--version" | "-V") => {
+            ensure!(args.len() == 1, "usage: feixingqi version");
+            println!("feixingqi {}", env!("CARGO_PKG_VERSION"));
             Ok(ExitCode::SUCCESS)
         }
         Some("scenario") => scenario(&args[1..]),

@@ -462,17 +462,42 @@ fn unknown_commands_are_errors_and_help_works() {
 
 #[test]
 fn help_after_a_command_prints_help_instead_of_running_it() {
-    // `bench playout --help` used to run the default one-million-game benchmark.
-    for args in [
-        &["bench", "playout", "--help"][..],
-        &["arena", "-h"],
-        &["serve", "--help"],
+    // `bench playout --help` used to run the default one-million-game benchmark; and each
+    // printed the whole text, not the command's part of it.
+    for (args, own) in [
+        (
+            &["bench", "playout", "--help"][..],
+            "feixingqi bench playout",
+        ),
+        (&["arena", "-h"], "feixingqi arena"),
+        (&["serve", "--help"], "feixingqi serve"),
+        (&["help", "arena"], "feixingqi arena"),
     ] {
         let out = bin().args(args).output().expect("runs");
         assert!(out.status.success(), "{args:?}");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("feixingqi bench playout"), "{args:?}: {text}");
+        assert!(text.contains(own), "{args:?}: {text}");
+        assert!(
+            text.contains("Every command that plays games"),
+            "{args:?}: {text}"
+        );
+        let commands = text
+            .lines()
+            .filter(|l| l.starts_with("    feixingqi "))
+            .count();
+        assert_eq!(commands, 1, "{args:?}: {text}");
         assert!(!text.contains("ns_per_roll"), "{args:?} ran the command");
+    }
+    let out = bin().args(["help", "frobnicate"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    for args in [&["--version"][..], &["version"]] {
+        let out = bin().args(args).output().expect("runs");
+        let text = stdout_of(&out);
+        assert_eq!(
+            text.trim(),
+            format!("feixingqi {}", env!("CARGO_PKG_VERSION")),
+            "{args:?}"
+        );
     }
 }
 
