@@ -58,8 +58,11 @@
 //! own decision takes p50 / p95 2.6 / 26.7 ms in Ludo and 5.3 / 27 ms in 飞行棋 on one core
 //! (`feixingqi hint --master`, 4-player positions where every enemy is predicted as Hard).
 //!
-//! The hint ([`hint()`]) is [`MASTER`]: [`Evaluator::MASTER`] one chance layer deep, p95 under a
-//! tenth of a millisecond. Settling close calls by common-dice rollouts ([`RolloutBot`],
+//! The hint ([`hint()`]) searches as the Master does in 飞行棋 and in Ludo while two seats are
+//! still competing (p95 about 30 ms in 4-player 飞行棋, `feixingqi hint --rules feixingqi`);
+//! in Ludo with more seats competing and in team play it is [`MASTER`], [`Evaluator::MASTER`]
+//! one chance layer deep, p95 under a tenth of a millisecond ([`Advisor::search_for`]).
+//! Settling close calls by common-dice rollouts ([`RolloutBot`],
 //! [`MASTER_ROLLOUTS`], the `ro:` arena bots) is kept for research, not as a level: it measured
 //! about +1.3 points against Hard in Ludo when the Master searched one layer, nothing in 飞行棋,
 //! at about 3 ms per decision.

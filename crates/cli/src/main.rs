@@ -78,9 +78,11 @@ USAGE:
         by BOT (same deals, seats and bot seeds) and prints the difference BOT makes with a 95%
         interval over the paired deals: the two play alike until BOT first chooses otherwise, so
         the interval is narrower than two separate runs give (games×: about 2 to 8 for one weight
-        of the Master's search). The rule options are
-        RULES.md §7's; --takeoff-on-five, --six-stops-on-stack, --triple-six-penalty and --items are
-        飞行棋's. Bots:
+        of the Master's search). The rule options (RULES.md §7) arena takes are --team,
+        --pieces, and 飞行棋's --takeoff-on-five, --six-stops-on-stack, --triple-six-penalty and
+        --items; first player and scoring have no flags: the first seat in play moves first (the
+        rotations share it out) and a game ends at the first finisher (in team play, the first
+        team finished), where a scoring variant (§8) ends it too. Bots:
         random, easy, normal, hard, master, aggressive, defensive, fast, balanced, expectimax-N;
         for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
         otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
@@ -146,7 +148,7 @@ USAGE:
         match of two players who both play like the opponent, plays --games of it and compares
         the hint's win % for every option with the exact value (binned), with the calibration
         fitted to those values.
-    feixingqi loadtest [--clients N] [--games M] [--duration 60s] [--echo-duration 30s]
+    feixingqi loadtest [--clients N] [--games M] [--duration 30s] [--echo-duration 30s]
                        [--slices 5] [--think-ms 0] [--rules feixingqi|ludo] [--items]
                        [--url http://HOST:PORT] [--no-echo]
         N real WebSocket clients (default 4 per game) play M online room games with the random

@@ -1000,3 +1000,23 @@ fn arena_prints_no_interval_from_a_single_deal_and_labels_team_games() {
         "{text}"
     );
 }
+
+/// The README's sample run of every scenario is what the command prints (it said "188 passed"
+/// and showed a first line printed otherwise).
+#[test]
+fn the_readmes_scenario_sample_is_what_the_command_prints() {
+    let out = bin()
+        .arg("scenario")
+        .arg(repo().join("tests/scenarios"))
+        .output()
+        .expect("runs");
+    let text = stdout_of(&out);
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README");
+    let lines: Vec<&str> = text.lines().collect();
+    for line in [lines.first(), lines.last()].into_iter().flatten() {
+        assert!(
+            readme.contains(&format!("# {line}\n")),
+            "README lacks {line:?}"
+        );
+    }
+}
