@@ -441,19 +441,11 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     };
     let rules = rules_from("hint-accuracy", args, own)?;
     if flag(args, "--load").is_some() {
-        // The file holds the decisions and says how they were made: these would be dropped.
-        let from_file = [
-            "--decisions",
-            "--rollouts",
-            "--max-rollouts",
-            "--players",
-            "--policy",
-            "--others",
-            "--seed",
-            "--threads",
-        ];
+        // The file holds the decisions and says how they were made: every flag but these four
+        // (and the rule options) would be dropped.
+        let with_load = ["--compare", "--save", "--load", "--worst"];
         let ignored = (args.iter().map(String::as_str)).find(|a| {
-            from_file.contains(a)
+            (own.values.contains(a) && !with_load.contains(a))
                 || RULE_FLAGS.values.contains(a)
                 || RULE_FLAGS.switches.contains(a)
         });
