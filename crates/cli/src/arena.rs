@@ -1424,10 +1424,19 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
             "--depth",
             "--master-with",
             "--against",
+            "--position",
+            "--roll",
         ],
         switches: &["--master"],
     };
     let rules = rules_from("hint", args, own)?;
+    if let Some(text) = flag(args, "--position") {
+        return hint_at(args, text);
+    }
+    ensure!(
+        flag(args, "--roll").is_none(),
+        "--roll goes with --position"
+    );
     let count: usize = count(args, "--positions", 2000, 1..=MAX_POSITIONS)?;
     let seed: u64 = num(args, "--seed", 1)?;
     let players: u8 = num(args, "--players", 4)?;
@@ -1446,13 +1455,7 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         flag(args, "--against").is_none(),
         "--against is for --items: the plain hint's calibration is measured by hint-accuracy"
     );
-    let mut advisor = Advisor::default();
-    if let Some(d) = flag(args, "--depth") {
-        let depth: u8 = d.parse().context("--depth must be 0..=3")?;
-        ensure!(depth <= 3, "--depth must be 0..=3");
-        advisor.search.depth = depth;
-        advisor.against_hard.depth = depth;
-    }
+    let advisor = advisor_from(args)?;
     let positions = sample_positions(rules, seats, &[Level::Hard], count, seed);
     // The tables the search reads (the one-sided race) are built first, as a server builds them
     // at start-up: a first hint paid ~1.4 s for them and a short run's p95 was that.
@@ -1487,25 +1490,8 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         latency(&mut times)
     });
     if let Some(pos) = positions.first() {
-        let Phase::Move(die) = pos.phase() else {
-            bail!("sample position not awaiting a move");
-        };
         println!("example: {pos}");
-        println!("seat {} rolled {}:", pos.turn(), die.get());
-        for o in advisor.hint(pos) {
-            println!(
-                "  piece {} {} -> {} (square {}) win {:.1}% gap {:.1} pp  {:?}: {} / {}",
-                o.mv.piece,
-                o.from,
-                o.to,
-                o.square.map_or("-".to_string(), |a| a.to_string()),
-                100.0 * o.win,
-                o.gap,
-                o.reason,
-                o.reason.zh(pos.rules().rule_set),
-                o.reason.en(pos.rules().rule_set)
-            );
-        }
+        print_options(&advisor, pos)?;
     }
     println!(
         "hint latency over {} positions ({}, {} players, {:.2} options each, one thread): p50 {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
@@ -1518,6 +1504,76 @@ pub fn hint(args: &[String]) -> Result<ExitCode> {
         println!(
             "大师 Master decision latency over the same positions (enemies predicted as Hard, one thread): p50 {p50:.3} ms, p95 {p95:.3} ms, p99 {p99:.3} ms, max {max:.3} ms"
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hint's search: [`Advisor::default`], or `--depth D` chance layers.
+fn advisor_from(args: &[String]) -> Result<Advisor> {
+    let mut advisor = Advisor::default();
+    if let Some(d) = flag(args, "--depth") {
+        let depth: u8 = d.parse().context("--depth must be 0..=3")?;
+        ensure!(depth <= 3, "--depth must be 0..=3");
+        advisor.search.depth = depth;
+        advisor.against_hard.depth = depth;
+    }
+    Ok(advisor)
+}
+
+/// The hint's ranking of `pos`, which awaits a move: each option with its landing, win % and
+/// gap to the best, and its reason in zh and en.
+fn print_options(advisor: &Advisor, pos: &Position) -> Result<()> {
+    let Phase::Move(die) = pos.phase() else {
+        bail!("the position does not await a move");
+    };
+    println!("seat {} rolled {}:", pos.turn(), die.get());
+    for o in advisor.hint(pos) {
+        println!(
+            "  piece {} {} -> {} (square {}) win {:.1}% gap {:.1} pp  {:?}: {} / {}",
+            o.mv.piece,
+            o.from,
+            o.to,
+            o.square.map_or("-".to_string(), |a| a.to_string()),
+            100.0 * o.win,
+            o.gap,
+            o.reason,
+            o.reason.zh(pos.rules().rule_set),
+            o.reason.en(pos.rules().rule_set)
+        );
+    }
+    Ok(())
+}
+
+/// `hint --position NOTATION --roll D`: the hint on one position written down (the rules
+/// crate's one-line notation, as `replay` and the scenario files print it), rather than on
+/// sampled ones: for a bug report, a study, a bot author's check. The notation carries the
+/// rules and options, so none is taken beside it; only `--depth` changes the search.
+fn hint_at(args: &[String], text: &str) -> Result<ExitCode> {
+    let alone = ["--position", "--roll", "--depth"];
+    if let Some(f) = args
+        .iter()
+        .find(|a| a.starts_with("--") && !alone.contains(&a.as_str()))
+    {
+        bail!("{f} cannot be given with --position: the notation says the rules, and one position is hinted");
+    }
+    let setup = feixingqi_rules::notation::parse_setup(text)
+        .map_err(|e| anyhow::anyhow!("--position: {e}"))?;
+    let mut pos = Position::from_setup(&setup).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
+    let roll: u8 = num(args, "--roll", 0)?;
+    let die = Die::new(roll).context("--roll D is needed, a face 1 to 6")?;
+    let advisor = advisor_from(args)?;
+    println!("position: {pos}");
+    match pos
+        .roll(die, &mut NoEvents)
+        .map_err(|e| anyhow::anyhow!("--roll {roll}: {e}"))?
+    {
+        Rolled::Move => print_options(&advisor, &pos)?,
+        Rolled::Opening => println!("an opening roll of {roll}, to decide who starts: no choice"),
+        Rolled::Skipped(why) => println!(
+            "no piece can move with {roll}, the turn passes: {} / {}",
+            why.zh(),
+            why.en()
+        ),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -93,7 +93,7 @@ USAGE:
         any bot without it (e.g. --seats master,plain:master --players 2).
     feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
                    [--depth D] [--master] [--master-with ITEMS] [--against LEVEL]
-                   [rule options as arena]
+                   [rule options as arena] | --position NOTATION --roll D [--depth D]
         The master hint on sampled mid-game positions (of games of --players, default 4): an
         example, and p50/p95 latency;
         --master also times the 大师 Master's own decision on the same positions;
@@ -102,6 +102,11 @@ USAGE:
         a roll and the item advice before a roll with an item in the bar; then the win % it
         shows against how often the side went on to win, binned, and the map that would fit;
         --against LEVEL: one Hard player sampled against others of LEVEL (default: all Hard).
+        --position NOTATION --roll D (with --depth only): the hint on one position written in
+        the rules crate's one-line notation (as `replay` prints it, e.g. 'feixingqi turn=0
+        0:20,5,F,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H'; the rules and options are in it), after the
+        roll D: every distinct option with its landing, win %, gap to the best and reason; or
+        why nothing can move.
     feixingqi hint-accuracy [--rules ludo|feixingqi] [--decisions 1000] [--rollouts 2000]
                             [--max-rollouts 4R] [--players 2|3|4] [--policy hard] [--others BOT]
                             [--seed S] [--threads T] [--compare BOT,BOT] [--save FILE]

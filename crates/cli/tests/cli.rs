@@ -1020,3 +1020,47 @@ fn the_readmes_scenario_sample_is_what_the_command_prints() {
         );
     }
 }
+
+/// `hint --position NOTATION --roll D` ranks the options of a position written down: every
+/// distinct option once, best first with no gap, the others behind it; a roll that moves
+/// nothing says why; the notation carries the rules, so rule flags beside it are refused.
+#[test]
+fn hint_ranks_a_written_position() {
+    let at = "feixingqi turn=0 0:20,5,F,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H";
+    let text = stdout_of(
+        &bin()
+            .args(["hint", "--position", at, "--roll", "6"])
+            .output()
+            .expect("runs"),
+    );
+    let options: Vec<&str> = text.lines().filter(|l| l.starts_with("  piece ")).collect();
+    assert_eq!(options.len(), 2, "{text}");
+    assert!(text.contains(&format!("position: {at}")), "{text}");
+    assert!(text.contains("seat 0 rolled 6:"), "{text}");
+    assert!(options[0].contains("gap 0.0 pp"), "{text}");
+    assert!(!options[1].contains("gap 0.0 pp"), "{text}");
+    let skipped = stdout_of(
+        &bin()
+            .args([
+                "hint",
+                "--position",
+                "ludo turn=2 0:H,H 2:H,H",
+                "--roll",
+                "3",
+            ])
+            .output()
+            .expect("runs"),
+    );
+    assert!(skipped.contains("no piece can move with 3"), "{skipped}");
+    assert!(skipped.contains("a 6 is needed to come out"), "{skipped}");
+    refused(
+        &["hint", "--position", at, "--roll", "6", "--rules", "ludo"],
+        "--rules cannot be given with --position",
+    );
+    refused(&["hint", "--position", at], "--roll D is needed");
+    refused(
+        &["hint", "--position", "ludo turn=0 0:H,H", "--roll", "6"],
+        "--position:",
+    );
+    refused(&["hint", "--roll", "6"], "--roll goes with --position");
+}
