@@ -19,6 +19,62 @@
 //! assert_eq!(ranked.len(), pos.distinct_moves().len());
 //! ```
 //!
+//! # Writing a bot
+//!
+//! A bot is anything that implements [`Bot`]: handed a position awaiting a move (the roll is in
+//! its phase), it returns one of its distinct moves. It sees what a player at the table sees;
+//! the dice stay with the [`Game`](feixingqi_rules::Game) that plays it. A whole seeded game of
+//! one such bot against three 困难 Hard players:
+//!
+//! ```
+//! use feixingqi_ai::{Bot, Level};
+//! use feixingqi_rules::{
+//!     DiceStream, Game, Move, Position, Progress, RollOutcome, Rules, SeatSet, Seed,
+//! };
+//!
+//! /// Moves the piece furthest behind (a piece in the hangar counts as furthest).
+//! struct Laggard;
+//!
+//! impl Bot for Laggard {
+//!     fn choose(&mut self, pos: &Position) -> Move {
+//!         let me = pos.turn();
+//!         let behind = |m: &Move| match pos.piece(me, m.piece) {
+//!             Some(Progress::At(p)) => i32::from(p),
+//!             _ => -1,
+//!         };
+//!         let options = pos.distinct_moves();
+//!         options.iter().copied().min_by_key(behind).unwrap_or(options[0])
+//!     }
+//!     fn name(&self) -> String {
+//!         "laggard".into()
+//!     }
+//! }
+//!
+//! let dice = DiceStream::new(Seed::from_u64(42));
+//! let mut game = Game::new(Rules::ludo(), SeatSet::ALL, dice).unwrap();
+//! let mut bots: Vec<Box<dyn Bot>> = vec![Box::new(Laggard)];
+//! bots.extend((1..4).map(|k| Level::Hard.bot(k) as Box<dyn Bot>));
+//! let mut events = Vec::new();
+//! while game.position().ranking().next().is_none() {
+//!     if game.roll(&mut events).unwrap().outcome == RollOutcome::Choose {
+//!         let pos = *game.position();
+//!         let mv = bots[pos.turn().index()].choose(&pos);
+//!         // the Master learns each player's style from the moves it sees played
+//!         for (i, b) in bots.iter_mut().enumerate() {
+//!             if i != pos.turn().index() {
+//!                 b.observe(&pos, mv);
+//!             }
+//!         }
+//!         game.play(mv, &mut events).unwrap();
+//!     }
+//! }
+//! let winner = game.position().ranking().next().unwrap();
+//! println!("{} won", bots[winner.index()].name());
+//! ```
+//!
+//! `feixingqi arena` plays the built-in bots this way with duplicate dice and prints their win
+//! rates with intervals; `feixingqi hint --position NOTATION --roll D` ranks one position.
+//!
 //! # Strength
 //!
 //! Measured with `feixingqi arena` (duplicate-dice games, 20,000 of them on seed 1 unless said;
