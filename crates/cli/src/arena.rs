@@ -24,6 +24,7 @@ use feixingqi_rules::{
 
 use crate::{
     accuracy::{fit_calibration, log_loss, mean_log_loss, Bins, Point},
+    exec_bot::ExecBot,
     progress::{in_parallel, Count},
 };
 
@@ -167,6 +168,12 @@ pub(crate) fn rules_from(command: &str, args: &[String], own: Flags) -> Result<R
 /// Refuses a bot name [`make_bot`] would not make, saying which names it knows (a `master:`
 /// spec says what it failed to set), before any game is played.
 pub(crate) fn known_bot(name: &str, rules: Rules) -> Result<()> {
+    if let Some(program) = name.strip_prefix("exec:") {
+        // Started once here, so that a path that does not run says so before any game.
+        ExecBot::spawn(program, 0, name)
+            .with_context(|| format!("bot {name:?}: starting {program}"))?;
+        return Ok(());
+    }
     if let Some(spec) = name.strip_prefix("td:") {
         // Said here, with the reason, rather than as an unknown bot (or, for a depth above the
         // cap, not at all: `@9` played at depth 3 under its own name).
@@ -190,7 +197,7 @@ pub(crate) fn known_bot(name: &str, rules: Rules) -> Result<()> {
         ModelBot::master_with(spec, name).with_context(|| format!("bot {name:?}"))?;
     }
     bail!(
-        "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
+        "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], exec:PROGRAM, master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
         BOT_NAMES.join(", ")
     )
 }
@@ -213,9 +220,21 @@ pub(crate) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A bot by name: [`bot_by_name`], or `td:FILE[@DEPTH]` — the Master's search (DEPTH chance
-/// layers, default 1) over a table written by `feixingqi train` (used for both rule sets).
+/// A bot by name: [`bot_by_name`], `td:FILE[@DEPTH]` — the Master's search (DEPTH chance
+/// layers, default 1) over a table written by `feixingqi train` (used for both rule sets) — or
+/// `exec:PROGRAM`, a program answering on its standard output ([`ExecBot`]).
 pub(crate) fn make_bot(name: &str, seed: u64) -> Option<Box<dyn Bot + Send>> {
+    if let Some(program) = name.strip_prefix("exec:") {
+        // [`known_bot`] started it once already: a program that no longer starts stops the run
+        // (rather than a stand-in playing under its name).
+        return match ExecBot::spawn(program, seed, name) {
+            Ok(bot) => Some(Box::new(bot)),
+            Err(e) => {
+                eprintln!("\nerror: bot {name:?}: starting {program}: {e}");
+                std::process::exit(2)
+            }
+        };
+    }
     if let Some(spec) = name.strip_prefix("td:") {
         let (path, depth) = td_spec(spec);
         let depth = depth.filter(|&d| d <= MAX_TD_DEPTH)?;

@@ -3,6 +3,7 @@
 
 mod accuracy;
 mod arena;
+mod exec_bot;
 mod loadtest;
 mod progress;
 mod solve;
@@ -91,6 +92,12 @@ USAGE:
         master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
+        exec:PROGRAM is a bot of your own in any language (not with --items): PROGRAM (a path,
+        run without arguments, once per seat per game, FEIXINGQI_SEED in its environment) reads
+        one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `6 0,2
+        feixingqi turn=0 0:20,H,5,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H`: the roll, the pieces that
+        may move, the position in the one-line notation) and writes the piece it moves on a line
+        of its standard output; an answer that is not one of PIECES stops the run (exit 2).
     feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
                    [--depth D] [--master] [--master-with ITEMS] [--against LEVEL]
                    [rule options as arena] | --position NOTATION --roll D [--depth D]

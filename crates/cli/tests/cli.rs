@@ -1064,3 +1064,96 @@ fn hint_ranks_a_written_position() {
     );
     refused(&["hint", "--roll", "6"], "--roll goes with --position");
 }
+
+/// Writes an executable shell script `name` for the `exec:` bot tests.
+fn script(name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("writes the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// `exec:PROGRAM` plays a program of the user's own in the arena: one line per decision (the
+/// roll, the pieces that may move, the notation), the piece back; the same seed gives the same
+/// games; a program that answers what it was not offered, or does not start, stops the run.
+#[test]
+fn exec_bots_play_a_program_line_by_line() {
+    // the first piece offered, and a log of what it was told
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("exec-first.log");
+    let _ = std::fs::remove_file(&log);
+    let first = script(
+        "exec-first.sh",
+        &format!(
+            "while read -r roll pieces rest; do echo \"$roll $pieces $rest\" >> {}; echo \"${{pieces%%,*}}\"; done",
+            log.display()
+        ),
+    );
+    let seats = format!("exec:{},random", first.display());
+    let run = || {
+        stdout_of(
+            &bin()
+                .args([
+                    "arena",
+                    "--rules",
+                    "ludo",
+                    "--players",
+                    "2",
+                    "--games",
+                    "20",
+                ])
+                .args(["--seats", &seats, "--threads", "1"])
+                .output()
+                .expect("runs"),
+        )
+    };
+    let text = run();
+    let wins =
+        arena_wins(&text, &format!("exec:{}", first.display())) + arena_wins(&text, "random");
+    assert_eq!(wins, 20, "{text}");
+    let told = std::fs::read_to_string(&log).expect("the bot was asked");
+    let line = told.lines().next().expect("a line");
+    let mut parts = line.splitn(3, ' ');
+    let roll: u8 = parts.next().and_then(|r| r.parse().ok()).expect("a roll");
+    assert!((1..=6).contains(&roll), "{line}");
+    let pieces = parts.next().expect("pieces");
+    assert!(pieces.split(',').count() >= 2, "a choice: {line}");
+    let notation = parts.next().expect("the position");
+    let setup = feixingqi_rules::notation::parse_setup(notation).expect("the notation parses");
+    assert!(
+        feixingqi_rules::Position::from_setup(&setup).is_ok(),
+        "{line}"
+    );
+    let again = run();
+    assert_eq!(
+        arena_wins(&again, "random"),
+        arena_wins(&text, "random"),
+        "the same seed, the same games: {again}"
+    );
+
+    let bad = script("exec-bad.sh", "while read -r line; do echo nine; done");
+    refused(
+        &[
+            "arena",
+            "--players",
+            "2",
+            "--games",
+            "4",
+            "--seats",
+            &format!("exec:{},random", bad.display()),
+        ],
+        "answered \"nine\"",
+    );
+    refused(
+        &[
+            "arena",
+            "--players",
+            "2",
+            "--games",
+            "4",
+            "--seats",
+            "exec:/no/such/bot,random",
+        ],
+        "starting /no/such/bot",
+    );
+}
