@@ -126,6 +126,32 @@ function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale =
 function showView(name) {
   for (const v of ['setup', 'game', 'viewer', 'room', 'profile']) $(`view-${v}`).hidden = v !== name;
   current.view = name;
+  setTimeout(rescueFocus, 0);
+}
+
+/**
+ * Where focus goes once it was lost — a focused piece stopped being a button, the control
+ * pressed was disabled or its view hidden, a dialog closed: the browser dropped it to the page
+ * and a keyboard or screen-reader player started again from the top after every move (WCAG
+ * 2.4.3). Nothing moves while focus is somewhere of the player's choosing.
+ */
+function rescueFocus() {
+  const at = /** @type {HTMLElement|null} */ (document.activeElement);
+  if (at && at !== document.body && at.isConnected && at.getClientRects().length > 0) return;
+  if (/** @type {HTMLDialogElement} */ ($('end')).open) return;
+  const view = $(`view-${current.view}`);
+  if (current.view === 'game') {
+    const st = current.st;
+    if (canAct(st) && st.phase === 'move') { current.board?.focusLegal(1); return; }
+    // (never a header button: Space, meant as a roll, would press 新游戏 or 攻略)
+    for (const id of ['btn-roll', 'btn-result']) {
+      const b = /** @type {HTMLButtonElement} */ ($(id));
+      if (!b.disabled && b.getClientRects().length > 0) { b.focus(); return; }
+    }
+    return;
+  }
+  const first = /** @type {HTMLElement|null} */ (view?.querySelector('button:not([disabled]), input:not([type=hidden]), select, a[href]'));
+  first?.focus();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,8 +167,9 @@ const defaults = {
 function loadSetup() { return { ...defaults, ...store.get('fxq.setup', {}), rules: store.get('fxq.rules', 'feixingqi') }; }
 function seatsFor(n) { return n === 2 ? [0, 2] : n === 3 ? [0, 1, 2] : [0, 1, 2, 3]; }
 
-const radioHtml = (name, val, label, checked) =>
-  `<label><input type="radio" name="${name}" value="${val}" ${checked ? 'checked' : ''}><span>${label}</span></label>`;
+/** A pill radio; `lang`: the language of its label where it is not the page's (English, 中文). */
+const radioHtml = (name, val, label, checked, lang = '') =>
+  `<label><input type="radio" name="${name}" value="${val}" ${checked ? 'checked' : ''}><span${lang ? ` lang="${lang}"` : ''}>${label}</span></label>`;
 const checkHtml = (name, label, checked, disabled = false) =>
   `<label><input type="checkbox" name="${name}" ${checked ? 'checked' : ''} ${disabled ? 'disabled' : ''}><span>${label}</span></label>`;
 
@@ -190,7 +217,7 @@ export function optionsCard(s, extraRows = '', cls = 'o3') {
       <div class="row"><span class="lab">${t('scoring')}</span><div class="seg" role="radiogroup" aria-label="${t('scoring')}">${radioHtml('scoring', 'none', t('scoreNone'), s.scoring === 'none')}${radioHtml('scoring', 'perPiece50', t('scorePer', { unit: unitOf(s.rules) }), s.scoring === 'perPiece50')}${radioHtml('scoring', 'room', t('scoreRoom'), s.scoring === 'room')}</div>
         <label ${s.scoring === 'room' ? '' : 'hidden'}>${t('roomPoints')} <input type="number" name="room" min="1" max="${ROOM_POINTS_MAX}" step="1" value="${s.room}"></label></div>
       ${extraRows}
-      <div class="row"><span class="lab">${t('language')}</span><div class="seg" role="radiogroup" aria-label="${t('language')}">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en')}</div></div>
+      <div class="row"><span class="lab">${t('language')}</span><div class="seg" role="radiogroup" aria-label="${t('language')}">${radioHtml('lang', 'zh', t('langZh'), getLang() === 'zh', 'zh-CN')}${radioHtml('lang', 'en', t('langEn'), getLang() === 'en', 'en')}</div></div>
     </div></div>`;
 }
 function drawPreview(rules) {
@@ -515,9 +542,10 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
  * die or wait), for a log rebuilt from past events; `takeoff`: the game's takeoff rolls (the
  * replay's record, not the game on the game screen).
  * @param {any} e @param {string} rules @param {string[]} said
- * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[]}} [how]
+ * `loud`: the lines as a computer's ply is told, shorter (a skip without its reason).
+ * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[], loud?: string[]}} [how]
  */
-function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || [] } = {}) {
+function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || [], loud } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
@@ -528,7 +556,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
   switch (e.kind) {
     case 'openingRoll': case 'rolled':
       text = t(e.kind === 'openingRoll' ? 'openingRolled' : 'rolled', { name: nm(e.seat), d: e.die });
-      log(text, false); said.push(text);
+      log(text, false); said.push(text); loud?.push(text);
       if (quiet) return null;
       if (current.view === 'game') { current.dieSeat = e.seat; showDie(e.die, { rolling: true, seat: e.seat, rules }); }
       fx.roll(); if (e.die === 6) fx.six();
@@ -593,6 +621,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
     default: return null;
   }
   if (text) { log(text, imp); said.push(text); }
+  // what a screen reader hears of a computer's ply: every line, a skip without its reason
+  if (text) loud?.push(e.kind === 'skip' && e.reason !== 'void_third_six' ? t('skippedShort', { name: nm(e.seat) }) : text);
   return null;
 }
 
@@ -617,7 +647,7 @@ function logFrames(frames, rules, { log, takeoff }) {
  * @param {{cause?: string, events?: any[]}} f @param {string} rules @param {string[]} said
  * Each line is drawn in the colour of the seat whose turn it tells (the event's seat, the seat a
  * turn passes to, else the last one named).
- * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[]}} [how]
+ * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[], loud?: string[]}} [how]
  * @returns {(e: any) => Promise<void>|null}
  */
 function narrator(f, rules, said, how = {}) {
@@ -704,6 +734,7 @@ async function handleState(st) {
   current.itemHint = null;
   cancelTarget(false);
   const said = [];
+  /** @type {string[]} */ const loud = [];
   if (st.cause === 'fastForward') {
     // the result at once; the board stays where it was so 继续观看 can play the same events
     current.ff = { events: st.events, from: prev ? progressOf(prev) : null, items: prev?.items ?? null };
@@ -723,7 +754,7 @@ async function handleState(st) {
       $('turn-msg').textContent = t('rolled', { name: seatName(st.rules, rolled.seat), d: rolled.die });
       clearBanner();
     }
-    await board.animate(withMoveLines(st.events), narrator(st, st.rules, said));
+    await board.animate(withMoveLines(st.events), narrator(st, st.rules, said, { loud }));
   } else if (st.cause === 'undo') {
     toast(t('undone')); said.push(t('undone'));
     logLine(t('undone'), true);
@@ -736,9 +767,16 @@ async function handleState(st) {
   else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
+  // A computer's ply is told shorter: the reasons of three computers' skips (the same long
+  // sentence every turn), 自动走棋 and 正在思考 came faster than a voice reads them, one a second,
+  // each cut off by the next.
+  const roller = (st.events || []).find((/** @type {any} */ e) => e.kind === 'rolled' || e.kind === 'openingRoll')?.seat;
+  if (typeof roller === 'number' && seatInfo(st, roller)?.controller === 'computer') said.splice(0, said.length, ...loud);
   // at the end the prompt names the winner: the bare 游戏结束 of the event is not said twice
   if (st.phase === 'over') said.splice(0, said.length, ...said.filter((x) => x !== t('gameOver')));
-  if (prompt) said.push(prompt);
+  // the choice prompt says the roll: not twice ("红方 掷出 4。红方 掷出 4，请选择")
+  if (canAct(st) && st.phase === 'move') said.splice(0, said.length, ...said.filter((x) => x !== t('rolled', { name: seatName(st.rules, st.turn), d: st.die })));
+  if (prompt && st.toAct !== 'computer') said.push(prompt);
   if (said.length) announce(speech(said));
   if (st.phase === 'over') {
     // a room stays this browser's at its end (a reload comes back to it, for 再来一局) until 离开房间
@@ -823,6 +861,8 @@ function renderSide(st) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);
     else if (document.activeElement?.closest?.('svg')) $('btn-roll').focus();
   }
+  // (after the legal pieces changed: the one focused may have stopped being a button)
+  setTimeout(rescueFocus, 0);
 }
 
 function scheduleNext(st) {
@@ -895,10 +935,11 @@ function pick(piece) {
 }
 async function hint() {
   const st = current.st;
-  if (!st || st.toAct !== 'human' || inRoom(st)) return;
+  if (st && inRoom(st)) { toast(t('hintRoom')); announce(t('hintRoom')); return; }
+  if (!st || st.toAct !== 'human') return;
   // before the roll the Master advises on the item bar only (docs/PROTOCOL.md "Items", Hint)
   const beforeRoll = st.phase === 'roll' && canUseItem(st) && ownBar(st).length > 0;
-  if (st.phase !== 'move' && !beforeRoll) return;
+  if (st.phase !== 'move' && !beforeRoll) { toast(t('hintAfterRoll')); announce(t('hintAfterRoll')); return; }
   try {
     const h = await net.request({ type: 'hint', version: st.version });
     if (current.st !== st) return;
@@ -1165,6 +1206,8 @@ async function sendItem(use) {
 
 function undo() {
   const st = current.st;
+  // said, not silent: a key that does nothing leaves the player wondering whether it was heard
+  if (st && (!st.canUndo || inRoom(st))) { toast(t(inRoom(st) ? 'undoRoom' : 'undoNothing')); announce(t(inRoom(st) ? 'undoRoom' : 'undoNothing')); }
   if (!st || !st.canUndo || inRoom(st)) return;
   clearTimeout(current.stepTimer);
   act({ type: 'undo' });
@@ -1221,7 +1264,11 @@ function openEnd(st, fromFastForward) {
     extra: room ? rooms.endExtra(st) : '',
   });
   if (room) rooms.fillPoints(st);
-  if (!dlg.open) dlg.showModal();
+  if (!dlg.open) {
+    dlg.showModal();
+    // closed (关闭, Esc): focus returns to what had it, the page itself when it opened on its own
+    dlg.addEventListener('close', () => setTimeout(rescueFocus, 0), { once: true });
+  }
 }
 
 async function fetchRecord(gameId) {
@@ -1253,7 +1300,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, itemName, drawItemPanel, showView, toast, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, itemName, drawItemPanel, showView, toast, announce, speech, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');
@@ -1357,8 +1404,10 @@ function wire() {
     current.keyboard = true;
     if (/** @type {HTMLDialogElement} */ ($('end')).open) return;
     const tag = /** @type {HTMLElement} */ (e.target).tagName;
-    if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    // the viewer minds its own fields (Esc leaves it from its slider too)
     if (current.view === 'viewer') { viewer.key(e); return; }
+    if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag)) return;
     if (current.view !== 'game') return;
     const st = current.st;
     // the targeting step of an item takes the keys first: Escape cancels, digits choose

@@ -229,8 +229,10 @@ export function createBoard(host, geo, opts = {}) {
   const col = COLOURS[geo.rules];
   const light = LIGHT[geo.rules];
   const svg = el('svg', { viewBox: `-0.15 -0.15 ${n + 0.3} ${n + 0.3}`, class: 'board ' + geo.rules, role: 'group' });
-  const gBoard = el('g', { class: 'squares' }, svg);
-  const gMarks = el('g', { class: 'marks' }, svg);
+  // the squares and marks are drawing only (their lane digits read as "1 2 3 4 5 1 2 …"): the
+  // pieces, items and weather say where things are
+  const gBoard = el('g', { class: 'squares', 'aria-hidden': 'true' }, svg);
+  const gMarks = el('g', { class: 'marks', 'aria-hidden': 'true' }, svg);
   const gItems = el('g', { class: 'items' }, svg);
   const gPieces = el('g', { class: 'pieces' }, svg);
   // the weather's badge stands above the pieces: a plane parked on the weather square (fog
@@ -373,7 +375,8 @@ export function createBoard(host, geo, opts = {}) {
   const PR = fxq ? 0.36 : 0.36;
 
   function makePiece(s, k) {
-    const g = /** @type {SVGGElement} */ (el('g', { class: 'piece', 'data-seat': s, 'data-piece': k + 1, role: 'button' }, gPieces));
+    // a button a screen reader hears as unavailable until it can move (or be aimed at)
+    const g = /** @type {SVGGElement} */ (el('g', { class: 'piece', 'data-seat': s, 'data-piece': k + 1, role: 'button', 'aria-disabled': 'true' }, gPieces));
     const inner = /** @type {SVGGElement} */ (el('g', { class: 'piece-inner' }, g));
     el('path', { d: shapePath(s, PR + 0.06), class: 'halo' }, inner);
     el('ellipse', { cx: 0.04, cy: 0.1, rx: PR * 0.95, ry: PR * 0.55, class: 'shadow' }, inner);
@@ -395,8 +398,9 @@ export function createBoard(host, geo, opts = {}) {
       if (g.classList.contains('target')) onTarget?.(s, k);
       else if (g.classList.contains('legal')) opts.onPick?.(k);
     });
+    // Enter or Space, as on any button (Space did nothing: the roll's key went by)
     g.addEventListener('keydown', (e) => {
-      if (e.key !== 'Enter') return;
+      if (e.key !== 'Enter' && e.key !== ' ') return;
       if (g.classList.contains('target')) { e.preventDefault(); e.stopPropagation(); onTarget?.(s, k); }
       else if (g.classList.contains('legal')) { e.preventDefault(); e.stopPropagation(); opts.onPick?.(k); }
     });
@@ -607,7 +611,13 @@ export function createBoard(host, geo, opts = {}) {
       const legal = pc.seat === seat && list.includes(pc.piece);
       pc.g.classList.toggle('legal', legal);
       if (legal) pc.g.setAttribute('tabindex', '0'); else pc.g.removeAttribute('tabindex');
+      markUsable(pc);
     }
+  }
+  /** `aria-disabled` as the piece stands: usable when it can move or be aimed at. */
+  function markUsable(pc) {
+    const usable = pc.g.classList.contains('legal') || pc.g.classList.contains('target');
+    pc.g.setAttribute('aria-disabled', String(!usable));
   }
   /** @type {((seat:number, piece:number)=>void)|null} */
   let onTarget = null;
@@ -623,6 +633,7 @@ export function createBoard(host, geo, opts = {}) {
       pc.g.classList.toggle('target', on);
       if (on) pc.g.setAttribute('tabindex', '0');
       else if (!pc.g.classList.contains('legal')) pc.g.removeAttribute('tabindex');
+      markUsable(pc);
     }
   }
   /** Focuses the next (dir 1) or previous (-1) target plane. */

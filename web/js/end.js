@@ -97,7 +97,7 @@ export function renderEnd(host, st, h) {
     <h2 id="end-title">${esc(endTitle(st))}</h2>
     ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
     ${you}
-    <table class="rank"><thead><tr><th>${t('ranking')}</th><th></th><th></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
+    <table class="rank"><thead><tr><th>${t('ranking')}</th><th>${t('seat')}</th><th><span class="sr-only">${t('playedBy')}</span></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
     <div class="controls">
       ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}
       ${h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>` : ''}

@@ -99,6 +99,7 @@ export class Viewer {
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
     this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p) => this.d.pieceLabel(rules, seat, piece, p), itemName: (k) => this.d.itemName(k) });
+    this.board.svg.setAttribute('aria-label', `${t('replay')} · ${t(rules)}`);
     this.board.setSpeed(this.anim);
     this.d.markBoard();
     const plies = Array.isArray(record.plies) ? record.plies.length : 0;
@@ -191,6 +192,7 @@ export class Viewer {
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.relog();
     this.update();
+    this.d.announce(this.d.$('v-pos').textContent ?? '');
   }
 
   /**
@@ -231,6 +233,8 @@ export class Viewer {
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.i++;
     this.update();
+    // told as the game screen tells a ply (a screen reader heard nothing of the replay)
+    if (said.length) this.d.announce(this.d.speech(said));
     return true;
   }
 

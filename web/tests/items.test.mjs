@@ -29,6 +29,13 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
         shields: [[0, 1]],
       });
       const count = (sel) => host.querySelectorAll(sel).length;
+      // a piece is a button a screen reader hears as unavailable until it can move
+      const usable = () => [1, 2, 3, 4].map((k) => host.querySelector(`.piece[data-seat="0"][data-piece="${k}"]`)?.getAttribute('aria-disabled'));
+      const before0 = usable();
+      board.setLegal(0, [1]);
+      const legal0 = usable();
+      board.setLegal(-1, []);
+      /** @type {any} */ (window).__usable = { before0, legal0 };
       const ringShown = (seat, piece) => {
         const g = host.querySelector(`.piece[data-seat="${seat}"][data-piece="${piece + 1}"] .shield-ring`);
         return g ? /** @type {SVGElement} */ (g).style.display !== 'none' : null;
@@ -87,6 +94,9 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       names: ['name:fog|name:fog', 'name:fog|name:fog', 'name:missile|name:missile', 'name:sixDie|name:sixDie'],
     });
     assert.deepEqual(out.used, [['shield', 0], ['missile', 1]]);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__usable), {
+      before0: ['true', 'true', 'true', 'true'], legal0: ['true', 'false', 'true', 'true'],
+    });
     assert.deepEqual(out.slots.map((s) => s.disabled), [false, false, true]);
     assert.deepEqual(out.slots.map((s) => s.hinted), [false, true, false]);
     assert.equal(out.slots[0].label, '1: 护盾');

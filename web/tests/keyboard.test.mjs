@@ -27,6 +27,9 @@ test('keyboard only: a whole 飞行棋 game against a computer', { timeout: 1500
     // every text set, even two in one frame (the region reads only the last of them)
     await page.evaluate(() => new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => /** @type {any} */ (window).__live(n.textContent || ''))))
       .observe(/** @type {HTMLElement} */ (document.getElementById('live')), { childList: true, characterData: true, subtree: true }));
+    // focus lands on the roll (it fell to the page: a keyboard or screen-reader player began
+    // again from the top after every action)
+    await page.waitForFunction(() => document.activeElement?.id === 'btn-roll', null, { timeout: 15000 });
     const log = await playThrough(page, { keyboard: true, hint: true, undo: true });
     const st = await state(page);
     assert.equal(st.phase, 'over');
@@ -37,13 +40,22 @@ test('keyboard only: a whole 飞行棋 game against a computer', { timeout: 1500
     assert.match(text, /掷出 \d/, 'rolls are announced');
     assert.match(text, /号/, 'moves are announced');
     // every roll is told (only the last six lines of a state were, so a busy turn lost its
-    // roll), each announcement once as sentences, and the end names the winner
-    const rolls = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.flatMap((/** @type {any} */ f) => f.events).filter((/** @type {any} */ e) => e.kind === 'rolled').length);
+    // roll) but those of the end's fast-forward (its result is told at once), each once — the
+    // choice prompt says the roll, which was said twice before it — and the end names the winner
+    const rolls = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.filter((/** @type {any} */ f) => f.cause !== 'fastForward').flatMap((/** @type {any} */ f) => f.events).filter((/** @type {any} */ e) => e.kind === 'rolled').length);
     assert.ok((text.match(/掷出 \d/g) || []).length >= rolls, `${(text.match(/掷出 \d/g) || []).length} rolls told of ${rolls}`);
+    assert.doesNotMatch(text, /掷出 (\d)。 \S+ 掷出 \1，请选择/, 'the roll is not said twice');
+    // the computer's plies are told shorter: no reason for its skips, no 正在思考, no 自动走棋
+    const wordy = announced.filter((x) => /蓝方 无棋可走：|蓝方 正在思考|蓝方只有一种走法/.test(x));
+    assert.deepEqual(wordy, []);
+    assert.match(text, /蓝方 掷出 \d/, 'the computer’s rolls are told');
     const last = announced.filter(Boolean).at(-1) ?? '';
     assert.match(last, /游戏结束 — .+方 第 1 名/);
     assert.doesNotMatch(last, /游戏结束。 游戏结束/);
     await shot(page, 'keyboard-end.png');
+    // the end screen closed by Esc gives focus to 查看结果 (it went to the page)
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.activeElement?.id === 'btn-result', null, { timeout: 5000 });
     console.log(`keyboard: ${log.actions} actions; ${announced.length} announcements, e.g. ${JSON.stringify(announced.slice(2, 4))}`);
     assert.deepEqual(b.errors, []);
   } finally {
