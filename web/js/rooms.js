@@ -17,6 +17,27 @@ const SEED_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /** §7.8: room codes are 6 characters of this alphabet (case ignored). */
 const CODE_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
 
+/**
+ * What changed in a lobby between two `room` messages, in words for a screen reader: who sat
+ * down or left, who is ready or no longer, and for the host that the game can start (the list
+ * and the start button changed without a word). @param {any} prev @param {any} r @param {boolean} iHost
+ */
+function lobbyNews(prev, r, iHost) {
+  const people = (/** @type {any} */ room) => new Map((room.slots || []).filter((/** @type {any} */ s) => s.kind === 'player').map((/** @type {any} */ s) => [s.playerId ?? s.nickname, s]));
+  const before = people(prev), now = people(r);
+  const news = [];
+  for (const [id, s] of now) {
+    const was = before.get(id);
+    if (!was) news.push(t('lobbyJoined', { name: s.nickname }));
+    else if (!was.ready && s.ready) news.push(t('lobbyReady', { name: s.nickname }));
+    else if (was.ready && !s.ready) news.push(t('lobbyUnready', { name: s.nickname }));
+  }
+  for (const [id, s] of before) if (!now.has(id)) news.push(t('lobbyLeft', { name: s.nickname }));
+  const ready = (/** @type {any} */ room) => room.slots.every((/** @type {any} */ s) => s.kind !== 'open' && (s.kind !== 'player' || s.ready || s.slot === room.host));
+  if (iHost && news.length && ready(r) && !ready(prev)) news.push(t('lobbyCanStart'));
+  return news;
+}
+
 /** A fresh client seed from the browser's own random source: 16 bytes, base64url (22 characters). */
 export function newClientSeed() {
   const b = new Uint8Array(16);
@@ -464,7 +485,7 @@ export class Rooms {
     host.innerHTML = `<div class="lobby">
       <div class="card code-card">
         <h2>${t('roomCode')}</h2>
-        <div class="room-code" id="room-code" aria-label="${t('roomCode')} ${r.code.split('').join(' ')}">${r.code}</div>
+        <div class="room-code" id="room-code" aria-hidden="true">${r.code}</div><p class="sr-only">${r.code.split('').join(' ')}</p>
         <div class="controls"><button type="button" id="btn-copy-code">${t('copyCode')}</button><button type="button" id="btn-copy-link">${t('copyShare')}</button></div>
         <label class="muted share"><span>${t('shareLink')}</span> <input id="share-link" readonly value="${esc(url)}"></label>
         <p class="muted">${esc(this.optionsSummary(r))}</p>
@@ -485,7 +506,7 @@ export class Rooms {
           <p class="muted">${t('seedHelp')}</p>` : ''}
       </div>
       <div class="card lobby-actions">
-        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}" aria-pressed="${!!mine.ready}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>
+        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>
           <button type="button" id="btn-sit" class="primary" ${r.slots.some((s) => s.kind === 'open') ? '' : 'disabled'}>${t('takeSeat')}</button>`}
         ${iHost ? `<button type="button" id="btn-room-start" class="primary" ${blocker ? 'disabled' : ''} aria-describedby="start-why">${t('startRoom')}</button>
           <span class="muted" id="start-why">${esc(blocker)}</span>` : mine ? `<span class="muted">${t('waitHost')}</span>` : ''}
@@ -496,6 +517,10 @@ export class Rooms {
     this.wireLobby();
     if (focused) document.getElementById(focused)?.focus();
     if (!prev || prev.code !== r.code) this.d.announce(t('inRoom', { code: r.code }));
+    else {
+      const said = lobbyNews(prev, r, iHost);
+      if (said.length) this.d.announce(said.join(getLang() === 'zh' ? '。' : '. '));
+    }
   }
 
   async sendReady(ready, seed) {
@@ -562,14 +587,22 @@ export class Rooms {
     return own && own !== `chat${i}Ludo` ? own : t('chat' + i);
   }
 
+  /** The quick chat, closed again by Esc (focus back on its summary). @param {string} where */
   chatPanel(where) {
     const buttons = Array.from({ length: PHRASES }, (_, i) => `<button type="button" data-phrase="${i}">${esc(this.phrase(i))}</button>`).join('');
     return `<details class="chat card" id="chat-${where}"><summary>${t('quickChat')}</summary><div class="phrases" role="group" aria-label="${t('quickChat')}">${buttons}</div></details>`;
   }
 
   wireChat(where) {
-    const box = document.getElementById(`chat-${where}`);
+    const box = /** @type {HTMLDetailsElement|null} */ (document.getElementById(`chat-${where}`));
     if (!box) return;
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || !box.open) return;
+      e.preventDefault();
+      e.stopPropagation();
+      box.open = false;
+      /** @type {HTMLElement|null} */ (box.querySelector('summary'))?.focus();
+    });
     box.querySelectorAll('button[data-phrase]').forEach((b) => b.addEventListener('click', () => this.say(Number(/** @type {HTMLElement} */ (b).dataset.phrase))));
   }
 
@@ -696,6 +729,12 @@ export class Rooms {
     el.hidden = false;
     el.style.setProperty('--left', String(tm.total ? left / tm.total : 0));
     el.classList.toggle('low', left < 5000);
+    // said once, five seconds before 托管 plays one's own turn (the ring and its colour are seen only)
+    const key = `${tm.seat}:${Math.round(tm.end)}`;
+    if (left < 5000 && left > 0 && this.warned !== key && this.mySeats().includes(tm.seat)) {
+      this.warned = key;
+      this.d.announce(t('timeLeftWarn', { n: secs }));
+    }
     el.querySelector('b').textContent = String(secs);
     el.setAttribute('aria-label', t('timeLeft', { n: secs }));
     const tag = document.querySelector(`#board .seat-tag[data-seat="${tm.seat}"] .tmr`);

@@ -65,6 +65,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await a.waitForSelector('#view-room:not([hidden]) #room-code');
     const code = (await a.locator('#room-code').innerText()).trim();
     assert.match(code, /^[A-Z2-9]{6}$/);
+    // what a screen reader hears in A's lobby (joins and ready went unsaid)
+    await a.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      const live = /** @type {HTMLElement} */ (document.getElementById('live'));
+      w.__said = [];
+      new MutationObserver(() => w.__said.push(live.textContent)).observe(live, { childList: true, characterData: true, subtree: true });
+    });
     const link = await a.locator('#share-link').inputValue();
     assert.ok(link.endsWith(`#room=${code}`), link);
     const commitment = (await a.locator('#room-commitment').innerText()).trim();
@@ -121,6 +128,11 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await a.waitForSelector('#start-why:text-matches("Bob")');
     await b.click('#btn-ready');
     await a.waitForFunction(() => !/** @type {HTMLButtonElement} */ (document.getElementById('btn-room-start'))?.disabled, null, { timeout: 10000 });
+    await a.waitForFunction(() => /** @type {any} */ (window).__said.some((/** @type {string} */ x) => /人齐了/.test(x)), null, { timeout: 5000 });
+    const heard = await a.evaluate(() => /** @type {any} */ (window).__said.join(' | '));
+    assert.match(heard, /Bob<u>x<\/u> 进入了房间/);
+    assert.match(heard, /Bob<u>x<\/u> 离开了房间/);
+    assert.match(heard, /Bob<u>x<\/u> 已准备/);
     await shot(b, 'room-lobby-guest-phone.png');
     const slotsText = await a.locator('#slots').innerText();
     assert.match(slotsText, /甲方/);
@@ -170,6 +182,10 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await a.click('#chat-game button[data-phrase="0"]');
     await b.waitForSelector('#board .chat-bubble:text-is("Hi!")', { timeout: 10000 });
     await c.waitForSelector('#board .chat-bubble:text-is("你好！")', { timeout: 10000 });
+    // Esc closes the quick chat, focus back on its summary (it stayed open)
+    await a.focus('#chat-game button[data-phrase="1"]');
+    await a.keyboard.press('Escape');
+    assert.deepEqual(await a.evaluate(() => [/** @type {HTMLDetailsElement} */ (document.getElementById('chat-game')).open, document.activeElement?.tagName]), [false, 'SUMMARY']);
 
     // --- B's connection drops: the page reconnects by itself, logs in with its token and re-joins
     const vB = (await roomOf(b)).st.version;
