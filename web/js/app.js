@@ -459,10 +459,36 @@ const seatsOf = (st) => st.seats.map((s) => s.seat);
 const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
 
 /** A piece's name for the screen reader: colour, shape, number and square. */
-function pieceLabel(rules, seat, piece, p) {
+function pieceLabel(rules, seat, piece, p, all = []) {
   const who = seatName(rules, seat);
   const shape = SHAPE_NAMES[getLang()][seat];
-  return `${who} ${shape} ${pieceName(rules, piece + 1)}, ${whereText(rules, p)}`;
+  return `${who} ${shape} ${pieceName(rules, piece + 1)}, ${whereText(rules, p)}${neighbours(rules, seat, p, all)}`;
+}
+
+/** Squares around the loop (both boards). */
+const LOOP = 52;
+/**
+ * The other colours' pieces within six squares ahead of or behind a piece on the shared loop,
+ * with their distance: a square's number counts from each colour's own start, so "第 35 格" of
+ * red and "第 9 格" of blue can be one square, and a player who cannot see the board could not
+ * tell what is near (what a sighted player sees at a glance). Empty off the loop.
+ * @param {string} rules @param {number} seat @param {number} p @param {{seat:number, piece:number, p:number}[]} all
+ */
+function neighbours(rules, seat, p, all) {
+  const at = absOf({ rules }, seat, p);
+  if (at < 0) return '';
+  const ahead = [], behind = [];
+  for (const o of all) {
+    const there = o.seat === seat ? -1 : absOf({ rules }, o.seat, o.p);
+    if (there < 0) continue;
+    const d = (there - at + LOOP) % LOOP;
+    const name = `${seatName(rules, o.seat)} ${pieceName(rules, o.piece + 1)}`;
+    if (d === 0) ahead.push(t('nearSame', { name }));
+    else if (d <= 6) ahead.push(t('nearAhead', { name, d }));
+    else if (d >= LOOP - 6) behind.push(t('nearBehind', { name, d: LOOP - d }));
+  }
+  const near = [...ahead, ...behind];
+  return near.length ? t('nearList', { list: near.join(getLang() === 'zh' ? '；' : '; ') }) : '';
 }
 function controllerText(info) {
   if (!info) return '';
@@ -478,7 +504,7 @@ async function ensureBoard(st) {
   current.board = createBoard($('board'), geo, {
     itemName: (k) => itemName(k),
     onPick: (k) => pick(k),
-    label: (seat, piece, p) => pieceLabel(st.rules, seat, piece, p),
+    label: (seat, piece, p, all) => pieceLabel(st.rules, seat, piece, p, all),
   });
   current.board.svg.setAttribute('aria-label', t(st.rules));
   const bn = document.createElement('div'); bn.className = 'banner'; bn.id = 'banner'; bn.setAttribute('aria-hidden', 'true');
@@ -1492,6 +1518,6 @@ async function boot() {
 }
 
 /** For tests and the curious: read-only handles. */
-/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer, logFrames, openViewerFor };
+/** @type {any} */ (window).__fxq = { current, net, t, rooms, sendItem, viewer, logFrames, openViewerFor, pieceLabel };
 
 boot();

@@ -221,7 +221,8 @@ export function createItemBar(host, opts = {}) {
  * @param {HTMLElement} host
  * @param {Geo} geo
  * `itemName`: the name of an item or a weather (道具模式), for its icon on the board.
- * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number)=>string, itemName?: (kind:string)=>string}} [opts]
+ * `label`: a piece's name for a screen reader, told every piece on the board (`all`) too.
+ * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number, all:{seat:number, piece:number, p:number}[])=>string, itemName?: (kind:string)=>string}} [opts]
  */
 export function createBoard(host, geo, opts = {}) {
   const n = geo.size;
@@ -449,8 +450,9 @@ export function createBoard(host, geo, opts = {}) {
   }
 
   function updateLabels() {
+    const all = pieces.map((pc) => ({ seat: pc.seat, piece: pc.piece, p: pc.p }));
     for (const pc of pieces) {
-      pc.g.setAttribute('aria-label', opts.label ? opts.label(pc.seat, pc.piece, pc.p) : `${pc.seat} ${pc.piece + 1}`);
+      pc.g.setAttribute('aria-label', opts.label ? opts.label(pc.seat, pc.piece, pc.p, all) : `${pc.seat} ${pc.piece + 1}`);
     }
     for (const g of svg.querySelectorAll('[data-kind]')) nameIcon(g);
   }

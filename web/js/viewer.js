@@ -98,7 +98,7 @@ export class Viewer {
     this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
-    this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p) => this.d.pieceLabel(rules, seat, piece, p), itemName: (k) => this.d.itemName(k) });
+    this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p, all) => this.d.pieceLabel(rules, seat, piece, p, all), itemName: (k) => this.d.itemName(k) });
     this.board.svg.setAttribute('aria-label', `${t('replay')} · ${t(rules)}`);
     this.board.setSpeed(this.anim);
     this.d.markBoard();
