@@ -166,7 +166,7 @@ async function recordAndReplay(page, b, rules) {
   await page.evaluate(() => /** @type {any} */ (window).__fxq.viewer.setSpeed(0));
   assert.match(await page.locator('#v-pos').innerText(), new RegExp(`^[^0-9]*${walk + 3} / ${frames}`));
   // and a screen reader is told where the replay is (it heard nothing of it)
-  assert.match(await page.locator('#live').innerText(), new RegExp(`${walk + 3} / ${frames}`));
+  await page.waitForFunction((w) => new RegExp(w).test(document.getElementById('live')?.textContent ?? ''), `${walk + 3} / ${frames}`, { timeout: 5000 });
   // and the pieces stand where that position has them (the step cut short drew no square after)
   const where = () => page.evaluate(() => [...document.querySelectorAll('#viewer-board .piece')].map((g) => `${g.getAttribute('data-seat')}.${g.getAttribute('data-piece')}@${g.getAttribute('transform')}`).sort().join(' '));
   const drawn = await where();
