@@ -547,6 +547,21 @@ impl Game {
         if self.pos.is_over() {
             return None;
         }
+        // An item use a human made since the last roll (a shield before rolling, a 6数骰 not yet
+        // moved with) is the latest decision: it goes back alone, to just before it (RULES.md
+        // §15.21). It went back to the decision before, taking back a move not asked about.
+        if let Some(last) = self.history.len().checked_sub(1) {
+            let e = &self.history[last];
+            if matches!(e.step, Step::Use(_))
+                && self.controllers[e.before.turn()] == Controller::Human
+            {
+                let mut r = last;
+                while r > 0 && matches!(self.history[r - 1].step, Step::Use(_)) {
+                    r -= 1;
+                }
+                return Some(r);
+            }
+        }
         let i = self.history.iter().rposition(|e| {
             matches!(e.step, Step::Ply(Ply::Move(_)))
                 && e.options >= 2
@@ -565,7 +580,8 @@ impl Game {
 
     /// 悔棋 (RULES.md §6.3): back to just before the roll of the most recent local-human decision
     /// that had ≥ 2 distinct options, dice counter included, so the same die comes again. Later
-    /// plies, computer moves included, are discarded.
+    /// plies, computer moves included, are discarded. An item use a human made since the last
+    /// roll is taken back alone (§15.21).
     ///
     /// # Errors
     /// [`GameError::NothingToUndo`] when there is no such decision or the game is over.

@@ -420,3 +420,79 @@ proptest! {
         prop_assert!(!g.can_undo());
     }
 }
+
+/// An item use not yet followed by its roll is the latest decision: 悔棋 takes it back alone
+/// (RULES.md §15.21). It went back to the roll of the decision before, taking back a move the
+/// player had not asked to change.
+#[test]
+fn undo_takes_back_an_item_use_before_its_roll_alone() {
+    let pos = Position::from_setup(
+        &feixingqi_rules::notation::parse_setup("feixingqi turn=0 0:10,21,H,H 1:20,H,H,H")
+            .unwrap()
+            .with_items(),
+    )
+    .unwrap();
+    let mut items = ItemState::default();
+    items.give(Seat::S0, Item::Shield);
+    items.give(Seat::S0, Item::SixDie);
+    let stream = DiceStream::new(Seed::from_u64(21));
+    let mut g = Game::from_position_with_items(pos, Some(stream), items);
+    g.set_controllers(feixingqi_rules::BySeat([
+        Controller::Human,
+        Controller::Computer,
+        Controller::Computer,
+        Controller::Computer,
+    ]));
+    // A decision first (two planes to move), then the shield before the next roll.
+    let mut decided = false;
+    while !decided {
+        let r = g.roll(&mut NoEvents).unwrap();
+        if r.outcome == RollOutcome::Choose && g.position().turn() == Seat::S0 {
+            g.play(Move { piece: 1 }, &mut NoEvents).unwrap();
+            decided = true;
+        } else if r.outcome == RollOutcome::Choose {
+            let mv = g.position().distinct_moves()[0];
+            g.play(mv, &mut NoEvents).unwrap();
+        }
+    }
+    while g.position().turn() != Seat::S0 || g.position().phase() != Phase::Roll {
+        if g.roll(&mut NoEvents).unwrap().outcome == RollOutcome::Choose {
+            let mv = g.position().distinct_moves()[0];
+            g.play(mv, &mut NoEvents).unwrap();
+        }
+    }
+    let before = (
+        *g.position(),
+        *g.items(),
+        g.dice_counter(),
+        g.plies().count(),
+    );
+    g.use_item(Seat::S0, ItemUse::Shield { piece: 1 }, &mut NoEvents)
+        .unwrap();
+    assert!(g.items().shielded(Seat::S0, 1));
+    g.undo().unwrap();
+    assert_eq!(
+        (
+            *g.position(),
+            *g.items(),
+            g.dice_counter(),
+            g.plies().count()
+        ),
+        before,
+        "back to just before the shield, the move before it kept"
+    );
+    // a fixed die's use, not yet answered by a move, goes back alone too
+    g.use_item(Seat::S0, ItemUse::SixDie, &mut NoEvents)
+        .unwrap();
+    assert_eq!(g.position().phase(), Phase::Move(Die::new(6).unwrap()));
+    g.undo().unwrap();
+    assert_eq!(
+        (
+            *g.position(),
+            *g.items(),
+            g.dice_counter(),
+            g.plies().count()
+        ),
+        before
+    );
+}
