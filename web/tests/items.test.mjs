@@ -34,8 +34,15 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
       const before0 = usable();
       board.setLegal(0, [1]);
       const legal0 = usable();
+      // one tab stop for the pieces that can move, the lowest-numbered; the arrows move it
+      board.setLegal(0, [3, 1]);
+      const stops = () => [1, 2, 3, 4].map((k) => host.querySelector(`.piece[data-seat="0"][data-piece="${k}"]`)?.getAttribute('tabindex'));
+      const tabs = stops();
+      board.focusLegal(1);
+      board.focusLegal(1);
+      const moved = stops();
       board.setLegal(-1, []);
-      /** @type {any} */ (window).__usable = { before0, legal0 };
+      /** @type {any} */ (window).__usable = { before0, legal0, tabs, moved };
       const ringShown = (seat, piece) => {
         const g = host.querySelector(`.piece[data-seat="${seat}"][data-piece="${piece + 1}"] .shield-ring`);
         return g ? /** @type {SVGElement} */ (g).style.display !== 'none' : null;
@@ -96,6 +103,7 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
     assert.deepEqual(out.used, [['shield', 0], ['missile', 1]]);
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__usable), {
       before0: ['true', 'true', 'true', 'true'], legal0: ['true', 'false', 'true', 'true'],
+      tabs: [null, '0', null, '-1'], moved: [null, '-1', null, '0'],
     });
     assert.deepEqual(out.slots.map((s) => s.disabled), [false, false, true]);
     assert.deepEqual(out.slots.map((s) => s.hinted), [false, true, false]);
