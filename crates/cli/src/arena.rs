@@ -684,9 +684,14 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             "--seed",
             "--threads",
         ],
-        switches: &["--luck", "--grades"],
+        switches: &["--luck", "--grades", "--json"],
     };
     let rules = rules_from("arena", args, own)?;
+    let json = switch(args, "--json");
+    ensure!(
+        !(json && switch(args, "--grades")),
+        "--json carries the win rates, --luck and --versus; --grades prints its table as text only"
+    );
     // Without --seats, the first --players of the default lineup (`--players 2` alone was
     // refused for the four names of a --seats never given).
     let names: Vec<String> = match flag(args, "--seats") {
@@ -770,6 +775,18 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     for (u, r) in results.into_iter().enumerate() {
         by_lineup[u % lineups.len()].push(r);
     }
+    if json {
+        let run = Run {
+            rules,
+            players,
+            seed,
+            games,
+            seconds: wall,
+            threads,
+        };
+        println!("{}", arena_json(&run, &lineups, &by_lineup, luck));
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "arena: rules={} team={} items={} players={} seats={}{} games={} seed={} rotations={} ({:.1} s on {} threads)",
         rules.rule_set.name(),
@@ -808,6 +825,126 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What an arena run was: its rules, players, seed, games, time and threads.
+struct Run {
+    rules: Rules,
+    players: u8,
+    seed: u64,
+    games: u64,
+    seconds: f64,
+    threads: usize,
+}
+
+/// `arena --json`: what the tables say, as one JSON document for scripts — rates as fractions,
+/// intervals as `[low, high]`, or null where the deals give none (a single deal).
+fn arena_json(
+    run: &Run,
+    lineups: &[Vec<String>],
+    by_lineup: &[Vec<GameResult>],
+    luck: bool,
+) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let games = run.games;
+    let interval = |x: Option<(f64, f64)>| x.map_or(Value::Null, |(lo, hi)| json!([lo, hi]));
+    let tables: Vec<Value> = (lineups.iter().zip(by_lineup))
+        .map(|(lineup, results)| {
+            let deals = results.len().div_ceil(lineup.len().max(1));
+            let bots: Vec<Value> = bot_rows(lineup, results, games)
+                .into_iter()
+                .map(|row| {
+                    let mut b = json!({
+                        "bot": row.bot, "seats": row.idx.len(), "games": games, "wins": row.wins,
+                        "winRate": row.rate, "ci95": [row.ci.0, row.ci.1],
+                        "msPerDecision": row.ms_per_decision, "choicesPerGame": row.choices_per_game,
+                    });
+                    if luck {
+                        let l = luck_adjusted(results, &row.idx, lineup.len());
+                        let ci = (deals >= 2).then(|| rate_interval(l.adjusted, l.adjusted_se));
+                        b["luckAdjusted"] =
+                            json!({ "winRate": l.adjusted, "ci95": interval(ci), "beta": l.beta });
+                    }
+                    b
+                })
+                .collect();
+            let rolls: u64 = results.iter().map(|r| r.rolls).sum();
+            json!({ "seats": lineup, "bots": bots, "meanRolls": rolls as f64 / games as f64 })
+        })
+        .collect();
+    let o = &run.rules.options;
+    let mut out = json!({
+        "rules": run.rules.rule_set.name(),
+        "options": {
+            "team": o.team, "pieces": o.pieces, "items": o.items, "takeoffOnFive": o.takeoff_on_five,
+            "sixStopsOnStack": o.six_stops_on_stack, "tripleSixPenalty": o.triple_six_penalty,
+        },
+        "players": run.players, "seed": run.seed, "games": games, "seconds": run.seconds,
+        "threads": run.threads, "lineups": tables,
+    });
+    if let [a, b] = by_lineup {
+        if let Some(v) = versus(lineups, a, b, luck) {
+            let rows: Vec<Value> = (v.rows.iter())
+                .map(|(kind, p)| {
+                    json!({ "kind": kind, "first": p.a, "challenger": p.b, "diff": p.diff(),
+                            "ci95": interval(p.interval()) })
+                })
+                .collect();
+            out["versus"] = json!({
+                "first": v.first, "challenger": v.challenger,
+                "gamesWithAnotherWinner": v.other_winner, "rows": rows,
+            });
+        }
+    }
+    out
+}
+
+/// One bot's row of the arena's table: the entries of the lineup it sits in, its wins over
+/// their games, the win rate with its (Wilson) 95% interval, ms per decision and decisions with
+/// a choice per game.
+struct BotRow<'a> {
+    bot: &'a str,
+    idx: Vec<usize>,
+    wins: u64,
+    rate: f64,
+    ci: (f64, f64),
+    ms_per_decision: f64,
+    choices_per_game: f64,
+}
+
+/// The rows of [`print_table`] and of `--json`, one per bot of `names`.
+fn bot_rows<'a>(names: &'a [String], results: &[GameResult], games: u64) -> Vec<BotRow<'a>> {
+    bots_of(names)
+        .into_iter()
+        .map(|(bot, idx)| {
+            let n = games as f64 * idx.len() as f64;
+            let wins: u64 = results
+                .iter()
+                .map(|r| idx.iter().filter(|&&i| r.won[i]).count() as u64)
+                .sum();
+            let dec: u64 = results
+                .iter()
+                .map(|r| idx.iter().map(|&i| r.decisions[i]).sum::<u64>())
+                .sum();
+            let time: f64 = results
+                .iter()
+                .map(|r| idx.iter().map(|&i| r.time[i].as_secs_f64()).sum::<f64>())
+                .sum();
+            BotRow {
+                bot,
+                idx,
+                wins,
+                rate: wins as f64 / n,
+                ci: wilson(wins as f64, n),
+                ms_per_decision: if dec == 0 {
+                    0.0
+                } else {
+                    1e3 * time / dec as f64
+                },
+                choices_per_game: dec as f64 / n,
+            }
+        })
+        .collect()
+}
+
 /// The arena's table for one lineup: each bot's win rate with its 95% interval, ms per decision
 /// and decisions with a choice per game, then the mean game length (to the first finisher; in
 /// team play, `team`, to the first team with both partners finished).
@@ -817,37 +954,18 @@ fn print_table(names: &[String], results: &[GameResult], games: u64, team: bool)
         "{:<14} {:>5} {:>8} {:>8} {:>8}  {:<17} {:>12} {:>10}",
         "bot", "seats", "games", "wins", "win%", "95% CI", "ms/decision", "choices"
     );
-    for (nm, idx) in bots_of(names) {
-        let n = games as f64 * idx.len() as f64;
-        let wins: u64 = results
-            .iter()
-            .map(|r| idx.iter().filter(|&&i| r.won[i]).count() as u64)
-            .sum();
-        let dec: u64 = results
-            .iter()
-            .map(|r| idx.iter().map(|&i| r.decisions[i]).sum::<u64>())
-            .sum();
-        let time: f64 = results
-            .iter()
-            .map(|r| idx.iter().map(|&i| r.time[i].as_secs_f64()).sum::<f64>())
-            .sum();
-        let p = wins as f64 / n;
-        let (lo, hi) = wilson(wins as f64, n);
+    for row in bot_rows(names, results, games) {
         println!(
             "{:<14} {:>5} {:>8} {:>8} {:>7.2}%  [{:>6.2}%, {:>6.2}%] {:>12.4} {:>10.1}",
-            nm,
-            idx.len(),
+            row.bot,
+            row.idx.len(),
             games,
-            wins,
-            100.0 * p,
-            100.0 * lo,
-            100.0 * hi,
-            if dec == 0 {
-                0.0
-            } else {
-                1e3 * time / dec as f64
-            },
-            dec as f64 / n
+            row.wins,
+            100.0 * row.rate,
+            100.0 * row.ci.0,
+            100.0 * row.ci.1,
+            row.ms_per_decision,
+            row.choices_per_game
         );
     }
     println!(
@@ -1093,15 +1211,47 @@ impl Paired {
 
 /// The `--versus` table: the first bot of lineup A against the challenger that replaces it in
 /// lineup B, the difference with its paired 95% interval, plain and (with `--luck`) adjusted.
-fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luck: bool) {
-    let Some((first, idx)) = bots_of(&lineups[0]).into_iter().next() else {
-        return;
-    };
-    let challenger = &lineups[1][idx[0]];
+/// What `--versus` compares: the first bot and its challenger, the games with another winner,
+/// and the paired difference (plain, and luck-adjusted with `--luck`).
+struct Versus<'a> {
+    first: &'a str,
+    challenger: &'a str,
+    other_winner: usize,
+    rows: Vec<(&'static str, Paired)>,
+}
+
+fn versus<'a>(
+    lineups: &'a [Vec<String>],
+    a: &[GameResult],
+    b: &[GameResult],
+    luck: bool,
+) -> Option<Versus<'a>> {
+    let (first, idx) = bots_of(&lineups[0]).into_iter().next()?;
     let rotations = lineups[0].len();
     let (a_raw, a_adj, _) = deal_rates(a, &idx, rotations);
     let (b_raw, b_adj, _) = deal_rates(b, &idx, rotations);
-    let other_winner = a.iter().zip(b).filter(|(a, b)| a.won != b.won).count();
+    let mut rows = vec![("plain", Paired::new(&a_raw, &b_raw))];
+    if luck {
+        rows.push(("luck-adjusted", Paired::new(&a_adj, &b_adj)));
+    }
+    Some(Versus {
+        first,
+        challenger: &lineups[1][idx[0]],
+        other_winner: a.iter().zip(b).filter(|(a, b)| a.won != b.won).count(),
+        rows,
+    })
+}
+
+fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luck: bool) {
+    let Some(Versus {
+        first,
+        challenger,
+        other_winner,
+        rows,
+    }) = versus(lineups, a, b, luck)
+    else {
+        return;
+    };
     println!(
         "versus: the same deals with {first} played by {challenger} ({} of {} games had another \
          winner); 95% intervals of the difference over the deals:",
@@ -1112,10 +1262,6 @@ fn print_versus(lineups: &[Vec<String>], a: &[GameResult], b: &[GameResult], luc
         "{:<14} {:>8} {:>8} {:>8}  {:<17} {:>8}",
         "", first, challenger, "diff", "95% CI", "games×"
     );
-    let mut rows = vec![("plain", Paired::new(&a_raw, &b_raw))];
-    if luck {
-        rows.push(("luck-adjusted", Paired::new(&a_adj, &b_adj)));
-    }
     let mut unestimated = false;
     for (label, p) in rows {
         let ci = match p.interval() {

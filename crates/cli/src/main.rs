@@ -61,7 +61,7 @@ USAGE:
     feixingqi arena [--rules ludo|feixingqi] [--seats master,random,random,random] [--games N]
                     [--players 2|3|4] [--seed S] [--threads T] [--team] [--pieces 2|3|4]
                     [--takeoff-on-five] [--six-stops-on-stack] [--triple-six-penalty] [--items]
-                    [--luck] [--grades] [--versus BOT]
+                    [--luck] [--grades] [--versus BOT] [--json]
         Seeded bot matches with duplicate dice (every seat rotation on the same dice): win rate
         (first to finish; in team play, --team, the first team with both partners finished) with 95%
         CI, mean game length, ms per decision and decisions with a choice per game per bot; while
@@ -92,6 +92,9 @@ USAGE:
         master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
+        --json prints the tables (with --luck and --versus, not --grades) as one JSON document
+        for scripts: per lineup each bot's wins, winRate and ci95 [low, high] (rates as
+        fractions; null where a single deal gives no interval), msPerDecision, choicesPerGame.
         exec:PROGRAM is a bot of your own in any language (not with --items): PROGRAM (a path,
         run without arguments, once per seat per game, FEIXINGQI_SEED in its environment) reads
         one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `6 0,2

@@ -1157,3 +1157,55 @@ fn exec_bots_play_a_program_line_by_line() {
         "starting /no/such/bot",
     );
 }
+
+/// `arena --json` says what the text table says, as one JSON document: the same wins, rates as
+/// fractions with their interval, the luck-adjusted rate and the paired difference.
+#[test]
+fn arena_json_carries_the_tables() {
+    let args = [
+        "arena",
+        "--rules",
+        "ludo",
+        "--seats",
+        "hard,random",
+        "--players",
+        "2",
+        "--games",
+        "40",
+        "--threads",
+        "1",
+        "--luck",
+        "--versus",
+        "normal",
+    ];
+    let text = stdout_of(&bin().args(args).output().expect("runs"));
+    let json = stdout_of(&bin().args(args).arg("--json").output().expect("runs"));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!(v["rules"], "ludo");
+    assert_eq!(v["games"], 40);
+    let bots = v["lineups"][0]["bots"].as_array().expect("bots");
+    let wins: u64 = bots.iter().filter_map(|b| b["wins"].as_u64()).sum();
+    assert_eq!(wins, 40, "{json}");
+    let hard = &bots[0];
+    assert_eq!(hard["bot"], "hard");
+    assert_eq!(
+        hard["wins"].as_u64(),
+        Some(u64::from(arena_wins(&text, "hard")))
+    );
+    let rate = hard["winRate"].as_f64().expect("a rate");
+    let ci: Vec<f64> = (hard["ci95"].as_array().expect("an interval").iter())
+        .filter_map(serde_json::Value::as_f64)
+        .collect();
+    assert!(ci.len() == 2 && ci[0] <= rate && rate <= ci[1], "{json}");
+    assert!(hard["luckAdjusted"]["winRate"].is_number(), "{json}");
+    assert_eq!(v["versus"]["challenger"], "normal");
+    assert_eq!(
+        v["versus"]["rows"].as_array().map(Vec::len),
+        Some(2),
+        "{json}"
+    );
+    refused(
+        &["arena", "--json", "--grades", "--games", "4"],
+        "--grades prints its table as text only",
+    );
+}
