@@ -515,13 +515,13 @@ async function ensureBoard(st) {
   markBoard();
 }
 
+/** @typedef {(text: string, imp?: boolean, colour?: string) => void} LogLine */
 /**
  * One line of a log, newest first, keeping the last `keep` lines: the game's (and the
  * announcement being built from it) by default, the replay's with its own list. `colour`: of the
  * seat whose turn the line tells, a bar at its side (one turn's lines read as one group).
  * @param {string} text @param {boolean} [imp] @param {string} [colour]
  */
-/** @typedef {(text: string, imp?: boolean, colour?: string) => void} LogLine */
 function logLine(text, imp = false, colour = '', list = $('log'), keep = 120) {
   const li = document.createElement('li');
   li.textContent = text;
@@ -1232,9 +1232,13 @@ async function sendItem(use) {
 
 function undo() {
   const st = current.st;
-  // said, not silent: a key that does nothing leaves the player wondering whether it was heard
-  if (st && (!st.canUndo || inRoom(st))) { toast(t(inRoom(st) ? 'undoRoom' : 'undoNothing')); announce(t(inRoom(st) ? 'undoRoom' : 'undoNothing')); }
-  if (!st || !st.canUndo || inRoom(st)) return;
+  if (!st) return;
+  if (!st.canUndo || inRoom(st)) {
+    // said, not silent: a key that does nothing leaves the player wondering whether it was heard
+    const why = t(inRoom(st) ? 'undoRoom' : 'undoNothing');
+    toast(why); announce(why);
+    return;
+  }
   clearTimeout(current.stepTimer);
   act({ type: 'undo' });
 }
