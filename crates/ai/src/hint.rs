@@ -51,11 +51,11 @@ impl Reason {
         let ludo = matches!(game, RuleSet::Ludo);
         match self {
             Reason::Capture if ludo => "吃掉对手的棋子，把它送回营区。",
-            Reason::Capture => "撞掉对手的飞机，把它撞回停机坪。",
+            Reason::Capture => "把对手的飞机撞回停机坪。",
             Reason::Finish if ludo => "让一枚棋子到达终点。",
             Reason::Finish => "让一架飞机到达终点。",
             Reason::EscapeThreat => "躲开身后对手的威胁。",
-            Reason::JumpOrFly => "利用跳格或飞越多走几步。",
+            Reason::JumpOrFly => "利用跳子或飞棋多走几步。",
             Reason::ReachSafety if ludo => "走到安全格，不会被吃。",
             Reason::ReachSafety => "走进终点道，避开对手。",
             Reason::JoinStack if ludo => "与自己的棋子叠在一起，不会被吃。",
@@ -63,12 +63,12 @@ impl Reason {
             Reason::TakeOff if ludo => "让一枚新棋子出营。",
             Reason::TakeOff => "让一架新飞机起飞。",
             Reason::Progress => "向终点稳步前进。",
-            Reason::PickUp(Item::SixDie) => "捡起棋盘上的6数骰。",
-            Reason::PickUp(Item::Booster) => "捡起棋盘上的动力装置。",
-            Reason::PickUp(Item::RemoteDie) => "捡起棋盘上的遥控骰子。",
-            Reason::PickUp(Item::Shield) => "捡起棋盘上的护盾。",
-            Reason::PickUp(Item::Missile) => "捡起棋盘上的导弹。",
-            Reason::Tailwind => "借顺风多走两步。",
+            Reason::PickUp(Item::SixDie) => "拾取棋盘上的 6数骰。",
+            Reason::PickUp(Item::Booster) => "拾取棋盘上的动力装置。",
+            Reason::PickUp(Item::RemoteDie) => "拾取棋盘上的遥控骰子。",
+            Reason::PickUp(Item::Shield) => "拾取棋盘上的护盾。",
+            Reason::PickUp(Item::Missile) => "拾取棋盘上的导弹。",
+            Reason::Tailwind => "借顺风多走 2 格。",
         }
     }
 
@@ -803,8 +803,17 @@ mod tests {
         }
         assert_eq!(
             Reason::Capture.zh(RuleSet::Feixingqi),
-            "撞掉对手的飞机，把它撞回停机坪。"
+            "把对手的飞机撞回停机坪。"
         );
         assert_eq!(Reason::TakeOff.zh(RuleSet::Ludo), "让一枚新棋子出营。");
+        // the game's own terms: 跳子 and 飞棋, items are 拾取 as the log says
+        assert_eq!(
+            Reason::JumpOrFly.zh(RuleSet::Feixingqi),
+            "利用跳子或飞棋多走几步。"
+        );
+        assert_eq!(
+            Reason::PickUp(Item::SixDie).zh(RuleSet::Feixingqi),
+            "拾取棋盘上的 6数骰。"
+        );
     }
 }

@@ -636,8 +636,8 @@ impl ItemHint {
     /// A short sentence in Chinese.
     pub fn zh(&self) -> String {
         let what = match self.item_use {
-            ItemUse::SixDie => "用 6数骰：这一掷必是 6".to_string(),
-            ItemUse::Booster => "用动力装置：这一掷走双倍步数".to_string(),
+            ItemUse::SixDie => "用 6数骰，这一掷必是 6".to_string(),
+            ItemUse::Booster => "用动力装置，这一步走双倍步数".to_string(),
             ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点", d.get()),
             ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击", piece + 1),
             ItemUse::Missile { seat, piece } => {
@@ -653,7 +653,7 @@ impl ItemHint {
     pub fn en(&self) -> String {
         let what = match self.item_use {
             ItemUse::SixDie => "Use the six die: this roll is a 6".to_string(),
-            ItemUse::Booster => "Use the booster: this roll walks double".to_string(),
+            ItemUse::Booster => "Use the booster: this move walks double".to_string(),
             ItemUse::RemoteDie(d) => format!("Use the remote die and set it to {}", d.get()),
             ItemUse::Shield { piece } => {
                 format!("Shield plane {} against captures", piece + 1)
@@ -788,6 +788,25 @@ mod tests {
             hint.en(),
             "Fire the missile at Blue's plane 1: it goes back to its hangar \
              (about +5.7 points of win chance)."
+        );
+    }
+
+    /// The advice follows the hint's own 道具： label, so it reads as one clause with a comma (two
+    /// full-width colons in a row read badly); the booster doubles the move, not the roll.
+    #[test]
+    fn the_die_advice_is_one_clause_after_the_label() {
+        let six = ItemHint {
+            item_use: ItemUse::SixDie,
+            gain: 2.0,
+        };
+        assert_eq!(six.zh(), "用 6数骰，这一掷必是 6（胜率约 +2.0%）。");
+        let booster = ItemHint {
+            item_use: ItemUse::Booster,
+            gain: 3.5,
+        };
+        assert_eq!(
+            booster.zh(),
+            "用动力装置，这一步走双倍步数（胜率约 +3.5%）。"
         );
     }
 

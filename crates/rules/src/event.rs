@@ -41,15 +41,19 @@ impl SkipReason {
     /// The reason as shown to players, in Chinese (RULES.md §6.2).
     pub const fn zh(self) -> &'static str {
         match self {
-            SkipReason::NeedTakeoffRoll { five_too: false } => "飞机都在机场，需要掷出 6 才能起飞",
+            SkipReason::NeedTakeoffRoll { five_too: false } => {
+                "飞机都在停机坪，需要掷出 6 才能起飞"
+            }
             SkipReason::NeedTakeoffRoll { five_too: true } => {
-                "飞机都在机场，需要掷出 5 或 6 才能起飞"
+                "飞机都在停机坪，需要掷出 5 或 6 才能起飞"
             }
             SkipReason::AllInYard => "棋子都在营区，需要掷出 6 才能出营",
-            SkipReason::Overshoot => "必须恰好走到中心，点数超出",
-            SkipReason::YardAndOvershoot => "营区需要 6，场上棋子必须恰好走到中心，点数超出",
+            SkipReason::Overshoot => "点数超出，必须恰好走到终点",
+            SkipReason::YardAndOvershoot => {
+                "营区的棋子要 6 才能出营，场上的棋子点数超出（必须恰好走到终点）"
+            }
             SkipReason::VoidThirdSix => "连续第三个 6 作废，回合结束",
-            SkipReason::TripleSixPenalty => "连续三个 6，所有飞机返回机场",
+            SkipReason::TripleSixPenalty => "连续三个 6，所有飞机返回停机坪",
         }
     }
 
@@ -63,7 +67,7 @@ impl SkipReason {
                 "All planes are in the hangar: a 5 or 6 is needed to take off"
             }
             SkipReason::AllInYard => "All pieces are in the yard: a 6 is needed to come out",
-            SkipReason::Overshoot => "The centre must be reached exactly: the roll is too high",
+            SkipReason::Overshoot => "The roll is too high: the centre must be reached exactly",
             SkipReason::YardAndOvershoot => {
                 "The yard needs a 6, and the pieces on the board would overshoot the centre"
             }
