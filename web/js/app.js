@@ -994,12 +994,17 @@ function renderHint(again = false) {
   const zh = getLang() === 'zh';
   const best = h.options?.[0];
   const it = h.item && h.item.use ? h.item : null;
+  // Chinese punctuation in Chinese (it read 大师提示: … (胜率 32%)), on the panel and in what is said
+  const colon = zh ? '：' : ': ';
+  const comma = zh ? '，' : ', ';
+  const stop = zh ? '。' : '. ';
+  const paren = (/** @type {string|number} */ x) => (zh ? `（${x}）` : ` (${x})`);
   let itemHtml = '', itemSaid = '';
   if (it) {
     // the Master's own sentence names the use and its gain (docs/PROTOCOL.md §9 Hint)
     const text = t('itemHint', { use: (zh ? it.zh : it.en) || useText(st.rules, it.use) });
     itemHtml = `<span class="hint-item"><strong>${t('hint')}</strong> · ${esc(text)}</span>`;
-    itemSaid = `${t('hint')}: ${text}`;
+    itemSaid = `${t('hint')}${colon}${text}`;
   }
   const panel = $('hint-panel');
   panel.hidden = false;
@@ -1009,12 +1014,9 @@ function renderHint(again = false) {
   }
   const item = (o, i) => `<li class="${i === 0 ? 'best' : ''}"><span class="pct">${(o.win * 100).toFixed(0)}%</span> ${seatName(st.rules, h.seat)} ${pieceName(st.rules, o.piece + 1)} → ${whereText(st.rules, o.to ?? -1)} — ${zh ? o.zh : o.en}</li>`;
   const open = again && panel.querySelector('details')?.open ? 'open' : '';
-  // Chinese punctuation in Chinese (it read 大师提示: … (胜率 32%))
-  const colon = zh ? '：' : ': ';
-  const paren = (/** @type {string|number} */ x) => (zh ? `（${x}）` : ` (${x})`);
   panel.innerHTML = `${itemHtml}<strong>${t('hint')}</strong>${colon}${pieceName(st.rules, best.piece + 1)} → ${whereText(st.rules, best.to ?? -1)}${paren(t('winPct', { p: (best.win * 100).toFixed(0) }))} — ${zh ? best.zh : best.en}
     <details ${h.options.length > 1 ? '' : 'hidden'} ${open}><summary>${t('hintAll')}${paren(h.options.length)}</summary><ol>${h.options.map(item).join('')}</ol><p class="hint-note">${t('hintWinNote')}</p></details>`;
-  return `${itemSaid} ${t('hint')}${colon}${pieceName(st.rules, best.piece + 1)}, ${whereText(st.rules, best.to ?? -1)}, ${t('winPct', { p: (best.win * 100).toFixed(0) })}. ${zh ? best.zh : best.en}`;
+  return `${itemSaid} ${t('hint')}${colon}${pieceName(st.rules, best.piece + 1)}${comma}${whereText(st.rules, best.to ?? -1)}${comma}${t('winPct', { p: (best.win * 100).toFixed(0) })}${stop}${zh ? best.zh : best.en}`;
 }
 
 // ---------------------------------------------------------------------------------------------

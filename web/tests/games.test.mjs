@@ -238,9 +238,9 @@ test('复盘: a graded mistake opens the replay at its position, the Master\'s b
     });
     assert.match(luckNotes.plain, /骰运/, luckNotes.plain);
     // The note's example speaks each game's words: a Ludo piece leaves the yard, a plane takes off.
-    assert.match(luckNotes.plain, /棋子急需出营时是好运，营区已空时/, luckNotes.plain);
+    assert.match(luckNotes.plain, /急需出营时是好运，营区已经空了/, luckNotes.plain);
     assert.doesNotMatch(luckNotes.plain, /停机坪|起飞/, luckNotes.plain);
-    assert.match(luckNotes.fxq, /起飞急需时是好运，停机坪已空时/, luckNotes.fxq);
+    assert.match(luckNotes.fxq, /急需起飞时是好运，停机坪已经空了/, luckNotes.fxq);
     assert.doesNotMatch(luckNotes.plain, /道具模式/, luckNotes.plain);
     assert.match(luckNotes.items, /道具模式：6数骰、遥控骰子定下的点数是选的/, luckNotes.items);
     // The line names the roll and both landings; the first mistake listed opens the replay.

@@ -43,7 +43,7 @@ test('options: team play with a same-screen partner, room points, opening rolls,
     const first = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.ranking[0]);
     const pair = [['红方', '蓝方'], ['黄方', '绿方']][first % 2];
     const [a, p] = first < 2 ? pair : [pair[1], pair[0]];
-    assert.equal(await page.locator('#end-title').innerText(), `游戏结束 — ${a}、${p}队获胜`);
+    assert.equal(await page.locator('#end-title').innerText(), `游戏结束 — ${a}和${p}一队获胜`);
     const partners = await page.locator('#end .rank tbody td .partner').allInnerTexts();
     assert.equal(partners.length, 4);
     assert.equal(partners[0], `队友 ${p}`);

@@ -91,7 +91,7 @@ test('verify page: real finished games pass, tampered records fail, both languag
       await go(page, `#game=${g.gameId}`);
       assert.equal(await status(page), 'ok', await page.locator('#vf-result').innerText());
       assert.match(await page.locator('#vf-verdict').innerText(), /通过/);
-      assert.match(await page.locator('#vf-game').innerText(), /步全部合规则，棋局已结束/);
+      assert.match(await page.locator('#vf-game').innerText(), /步全部符合规则，棋局已结束/);
       assert.match(await page.locator('#vf-commit').innerText(), new RegExp(g.commitment));
       const rollsLine = await page.locator('#vf-rolls').innerText();
       console.log(`${rules}: ${rollsLine}`);
@@ -156,12 +156,12 @@ test('verify page: real finished games pass, tampered records fail, both languag
       b.errors.splice(refused, 1);
       assert.match(await page.locator('#vf-verdict').innerText(), /不通过/);
       assert.match(await page.locator('#vf-rolls').innerText(), new RegExp(`${rollIdx.length + 1} 次掷骰全部`));
-      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`不是一盘合规则的对局.*plies\\[${record.plies.length}\\]`));
+      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`不是一盘符合规则的对局.*plies\\[${record.plies.length}\\]`));
       // A record cut short before the end: its rolls pass, and the page says it stops early.
       const cut = structuredClone(record);
       cut.plies = cut.plies.slice(0, rollIdx[20]);
       assert.equal(await paste(cut), 'ok');
-      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`${rollIdx[20]} 步全部合规则，但棋谱在棋局结束前就停了`));
+      assert.match(await page.locator('#vf-game').innerText(), new RegExp(`${rollIdx[20]} 步全部符合规则，但棋谱在棋局结束前就停了`));
       // A room's record carries its deal of colours: the seed's own passes and is shown, two
       // slots swapped fail (the rolls still match).
       const dealt = await page.evaluate(async ([seed, seeds, seats]) => {
