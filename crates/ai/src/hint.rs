@@ -21,8 +21,11 @@ use crate::{
 /// Why an option is good, machine-readable (the seed-004 hint priorities and a few more).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
-    /// Sends at least one enemy piece home (飞行棋: also a stack collision 同归于尽).
+    /// Sends at least one enemy piece home, the moving piece staying on the board.
     Capture,
+    /// 飞行棋: lands on an enemy stack, and it and the moving plane go home (同归于尽, RULES.md
+    /// §3.4.1): a capture that costs the plane too, said as such.
+    Collision,
     /// Brings a piece to the centre.
     Finish,
     /// Moves a piece out of reach of an enemy that threatened it.
@@ -52,6 +55,8 @@ impl Reason {
         match self {
             Reason::Capture if ludo => "吃掉对手的棋子，把它送回营区。",
             Reason::Capture => "把对手的飞机撞回停机坪。",
+            Reason::Collision if ludo => "吃掉对手的棋子，把它送回营区。",
+            Reason::Collision => "撞上对手的迭子同归于尽：它们和这架飞机都回停机坪。",
             Reason::Finish if ludo => "让一枚棋子到达终点。",
             Reason::Finish => "让一架飞机到达终点。",
             Reason::EscapeThreat => "躲开身后对手的威胁。",
@@ -81,6 +86,12 @@ impl Reason {
                 "Captures an opponent's piece and sends it back to its yard."
             }
             Reason::Capture => "Knocks an opponent's plane back to its hangar.",
+            Reason::Collision if ludo => {
+                "Captures an opponent's piece and sends it back to its yard."
+            }
+            Reason::Collision => {
+                "Crashes into an enemy stack: they and this plane all go back to their hangars."
+            }
             Reason::Finish if ludo => "Brings a piece home to the centre.",
             Reason::Finish => "Brings a plane home to the centre.",
             Reason::EscapeThreat => "Escapes an opponent threatening it from behind.",
@@ -696,7 +707,13 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
             .sum()
     };
     if home(after) > home(pos) {
-        reasons.push(Reason::Capture);
+        // a plane that went home with them met a stack (RULES.md §3.4.1): not a plain capture
+        let lost = to == Progress::Hangar && from != Progress::Hangar;
+        reasons.push(if lost {
+            Reason::Collision
+        } else {
+            Reason::Capture
+        });
     }
     if to.is_finished() {
         reasons.push(Reason::Finish);
@@ -759,12 +776,38 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
 mod tests {
     use super::*;
 
+    /// Onto an enemy stack both go home (同归于尽): the hint says so, not "a capture" (it said
+    /// the move sent an opponent home and nothing of the plane lost with it).
+    #[test]
+    fn a_stack_collision_is_no_plain_capture() {
+        use feixingqi_rules::{notation::parse_setup, Die, NoEvents};
+        // red on p10 rolls 3 onto p13, where two blue planes (blue's p39) stand
+        let setup = parse_setup("feixingqi turn=0 0:10,H,H,H 2:39,39,H,H").expect("notation");
+        let mut pos = Position::from_setup(&setup).expect("a position");
+        pos.roll_unchecked(Die::new(3).expect("a face"), &mut NoEvents);
+        let o = describe(&pos, None, Move { piece: 0 });
+        assert_eq!(
+            (o.reason, o.to),
+            (Reason::Collision, Progress::Hangar),
+            "{o:?}"
+        );
+        // one blue plane there: a plain capture, red stays
+        let setup = parse_setup("feixingqi turn=0 0:10,H,H,H 2:39,H,H,H").expect("notation");
+        let mut pos = Position::from_setup(&setup).expect("a position");
+        pos.roll_unchecked(Die::new(3).expect("a face"), &mut NoEvents);
+        assert_eq!(
+            describe(&pos, None, Move { piece: 0 }).reason,
+            Reason::Capture
+        );
+    }
+
     /// Every reason, in each game's words: a Ludo sentence names no plane, 停机坪 or takeoff, a
     /// 飞行棋 one no yard (the UI speaks each board's own words).
     #[test]
     fn each_reason_speaks_its_own_boards_words() {
         let mut all = vec![
             Reason::Capture,
+            Reason::Collision,
             Reason::Finish,
             Reason::EscapeThreat,
             Reason::JumpOrFly,

@@ -1819,6 +1819,7 @@ fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
     use feixingqi_ai::Reason;
     match r {
         Reason::Capture => "capture",
+        Reason::Collision => "collision",
         Reason::Finish => "finish",
         Reason::EscapeThreat => "escape_threat",
         Reason::JumpOrFly => "jump_or_fly",
