@@ -462,7 +462,7 @@ const seatInfo = (st, seat) => st.seats.find((s) => s.seat === seat);
 function pieceLabel(rules, seat, piece, p, all = []) {
   const who = seatName(rules, seat);
   const shape = SHAPE_NAMES[getLang()][seat];
-  return `${who} ${shape} ${pieceName(rules, piece + 1)}, ${whereText(rules, p)}${neighbours(rules, seat, p, all)}`;
+  return `${who} ${shape} ${pieceName(rules, piece + 1)}${getLang() === 'zh' ? '，' : ', '}${whereText(rules, p)}${neighbours(rules, seat, p, all)}`;
 }
 
 /** Squares around the loop (both boards). */

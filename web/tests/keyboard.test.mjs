@@ -61,7 +61,7 @@ test('keyboard only: a whole 飞行棋 game against a computer', { timeout: 1500
       const all = [{ seat: 0, piece: 0, p: 14 }, { seat: 2, piece: 0, p: 40 - 2 }, { seat: 2, piece: 1, p: 40 + 3 }, { seat: 1, piece: 0, p: -1 }];
       return f.pieceLabel('feixingqi', 0, 0, 14, all);
     });
-    assert.match(near, /红方 圆 1 号, 第 14 格；附近：前方 3 格有蓝方 2 号；后方 2 格有蓝方 1 号$/, near);
+    assert.match(near, /红方 圆 1 号，第 14 格；附近：前方 3 格有蓝方 2 号；后方 2 格有蓝方 1 号$/, near);
     // the end screen closed by Esc gives focus to 查看结果 (it went to the page)
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => document.activeElement?.id === 'btn-result', null, { timeout: 5000 });
