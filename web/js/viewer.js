@@ -4,7 +4,7 @@
 import { t, seatName, getLang } from './i18n.js';
 import { decisionWords } from './end.js';
 import { createBoard } from './board.js';
-import { verifyHref } from './verify.js';
+import { verifyHref, whoSat } from './verify.js';
 
 /** How many plies before the position the log shows after a jump. */
 const RELOG_PLIES = 30;
@@ -17,7 +17,7 @@ export class Viewer {
     this.start = null;
     this.i = 0;
     this.board = null;
-    /** @type {{rules:string, n:number, plies:number, seed:boolean, local:boolean, failed:string|undefined}|null} */
+    /** @type {{rules:string, n:number, plies:number, seed:boolean, local:boolean, failed:string|undefined, record:any}|null} */
     this.info = null;
     /** @type {any} the graded decision shown (复盘), to say again in another language */
     this.decision = null;
@@ -71,6 +71,9 @@ export class Viewer {
     const o = this.info;
     if (!o) return;
     let text = t('recordInfo', { rules: t(o.rules), n: o.n, plies: o.plies });
+    // who sat where, as the record names them (a room's nicknames, the computers' levels)
+    const seats = Array.isArray(o.record?.seats) ? o.record.seats.filter((/** @type {any} */ s) => typeof s === 'number') : [];
+    if (seats.length) text += ' · ' + seats.map((/** @type {number} */ s) => whoSat(o.record, s)).join(getLang() === 'zh' ? '、' : ', ');
     if (o.seed) text += ' · ' + t('seedRevealed');
     if (o.local) text += ' · ' + t('localReplay');
     if (o.failed !== undefined) text += ' — ' + t('replayUnavailable', { msg: o.failed });
@@ -104,7 +107,7 @@ export class Viewer {
     this.d.markBoard();
     const plies = Array.isArray(record.plies) ? record.plies.length : 0;
     const n = Array.isArray(record.seats) ? record.seats.length : record.players ?? 4;
-    this.info = { rules, n, plies, seed: !!record.dice?.seed, local: false, failed: undefined };
+    this.info = { rules, n, plies, seed: !!record.dice?.seed, local: false, failed: undefined, record };
     this.showInfo();
     // the verify page recomputes the dice of exactly this record in the browser
     /** @type {HTMLAnchorElement} */ ($('v-verify')).href = verifyHref(record);

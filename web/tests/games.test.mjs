@@ -172,6 +172,8 @@ async function recordAndReplay(page, b, rules) {
   const drawn = await where();
   await page.evaluate(() => { const v = /** @type {any} */ (window).__fxq.viewer; v.seek(v.i); });
   assert.equal(drawn, await where());
+  // the record line says who sat where (the computers' levels here; a room's nicknames)
+  assert.match(await page.locator('#v-info').innerText(), /（电脑·(入门|普通|困难|大师)）/);
   console.log(`${rules}: viewer: ${await page.locator('#v-info').innerText()}`);
   await shot(page, `replay-${rules}.png`);
   await page.setInputFiles('#v-file', file);
