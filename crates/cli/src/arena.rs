@@ -197,7 +197,7 @@ pub(crate) fn known_bot(name: &str, rules: Rules) -> Result<()> {
         ModelBot::master_with(spec, name).with_context(|| format!("bot {name:?}"))?;
     }
     bail!(
-        "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], exec:PROGRAM, master:EVALUATOR.SET.WEIGHT=VALUE[/...]",
+        "unknown bot {name:?} (or unreadable td: table); known: {}, expectimax-N, td:FILE[@DEPTH], exec:PROGRAM, master:EVALUATOR.SET.WEIGHT=VALUE[/...], w:…, ro:…, om:…, mix:P (feixingqi help arena)",
         BOT_NAMES.join(", ")
     )
 }
