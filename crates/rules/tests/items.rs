@@ -214,18 +214,19 @@ impl WithItems for feixingqi_rules::Setup {
     }
 }
 
-#[test]
-fn undo_gives_the_item_back_and_the_same_die() {
-    // Seat 0 human, everyone else computer; red rolls with two planes on the board.
+/// Red (a person) to roll with two planes on the board and `bar` in its item bar, yellow a
+/// computer, on seed 21's dice.
+fn red_with_items(bar: &[Item]) -> (Game, Position, DiceStream) {
     let pos = Position::from_setup(
         &feixingqi_rules::notation::parse_setup("feixingqi turn=0 0:10,21,H,H 1:20,H,H,H")
-            .unwrap()
+            .expect("the notation")
             .with_items(),
     )
-    .unwrap();
+    .expect("a position");
     let mut items = ItemState::default();
-    items.give(Seat::S0, Item::Missile);
-    items.give(Seat::S0, Item::Booster);
+    for &item in bar {
+        items.give(Seat::S0, item);
+    }
     let stream = DiceStream::new(Seed::from_u64(21));
     let mut g = Game::from_position_with_items(pos, Some(stream.clone()), items);
     g.set_controllers(feixingqi_rules::BySeat([
@@ -234,6 +235,12 @@ fn undo_gives_the_item_back_and_the_same_die() {
         Controller::Computer,
         Controller::Computer,
     ]));
+    (g, pos, stream)
+}
+
+#[test]
+fn undo_gives_the_item_back_and_the_same_die() {
+    let (mut g, pos, stream) = red_with_items(&[Item::Missile, Item::Booster]);
     let start_items = *g.items();
     g.use_item(
         Seat::S0,
@@ -426,23 +433,7 @@ proptest! {
 /// player had not asked to change.
 #[test]
 fn undo_takes_back_an_item_use_before_its_roll_alone() {
-    let pos = Position::from_setup(
-        &feixingqi_rules::notation::parse_setup("feixingqi turn=0 0:10,21,H,H 1:20,H,H,H")
-            .unwrap()
-            .with_items(),
-    )
-    .unwrap();
-    let mut items = ItemState::default();
-    items.give(Seat::S0, Item::Shield);
-    items.give(Seat::S0, Item::SixDie);
-    let stream = DiceStream::new(Seed::from_u64(21));
-    let mut g = Game::from_position_with_items(pos, Some(stream), items);
-    g.set_controllers(feixingqi_rules::BySeat([
-        Controller::Human,
-        Controller::Computer,
-        Controller::Computer,
-        Controller::Computer,
-    ]));
+    let (mut g, _, _) = red_with_items(&[Item::Shield, Item::SixDie]);
     // A decision first (two planes to move), then the shield before the next roll.
     let mut decided = false;
     while !decided {
