@@ -133,25 +133,27 @@ function showView(name) {
  * Where focus goes once it was lost — a focused piece stopped being a button, the control
  * pressed was disabled or its view hidden, a dialog closed: the browser dropped it to the page
  * and a keyboard or screen-reader player started again from the top after every move (WCAG
- * 2.4.3). Nothing moves while focus is somewhere of the player's choosing.
+ * 2.4.3). Only for a player at the keyboard (a mouse or a finger has no focus to lose, and a
+ * phone's page was pulled to the roll button), never scrolling, and nothing moves while focus
+ * is somewhere of the player's choosing.
  */
 function rescueFocus() {
+  if (!current.keyboard) return;
   const at = /** @type {HTMLElement|null} */ (document.activeElement);
   if (at && at !== document.body && at.isConnected && at.getClientRects().length > 0) return;
   if (/** @type {HTMLDialogElement} */ ($('end')).open) return;
   const view = $(`view-${current.view}`);
+  const focus = (/** @type {HTMLElement|null} */ el) => { if (el && !(/** @type {any} */ (el)).disabled && el.getClientRects().length > 0) { el.focus({ preventScroll: true }); return true; } return false; };
   if (current.view === 'game') {
     const st = current.st;
     if (canAct(st) && st.phase === 'move') { current.board?.focusLegal(1); return; }
     // (never a header button: Space, meant as a roll, would press 新游戏 or 攻略)
-    for (const id of ['btn-roll', 'btn-result']) {
-      const b = /** @type {HTMLButtonElement} */ ($(id));
-      if (!b.disabled && b.getClientRects().length > 0) { b.focus(); return; }
-    }
+    for (const id of ['btn-roll', 'btn-result']) if (focus($(id))) return;
     return;
   }
-  const first = /** @type {HTMLElement|null} */ (view?.querySelector('button:not([disabled]), input:not([type=hidden]), select, a[href]'));
-  first?.focus();
+  // the replay: its play button (Space there is 播放, not 返回 as on the first button)
+  if (current.view === 'viewer') { focus($('v-play')); return; }
+  focus(/** @type {HTMLElement|null} */ (view?.querySelector('button:not([disabled]), input:not([type=hidden]), select, a[href]')));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1237,7 +1239,7 @@ function undo() {
   if (!st) return;
   if (!st.canUndo || inRoom(st)) {
     // said, not silent: a key that does nothing leaves the player wondering whether it was heard
-    const why = t(inRoom(st) ? 'undoRoom' : 'undoNothing');
+    const why = t(inRoom(st) ? 'undoRoom' : st.phase === 'over' ? 'undoOver' : 'undoNothing');
     toast(why); announce(why);
     return;
   }
@@ -1432,6 +1434,9 @@ function wire() {
     viewer.setSpeed(animFactor());
   });
   document.addEventListener('pointerdown', () => { current.keyboard = false; }, true);
+  // a click with no pointer behind it (detail 0) comes from a key or a screen reader's own
+  // "activate", whose keys never reach the page in its browse mode
+  document.addEventListener('click', (e) => { if (e.detail === 0) current.keyboard = true; }, true);
   document.addEventListener('keydown', (e) => {
     current.keyboard = true;
     if (/** @type {HTMLDialogElement} */ ($('end')).open) return;

@@ -38,7 +38,8 @@ export class Viewer {
     $('v-next').addEventListener('click', () => this.next());
     $('v-last').addEventListener('click', () => this.seek(Infinity));
     $('v-play').addEventListener('click', () => this.toggle());
-    $('v-range').addEventListener('input', (e) => this.seek(Number(/** @type {HTMLInputElement} */ (e.target).value)));
+    // (the slider says its own value: the jump is not announced twice)
+    $('v-range').addEventListener('input', (e) => this.seek(Number(/** @type {HTMLInputElement} */ (e.target).value), false));
   }
 
   setSpeed(a) { this.anim = a; this.board?.setSpeed(a); }
@@ -181,8 +182,8 @@ export class Viewer {
     return f;
   }
 
-  /** Jump to the position after `i` plies, without animation. */
-  seek(i) {
+  /** Jump to the position after `i` plies, without animation; `say`: announce where it went. */
+  seek(i, say = true) {
     if (!this.board || !this.start) { this.wanted = i; return; }
     this.epoch = (this.epoch ?? 0) + 1; // a step still animating must not move on from here
     if (this.busy) this.board.skip(); // nor draw its last squares over this position
@@ -195,7 +196,7 @@ export class Viewer {
     this.board.setTurn(f.phase === 'over' ? -1 : f.turn);
     this.relog();
     this.update();
-    this.d.announce(this.d.$('v-pos').textContent ?? '');
+    if (say) this.d.announce(this.d.$('v-pos').textContent ?? '');
   }
 
   /**

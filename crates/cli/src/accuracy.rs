@@ -470,6 +470,11 @@ pub fn hint_accuracy(args: &[String]) -> Result<ExitCode> {
     for (flag, bot) in
         std::iter::once(("--policy", policy.mine)).chain(others.iter().map(|&b| ("--others", b)))
     {
+        // a program started for every playout (millions of them) would never finish
+        ensure!(
+            !bot.starts_with("exec:"),
+            "{flag} {bot}: exec: bots play in arena and --compare, not in the playouts"
+        );
         known_bot(bot, rules).with_context(|| format!("{flag} {bot}"))?;
     }
     ensure!(

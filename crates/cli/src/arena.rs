@@ -705,6 +705,12 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
                 .collect()
         }
     };
+    // counted before any bot is made (an exec: program is started to check it)
+    ensure!(
+        flag(args, "--seats").is_none() || (2..=4).contains(&names.len()),
+        "--seats needs 2 to 4 bots (it has {})",
+        names.len()
+    );
     // `--versus BOT`: a second lineup, the same deals with the first bot's entries played by BOT.
     let versus = flag(args, "--versus").map(str::trim);
     let mut lineups = vec![names.clone()];
@@ -731,11 +737,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             known_bot(nm, rules)?;
         }
     }
-    ensure!(
-        flag(args, "--seats").is_none() || (2..=4).contains(&names.len()),
-        "--seats needs 2 to 4 bots (it has {})",
-        names.len()
-    );
     let players: u8 = num(args, "--players", names.len() as u8)?;
     let seats = seats_for(players, rules)?;
     ensure!(
@@ -859,7 +860,8 @@ fn arena_json(
                     });
                     if luck {
                         let l = luck_adjusted(results, &row.idx, lineup.len());
-                        let ci = (deals >= 2).then(|| rate_interval(l.adjusted, l.adjusted_se));
+                        let ci = (deals >= 2 && l.adjusted_se > 0.0)
+                            .then(|| rate_interval(l.adjusted, l.adjusted_se));
                         b["luckAdjusted"] =
                             json!({ "winRate": l.adjusted, "ci95": interval(ci), "beta": l.beta });
                     }

@@ -6,19 +6,22 @@
 //! played by the engine, as the rules play it):
 //!
 //! ```text
-//! → 6 0,2 feixingqi turn=0 0:20,H,5,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H
+//! → 3 0,2 feixingqi turn=0 0:20,H,5,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H
 //! ← 2
 //! ```
 //!
 //! the roll, the pieces that may move (distinct options, by index from 0), then the position in
 //! the rules crate's one-line notation (the seat to move is its `turn`); the answer is one of
-//! those pieces. The program is started once per seat per game, with `FEIXINGQI_SEED` in its
+//! those pieces, on a line of its own, flushed (a pipe is block-buffered), within
+//! [`ANSWER_TIME`]. The program is started once per seat per game, with `FEIXINGQI_SEED` in its
 //! environment (a seed of its own, for a program that wants to be deterministic as the built-in
 //! bots are), and its standard input is closed at the end of the game.
 
 use std::{
     io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, ChildStdout, Command, Stdio},
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc::{self, Receiver, RecvTimeoutError},
+    time::Duration,
 };
 
 use feixingqi_ai::Bot;
@@ -30,8 +33,13 @@ pub(crate) struct ExecBot {
     child: Child,
     /// Its standard input, closed (taken) when the game is over.
     input: Option<ChildStdin>,
-    output: BufReader<ChildStdout>,
+    /// Its answers, line by line, read on a thread of their own so that waiting has a limit.
+    answers: Receiver<std::io::Result<String>>,
 }
+
+/// How long a program may take to answer one decision: a program that never answers (one
+/// that does not flush its output, above all) hung the whole run.
+pub(crate) const ANSWER_TIME: Duration = Duration::from_secs(10);
 
 impl ExecBot {
     /// Starts `program` (a path, run without arguments) as the bot named `name`.
@@ -46,11 +54,19 @@ impl ExecBot {
             let _ = child.kill();
             return Err(std::io::Error::other("no pipes to the program"));
         };
+        let (send, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
         Ok(ExecBot {
             name: name.to_string(),
             child,
             input: Some(input),
-            output: BufReader::new(output),
+            answers,
         })
     }
 
@@ -66,11 +82,20 @@ impl ExecBot {
         (input.write_all(line.as_bytes()))
             .and_then(|()| input.flush())
             .map_err(|e| format!("writing to it: {e}"))?;
-        let mut reply = String::new();
-        let read = (self.output.read_line(&mut reply)).map_err(|e| format!("reading it: {e}"))?;
-        if read == 0 {
-            return Err(format!("it ended without answering {:?}", line.trim_end()));
-        }
+        let reply = match self.answers.recv_timeout(ANSWER_TIME) {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(e)) => return Err(format!("reading it: {e}")),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(format!("it ended without answering {:?}", line.trim_end()))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "no answer to {:?} within {} s (is its output flushed after each line?)",
+                    line.trim_end(),
+                    ANSWER_TIME.as_secs()
+                ))
+            }
+        };
         let answer = reply.trim();
         answer
             .parse::<u8>()

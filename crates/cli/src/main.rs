@@ -97,13 +97,15 @@ USAGE:
         any bot without it (e.g. --seats master,plain:master --players 2).
         --json prints the tables (with --luck and --versus, not --grades) as one JSON document
         for scripts: per lineup each bot's wins, winRate and ci95 [low, high] (rates as
-        fractions; null where a single deal gives no interval), msPerDecision, choicesPerGame.
+        fractions; null where the deals give no spread to make one from), msPerDecision, choicesPerGame.
         exec:PROGRAM is a bot of your own in any language (not with --items): PROGRAM (a path,
         run without arguments, once per seat per game, FEIXINGQI_SEED in its environment) reads
-        one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `6 0,2
+        one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `3 0,2
         feixingqi turn=0 0:20,H,5,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H`: the roll, the pieces that
         may move, the position in the one-line notation) and writes the piece it moves on a line
-        of its standard output; an answer that is not one of PIECES stops the run (exit 2).
+        of its standard output, flushed (a pipe is block-buffered: Python's print needs
+        flush=True); an answer that is not one of PIECES, or none within 10 s, stops the run
+        (exit 2).
     feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
                    [--depth D] [--master] [--master-with ITEMS] [--against LEVEL]
                    [rule options as arena] | --position NOTATION --roll D [--depth D]

@@ -395,7 +395,7 @@ fn analysis_commands_refuse_what_they_would_not_read() {
             "--rules",
             "feixingqi",
             "--seats",
-            &td,
+            &format!("{td},random"),
             "--games",
             "2",
         ],
@@ -930,7 +930,13 @@ fn td_bots_are_checked_alike_and_say_what_is_wrong() {
         "was trained for ludo, not feixingqi",
     );
     refused(
-        &["arena", "--seats", &format!("{td}@9"), "--games", "2"],
+        &[
+            "arena",
+            "--seats",
+            &format!("{td}@9,random"),
+            "--games",
+            "2",
+        ],
         "the depth after @ is 0 to 3",
     );
     std::fs::remove_file(&table).ok();
@@ -1155,6 +1161,13 @@ fn exec_bots_play_a_program_line_by_line() {
             "exec:/no/such/bot,random",
         ],
         "starting /no/such/bot",
+    );
+    // one that never answers (its output not flushed, say) hung the run; it is given 10 s
+    let silent = script("exec-silent.sh", "while read -r line; do :; done");
+    let seats = format!("exec:{},random", silent.display());
+    refused(
+        &["arena", "--players", "2", "--games", "2", "--seats", &seats],
+        "no answer to",
     );
 }
 

@@ -547,41 +547,45 @@ impl Game {
         if self.pos.is_over() {
             return None;
         }
-        // An item use a human made since the last roll (a shield before rolling, a 6数骰 not yet
-        // moved with) is the latest decision: it goes back alone, to just before it (RULES.md
-        // §15.21). It went back to the decision before, taking back a move not asked about.
-        if let Some(last) = self.history.len().checked_sub(1) {
-            let e = &self.history[last];
-            if matches!(e.step, Step::Use(_))
-                && self.controllers[e.before.turn()] == Controller::Human
-            {
-                let mut r = last;
-                while r > 0 && matches!(self.history[r - 1].step, Step::Use(_)) {
+        let human = |i: usize| self.controllers[self.history[i].before.turn()] == Controller::Human;
+        // The latest item use by a person is a decision of its own (RULES.md §15.21): taken back
+        // alone, to just before it (a shield before the roll, a booster or a fixed die not yet
+        // moved with, or moved with by its one option). It went back to the decision before,
+        // taking back a move not asked about.
+        let used = (0..self.history.len())
+            .rev()
+            .find(|&i| matches!(self.history[i].step, Step::Use(_)) && human(i));
+        // The latest move a person chose among ≥ 2 options: back to the roll it answered (a
+        // fixed-die item use rolls too) and that seat's item uses for that roll, so that the
+        // items go back to the bar (§15.21) — not another seat's use before it (a remote die
+        // that moved nothing is followed by the next seat's use).
+        let moved = (0..self.history.len())
+            .rev()
+            .find(|&i| {
+                let e = &self.history[i];
+                matches!(e.step, Step::Ply(Ply::Move(_))) && e.options >= 2 && human(i)
+            })
+            .and_then(|i| {
+                let seat = self.history[i].before.turn();
+                let mut r = self.history[..i]
+                    .iter()
+                    .rposition(|e| e.step.die().is_some())?;
+                while r > 0
+                    && matches!(self.history[r - 1].step, Step::Use(_))
+                    && self.history[r - 1].before.turn() == seat
+                {
                     r -= 1;
                 }
-                return Some(r);
-            }
-        }
-        let i = self.history.iter().rposition(|e| {
-            matches!(e.step, Step::Ply(Ply::Move(_)))
-                && e.options >= 2
-                && self.controllers[e.before.turn()] == Controller::Human
-        })?;
-        // The roll that this decision answered (a fixed-die item use rolls too), and the item
-        // uses just before it, so that the items go back to the bar (RULES.md §15).
-        let mut r = self.history[..i]
-            .iter()
-            .rposition(|e| e.step.die().is_some())?;
-        while r > 0 && matches!(self.history[r - 1].step, Step::Use(_)) {
-            r -= 1;
-        }
-        Some(r)
+                Some(r)
+            });
+        // the more recent of the two
+        used.max(moved)
     }
 
     /// 悔棋 (RULES.md §6.3): back to just before the roll of the most recent local-human decision
     /// that had ≥ 2 distinct options, dice counter included, so the same die comes again. Later
-    /// plies, computer moves included, are discarded. An item use a human made since the last
-    /// roll is taken back alone (§15.21).
+    /// plies, computer moves included, are discarded. An item use by a person is a decision of
+    /// its own: the more recent of the two is taken back (§15.21).
     ///
     /// # Errors
     /// [`GameError::NothingToUndo`] when there is no such decision or the game is over.

@@ -433,7 +433,7 @@ proptest! {
 /// player had not asked to change.
 #[test]
 fn undo_takes_back_an_item_use_before_its_roll_alone() {
-    let (mut g, _, _) = red_with_items(&[Item::Shield, Item::SixDie]);
+    let (mut g, _, _) = red_with_items(&[Item::Shield, Item::SixDie, Item::Booster]);
     // A decision first (two planes to move), then the shield before the next roll.
     let mut decided = false;
     while !decided {
@@ -485,5 +485,23 @@ fn undo_takes_back_an_item_use_before_its_roll_alone() {
             g.plies().count()
         ),
         before
+    );
+    // and a booster with the roll it walks double, whatever that roll brought: the roll after a
+    // use is no decision of its own
+    g.use_item(Seat::S0, ItemUse::Booster, &mut NoEvents)
+        .unwrap();
+    if g.position().phase() == Phase::Roll {
+        g.roll(&mut NoEvents).unwrap();
+    }
+    g.undo().unwrap();
+    assert_eq!(
+        (
+            *g.position(),
+            *g.items(),
+            g.dice_counter(),
+            g.plies().count()
+        ),
+        before,
+        "back to just before the booster"
     );
 }
