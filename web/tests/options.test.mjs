@@ -107,6 +107,8 @@ test('options: the set-up’s ⓘ links open the guide’s section on them, in t
         await page.waitForSelector('#setup-form');
         await page.check(`input[name=lang][value=${lang}]`, { force: true });
         await page.check(`input[name=rules][value=${rules}]`, { force: true });
+        // the page's heading is the game's name once (the tagline repeated it to a screen reader)
+        if (rules === 'feixingqi') assert.equal(await page.locator('h1').ariaSnapshot(), `- heading "${lang === 'zh' ? '飞行棋' : 'Aeroplane Chess'}" [level=1]`);
         const links = await page.locator('#setup-form .card h2 a.help').evaluateAll((as) => as.map((a) => /** @type {HTMLAnchorElement} */ (a).getAttribute('href')));
         assert.equal(links.length, 2, `${lang} ${rules}: ${links}`);
         for (const href of links) {
