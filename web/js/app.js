@@ -3,7 +3,7 @@
 
 import { t, setLang, getLang, seatName, whereText, pieceName, unitOf } from './i18n.js';
 import { esc } from './html.js';
-import { createBoard, createItemBar, glyphIcon, normalizeGeo, absOf, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
+import { createBoard, createItemBar, glyphIcon, normalizeGeo, absOf, LOOP, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
 import { renderEnd, endTitle } from './end.js';
@@ -55,6 +55,8 @@ export function chipSvg(rules, seat, size = 24) {
 }
 
 let toastTimer = 0;
+/** A toast that a screen reader hears too (its status region says nothing when the text is the same again). @param {string} msg */
+function toastAloud(msg) { toast(msg); announce(msg); }
 export function toast(msg) {
   const el = $('toast');
   el.textContent = msg;
@@ -467,8 +469,6 @@ function pieceLabel(rules, seat, piece, p, all = []) {
   return `${who} ${shape} ${pieceName(rules, piece + 1)}${getLang() === 'zh' ? '，' : ', '}${whereText(rules, p)}${neighbours(rules, seat, p, all)}`;
 }
 
-/** Squares around the loop (both boards). */
-const LOOP = 52;
 /**
  * The other colours' pieces within six squares ahead of or behind a piece on the shared loop,
  * with their distance: a square's number counts from each colour's own start, so "第 35 格" of
@@ -963,17 +963,17 @@ function pick(piece) {
 }
 async function hint() {
   const st = current.st;
-  if (st && inRoom(st)) { toast(t('hintRoom')); announce(t('hintRoom')); return; }
+  if (st && inRoom(st)) { toastAloud(t('hintRoom')); return; }
   if (!st || st.toAct !== 'human') return;
   // before the roll the Master advises on the item bar only (docs/PROTOCOL.md "Items", Hint)
   const beforeRoll = st.phase === 'roll' && canUseItem(st) && ownBar(st).length > 0;
-  if (st.phase !== 'move' && !beforeRoll) { toast(t('hintAfterRoll')); announce(t('hintAfterRoll')); return; }
+  if (st.phase !== 'move' && !beforeRoll) { toastAloud(t('hintAfterRoll')); return; }
   try {
     const h = await net.request({ type: 'hint', version: st.version });
     if (current.st !== st) return;
     const best = h.options?.[0];
     const it = h.item && h.item.use ? h.item : null;
-    if (!best && !it) { toast(beforeRoll ? t('itemHintNone') : t('noHint')); announce(beforeRoll ? t('itemHintNone') : t('noHint')); return; }
+    if (!best && !it) { toastAloud(beforeRoll ? t('itemHintNone') : t('noHint')); return; }
     if (it) {
       current.itemHint = it.use;
       renderItems(st);
@@ -1204,7 +1204,7 @@ function cancelTarget(say) {
   box.hidden = true;
   box.replaceChildren();
   if (current.st) { renderItems(current.st); setButtons(current.st); }
-  if (say) { toast(t('itemCancelled')); announce(t('itemCancelled')); }
+  if (say) toastAloud(t('itemCancelled'));
 }
 function chooseTarget(use) {
   cancelTarget(false);
@@ -1240,7 +1240,7 @@ function undo() {
   if (!st.canUndo || inRoom(st)) {
     // said, not silent: a key that does nothing leaves the player wondering whether it was heard
     const why = t(inRoom(st) ? 'undoRoom' : st.phase === 'over' ? 'undoOver' : 'undoNothing');
-    toast(why); announce(why);
+    toastAloud(why);
     return;
   }
   clearTimeout(current.stepTimer);

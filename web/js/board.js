@@ -62,10 +62,12 @@ export function normalizeGeo(j) {
   };
 }
 
+/** Squares around the loop, on both boards. */
+export const LOOP = 52;
 /** Absolute loop square of (seat, progress) or -1 (RULES.md §2.2, §4). */
 export function absOf(geo, seat, p) {
-  if (geo.rules === 'ludo') return p >= 0 && p <= 50 ? (13 * seat + p) % 52 : -1;
-  return p >= 1 && p <= 50 ? (13 * seat + p - 2 + 52) % 52 : -1;
+  if (geo.rules === 'ludo') return p >= 0 && p <= 50 ? (13 * seat + p) % LOOP : -1;
+  return p >= 1 && p <= 50 ? (13 * seat + p - 2 + LOOP) % LOOP : -1;
 }
 
 // 飞行棋 footprints of loop squares a = 0..12 (seat 0's quarter) as polygons [x, y]; the rest are

@@ -20,9 +20,11 @@ const CODE_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
 /**
  * What changed in a lobby between two `room` messages, in words for a screen reader: who sat
  * down or left, who is ready or no longer, and for the host that the game can start (the list
- * and the start button changed without a word). @param {any} prev @param {any} r @param {boolean} iHost
+ * and the start button changed without a word). `canStart`: whether a room may start (the host's
+ * start button's own test). @param {any} prev @param {any} r @param {boolean} iHost
+ * @param {(room: any) => boolean} canStart
  */
-function lobbyNews(prev, r, iHost) {
+function lobbyNews(prev, r, iHost, canStart) {
   const people = (/** @type {any} */ room) => new Map((room.slots || []).filter((/** @type {any} */ s) => s.kind === 'player').map((/** @type {any} */ s) => [s.playerId ?? s.nickname, s]));
   const before = people(prev), now = people(r);
   const news = [];
@@ -33,8 +35,7 @@ function lobbyNews(prev, r, iHost) {
     else if (was.ready && !s.ready) news.push(t('lobbyUnready', { name: s.nickname }));
   }
   for (const [id, s] of before) if (!now.has(id)) news.push(t('lobbyLeft', { name: s.nickname }));
-  const ready = (/** @type {any} */ room) => room.slots.every((/** @type {any} */ s) => s.kind !== 'open' && (s.kind !== 'player' || s.ready || s.slot === room.host));
-  if (iHost && news.length && ready(r) && !ready(prev)) news.push(t('lobbyCanStart'));
+  if (iHost && news.length && canStart(r) && !canStart(prev)) news.push(t('lobbyCanStart'));
   return news;
 }
 
@@ -518,7 +519,7 @@ export class Rooms {
     if (focused) document.getElementById(focused)?.focus();
     if (!prev || prev.code !== r.code) this.d.announce(t('inRoom', { code: r.code }));
     else {
-      const said = lobbyNews(prev, r, iHost);
+      const said = lobbyNews(prev, r, iHost, (room) => !this.startBlocker(room));
       if (said.length) this.d.announce(said.join(getLang() === 'zh' ? '。' : '. '));
     }
   }

@@ -455,23 +455,22 @@ fn undo_takes_back_an_item_use_before_its_roll_alone() {
             g.play(mv, &mut NoEvents).unwrap();
         }
     }
-    let before = (
-        *g.position(),
-        *g.items(),
-        g.dice_counter(),
-        g.plies().count(),
-    );
+    // where the game stands: what undo must bring back exactly
+    let state = |g: &Game| {
+        (
+            *g.position(),
+            *g.items(),
+            g.dice_counter(),
+            g.plies().count(),
+        )
+    };
+    let before = state(&g);
     g.use_item(Seat::S0, ItemUse::Shield { piece: 1 }, &mut NoEvents)
         .unwrap();
     assert!(g.items().shielded(Seat::S0, 1));
     g.undo().unwrap();
     assert_eq!(
-        (
-            *g.position(),
-            *g.items(),
-            g.dice_counter(),
-            g.plies().count()
-        ),
+        state(&g),
         before,
         "back to just before the shield, the move before it kept"
     );
@@ -480,15 +479,7 @@ fn undo_takes_back_an_item_use_before_its_roll_alone() {
         .unwrap();
     assert_eq!(g.position().phase(), Phase::Move(Die::new(6).unwrap()));
     g.undo().unwrap();
-    assert_eq!(
-        (
-            *g.position(),
-            *g.items(),
-            g.dice_counter(),
-            g.plies().count()
-        ),
-        before
-    );
+    assert_eq!(state(&g), before);
     // and a booster with the roll it walks double, whatever that roll brought: the roll after a
     // use is no decision of its own
     g.use_item(Seat::S0, ItemUse::Booster, &mut NoEvents)
@@ -497,14 +488,5 @@ fn undo_takes_back_an_item_use_before_its_roll_alone() {
         g.roll(&mut NoEvents).unwrap();
     }
     g.undo().unwrap();
-    assert_eq!(
-        (
-            *g.position(),
-            *g.items(),
-            g.dice_counter(),
-            g.plies().count()
-        ),
-        before,
-        "back to just before the booster"
-    );
+    assert_eq!(state(&g), before, "back to just before the booster");
 }
