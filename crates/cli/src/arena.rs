@@ -688,10 +688,6 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
     };
     let rules = rules_from("arena", args, own)?;
     let json = switch(args, "--json");
-    ensure!(
-        !(json && switch(args, "--grades")),
-        "--json carries the win rates, --luck and --versus; --grades prints its table as text only"
-    );
     // Without --seats, the first --players of the default lineup (`--players 2` alone was
     // refused for the four names of a --seats never given).
     let names: Vec<String> = match flag(args, "--seats") {
@@ -785,7 +781,10 @@ pub fn arena(args: &[String]) -> Result<ExitCode> {
             seconds: wall,
             threads,
         };
-        println!("{}", arena_json(&run, &lineups, &by_lineup, luck));
+        println!(
+            "{}",
+            arena_json(&run, &lineups, &by_lineup, Measures { luck, grades })
+        );
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -842,7 +841,7 @@ fn arena_json(
     run: &Run,
     lineups: &[Vec<String>],
     by_lineup: &[Vec<GameResult>],
-    luck: bool,
+    Measures { luck, grades }: Measures,
 ) -> serde_json::Value {
     use serde_json::{json, Value};
     let games = run.games;
@@ -860,8 +859,7 @@ fn arena_json(
                     });
                     if luck {
                         let l = luck_adjusted(results, &row.idx, lineup.len());
-                        let ci = (deals >= 2 && l.adjusted_se > 0.0)
-                            .then(|| rate_interval(l.adjusted, l.adjusted_se));
+                        let ci = deal_interval(deals, l.adjusted, l.adjusted_se);
                         b["luckAdjusted"] =
                             json!({ "winRate": l.adjusted, "ci95": interval(ci), "beta": l.beta });
                     }
@@ -869,7 +867,19 @@ fn arena_json(
                 })
                 .collect();
             let rolls: u64 = results.iter().map(|r| r.rolls).sum();
-            json!({ "seats": lineup, "bots": bots, "meanRolls": rolls as f64 / games as f64 })
+            let mut table =
+                json!({ "seats": lineup, "bots": bots, "meanRolls": rolls as f64 / games as f64 });
+            if grades {
+                table["grades"] = (grade_rows(lineup, results).into_iter())
+                    .map(|g| {
+                        json!({ "bot": g.bot, "decisionsPerGame": g.decisions,
+                                "lossPerDecision": g.loss, "ci95": [g.ci.0, g.ci.1],
+                                "doubtfulPerGame": g.doubtful, "badPerGame": g.bad,
+                                "blundersPerGame": g.blunders })
+                    })
+                    .collect();
+            }
+            table
         })
         .collect();
     let o = &run.rules.options;
@@ -994,29 +1004,51 @@ fn print_grades(names: &[String], results: &[GameResult]) {
         "{:<14} {:>10} {:>12}  {:<17} {:>9} {:>9} {:>9}",
         "bot", "decisions", "loss/dec", "95% CI", "doubtful", "bad", "blunders"
     );
-    for (nm, idx) in bots_of(names) {
-        let games: Vec<SeatSummary> = results
-            .iter()
-            .flat_map(|r| idx.iter().map(|&i| r.graded[i]))
-            .collect();
-        let (rate, se) = loss_per_decision(&games);
-        let (lo, hi) = (rate - 1.96 * se, rate + 1.96 * se);
-        let n = games.len().max(1) as f64;
-        let per_game =
-            |f: fn(&SeatSummary) -> u32| games.iter().map(|g| f64::from(f(g))).sum::<f64>() / n;
+    for g in grade_rows(names, results) {
         println!(
             "{:<14} {:>10.1} {:>12.3}  [{:>6.3}, {:>6.3}] {:>9.2} {:>9.2} {:>9.2}",
-            nm,
-            per_game(|g| g.decisions),
-            rate,
-            lo.max(0.0),
-            hi,
-            per_game(|g| g.doubtful),
-            per_game(|g| g.bad),
-            per_game(|g| g.blunders)
+            g.bot, g.decisions, g.loss, g.ci.0, g.ci.1, g.doubtful, g.bad, g.blunders
         );
     }
     println!("decisions, doubtful (≥ 2 points), bad (≥ 4), blunders (≥ 8): per game");
+}
+
+/// One bot's row of the `--grades` table (and of `--json`'s `grades`): per game its decisions,
+/// doubtful, bad and blunders; the points lost per decision with a 95% interval over the games.
+struct GradeRow<'a> {
+    bot: &'a str,
+    decisions: f64,
+    loss: f64,
+    ci: (f64, f64),
+    doubtful: f64,
+    bad: f64,
+    blunders: f64,
+}
+
+/// The rows of [`print_grades`] and of `--json`, one per bot of `names`.
+fn grade_rows<'a>(names: &'a [String], results: &[GameResult]) -> Vec<GradeRow<'a>> {
+    bots_of(names)
+        .into_iter()
+        .map(|(bot, idx)| {
+            let games: Vec<SeatSummary> = results
+                .iter()
+                .flat_map(|r| idx.iter().map(|&i| r.graded[i]))
+                .collect();
+            let (loss, se) = loss_per_decision(&games);
+            let n = games.len().max(1) as f64;
+            let per_game =
+                |f: fn(&SeatSummary) -> u32| games.iter().map(|g| f64::from(f(g))).sum::<f64>() / n;
+            GradeRow {
+                bot,
+                decisions: per_game(|g| g.decisions),
+                loss,
+                ci: ((loss - 1.96 * se).max(0.0), loss + 1.96 * se),
+                doubtful: per_game(|g| g.doubtful),
+                bad: per_game(|g| g.bad),
+                blunders: per_game(|g| g.blunders),
+            }
+        })
+        .collect()
 }
 
 /// Points lost per decision over `games` (the ratio of the sums) and its standard error (the
@@ -1322,14 +1354,15 @@ fn print_luck(names: &[String], results: &[GameResult], items: bool) {
     );
     // One deal has no spread between deals to estimate an interval from.
     let deals = results.len().div_ceil(names.len().max(1));
+    let mut unestimated = false;
     for (nm, idx) in bots_of(names) {
         let l = luck_adjusted(results, &idx, names.len());
-        let ci = |m: f64, se: f64| {
-            if deals < 2 {
-                return "—".to_string();
+        let mut ci = |m: f64, se: f64| match deal_interval(deals, m, se) {
+            Some((lo, hi)) => format!("[{:>6.2}%, {:>6.2}%]", 100.0 * lo, 100.0 * hi),
+            None => {
+                unestimated = true;
+                "—".to_string()
             }
-            let (lo, hi) = rate_interval(m, se);
-            format!("[{:>6.2}%, {:>6.2}%]", 100.0 * lo, 100.0 * hi)
         };
         println!(
             "{:<14} {:>7.2}%  {:<18} {:>7.2}%  {:<18} {:>6.3} {:>8}",
@@ -1346,9 +1379,19 @@ fn print_luck(names: &[String], results: &[GameResult], items: bool) {
         "games×: how many times the games the plain rate would need for the adjusted rate's \
          interval"
     );
-    if deals < 2 {
-        println!("—: no interval from a single deal (no spread between deals): play more deals");
+    if unestimated {
+        println!(
+            "—: no interval, the deals leave no spread to estimate it from (fewer than 2 deals, or \
+             every deal alike): play more deals"
+        );
     }
+}
+
+/// The 95% interval of a win rate over `deals` deals ([`rate_interval`]), or `None` where the
+/// deals leave no spread to estimate it from: fewer than two, or every deal alike (the text
+/// table printed an interval of no width there while `--json` gave null).
+fn deal_interval(deals: usize, m: f64, se: f64) -> Option<(f64, f64)> {
+    (deals >= 2 && se > 0.0).then(|| rate_interval(m, se))
 }
 
 /// The 95% interval `m ± 1.96·se` of a win rate, kept within 0 and 1: a win rate cannot lie

@@ -95,9 +95,11 @@ USAGE:
         opponent model set otherwise), mix:P (the race-only heuristic, random with probability P).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
         any bot without it (e.g. --seats master,plain:master --players 2).
-        --json prints the tables (with --luck and --versus, not --grades) as one JSON document
+        --json prints the tables (with --luck, --grades and --versus) as one JSON document
         for scripts: per lineup each bot's wins, winRate and ci95 [low, high] (rates as
-        fractions; null where the deals give no spread to make one from), msPerDecision, choicesPerGame.
+        fractions; null where the deals give no spread to make one from), msPerDecision, choicesPerGame;
+        with --grades a list grades: per bot decisionsPerGame, lossPerDecision (points) with ci95,
+        doubtfulPerGame, badPerGame, blundersPerGame.
         exec:PROGRAM is a bot of your own in any language (not with --items): PROGRAM (a path,
         run without arguments, once per seat per game, FEIXINGQI_SEED in its environment) reads
         one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `3 0,2

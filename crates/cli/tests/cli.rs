@@ -1172,7 +1172,7 @@ fn exec_bots_play_a_program_line_by_line() {
 }
 
 /// `arena --json` says what the text table says, as one JSON document: the same wins, rates as
-/// fractions with their interval, the luck-adjusted rate and the paired difference.
+/// fractions with their interval, the luck-adjusted rate, the grades and the paired difference.
 #[test]
 fn arena_json_carries_the_tables() {
     let args = [
@@ -1217,8 +1217,40 @@ fn arena_json_carries_the_tables() {
         Some(2),
         "{json}"
     );
-    refused(
-        &["arena", "--json", "--grades", "--games", "4"],
-        "--grades prints its table as text only",
-    );
+    // The grades (refused with --json before): one row per bot, the text's figures (on a few
+    // short games: grading asks the hint of every decision).
+    let args = [
+        "arena",
+        "--rules",
+        "ludo",
+        "--seats",
+        "hard,random",
+        "--players",
+        "2",
+        "--games",
+        "4",
+        "--pieces",
+        "2",
+        "--threads",
+        "1",
+        "--grades",
+    ];
+    let text = stdout_of(&bin().args(args).output().expect("runs"));
+    let json = stdout_of(&bin().args(args).arg("--json").output().expect("runs"));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    let grades = v["lineups"][0]["grades"].as_array().expect("grades");
+    let loss = |bot: &str| {
+        (grades.iter().find(|g| g["bot"] == bot))
+            .and_then(|g| g["lossPerDecision"].as_f64())
+            .expect("a loss per decision")
+    };
+    assert!(loss("hard") < loss("random"), "{json}");
+    for bot in ["hard", "random"] {
+        let row = format!("{:.3}", loss(bot));
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(bot) && l.contains(&row) && l.contains('[')),
+            "{bot} {row} in\n{text}"
+        );
+    }
 }
