@@ -567,13 +567,12 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
 /**
  * Words, sound and die for one event; returns a promise to wait on (the die stays visible a moment).
  * `log`: where the line goes (the game's log by default); `quiet`: the words only (no sound, banner,
- * die or wait), for a log rebuilt from past events; `takeoff`: the game's takeoff rolls (the
- * replay's record, not the game on the game screen).
+ * die or wait), for a log rebuilt from past events.
  * @param {any} e @param {string} rules @param {string[]} said
  * `loud`: the lines as a computer's ply is told, shorter (a skip without its reason).
- * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[], loud?: string[]}} [how]
+ * @param {{log?: LogLine, quiet?: boolean, loud?: string[]}} [how]
  */
-function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff = current.st?.options?.takeoff || [], loud } = {}) {
+function describeEvent(e, rules, said, { log = logLine, quiet = false, loud } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
@@ -611,11 +610,10 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
       // the penalty's own line (just before) says what happened: it is no "cannot move"
       if (e.reason === 'triple_six_penalty') return null;
       fx.skip();
-      const five = e.reason === 'need_takeoff_roll' && takeoff.includes(5);
-      const key = 'skipReason_' + e.reason + (five ? '5' : '');
-      const own = t(key);
+      // the engine's own sentence (RULES.md §6.2), in both languages: it alone knows the cause
+      const reason = (getLang() === 'zh' ? e.zh : e.en) || e.reason;
       // a void third six is no "cannot move": the turn just ends
-      text = t(e.reason === 'void_third_six' ? 'skippedSix' : 'skipped', { name: nm(e.seat), reason: own !== key ? own : (getLang() === 'zh' ? e.zh : e.en) || e.reason });
+      text = t(e.reason === 'void_third_six' ? 'skippedSix' : 'skipped', { name: nm(e.seat), reason });
       imp = true;
       shout(t('skipBanner'), 900); break;
     }
@@ -658,11 +656,11 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, takeoff =
  * The words of `frames`' events, quietly (no sound, banner, die or wait), into a log: a log
  * rebuilt after a jump in the replay, a reload of the page or a change of language.
  * @param {any[]} frames @param {string} rules
- * @param {{log: LogLine, takeoff: number[]}} how
+ * @param {{log: LogLine}} how
  */
-function logFrames(frames, rules, { log, takeoff }) {
+function logFrames(frames, rules, { log }) {
   for (const f of frames) {
-    const tell = narrator(f, rules, [], { log, quiet: true, takeoff });
+    const tell = narrator(f, rules, [], { log, quiet: true });
     for (const e of withMoveLines(f.events || [])) tell(e);
   }
 }
@@ -675,7 +673,7 @@ function logFrames(frames, rules, { log, takeoff }) {
  * @param {{cause?: string, events?: any[]}} f @param {string} rules @param {string[]} said
  * Each line is drawn in the colour of the seat whose turn it tells (the event's seat, the seat a
  * turn passes to, else the last one named).
- * @param {{log?: LogLine, quiet?: boolean, takeoff?: number[], loud?: string[]}} [how]
+ * @param {{log?: LogLine, quiet?: boolean, loud?: string[]}} [how]
  * @returns {(e: any) => Promise<void>|null}
  */
 function narrator(f, rules, said, how = {}) {
@@ -723,7 +721,7 @@ function relogGame(st, upTo = Infinity) {
   const chatUpTo = (v) => { for (; next < chats.length && chats[next].version <= v; next++) logLine(rooms.chatLine(chats[next])); };
   for (const f of frames) {
     chatUpTo(f.version - 1);
-    logFrames([f], loc.rules, { log: logLine, takeoff: st.options?.takeoff || [] });
+    logFrames([f], loc.rules, { log: logLine });
   }
   chatUpTo(Infinity);
 }

@@ -99,7 +99,6 @@ export class Viewer {
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
     this.rules = rules;
     this.gameId = String(record.gameId ?? '');
-    this.takeoff = Array.isArray(record.options?.takeoff) ? record.options.takeoff : [6];
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
     this.board = createBoard($('viewer-board'), geo, { label: (seat, piece, p, all) => this.d.pieceLabel(rules, seat, piece, p, all), itemName: (k) => this.d.itemName(k) });
@@ -206,7 +205,7 @@ export class Viewer {
    */
   relog() {
     this.d.$('v-log').innerHTML = '';
-    this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp, colour) => this.log(text, imp, colour), takeoff: this.takeoff });
+    this.d.logFrames(this.frames.slice(Math.max(0, this.i - RELOG_PLIES), this.i), this.rules, { log: (text, imp, colour) => this.log(text, imp, colour) });
   }
 
   /**
@@ -224,7 +223,7 @@ export class Viewer {
     const f = this.frames[this.i];
     const said = [];
     // told as the log rebuilt after a jump tells it (logFrames), with the animation
-    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp, colour) => this.log(text, imp, colour), takeoff: this.takeoff }));
+    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp, colour) => this.log(text, imp, colour) }));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they

@@ -12,9 +12,15 @@ pub enum SkipReason {
     NeedTakeoffRoll {
         /// The takeoff set is `{5, 6}`.
         five_too: bool,
+        /// Some of the seat's planes have finished: the sentence says "the planes still to
+        /// finish", since "all planes are in the hangar" would be false (docs/RULES.md §6.2).
+        some_finished: bool,
     },
     /// Ludo: every unfinished piece is in the yard and the roll is not a 6.
-    AllInYard,
+    AllInYard {
+        /// Some of the seat's pieces have finished (as for [`SkipReason::NeedTakeoffRoll`]).
+        some_finished: bool,
+    },
     /// Ludo: every piece on the board would overshoot the centre (and none is in the yard).
     Overshoot,
     /// Ludo: some pieces are in the yard (roll not 6) and the rest would overshoot.
@@ -30,7 +36,7 @@ impl SkipReason {
     pub const fn code(self) -> &'static str {
         match self {
             SkipReason::NeedTakeoffRoll { .. } => "need_takeoff_roll",
-            SkipReason::AllInYard => "all_in_yard",
+            SkipReason::AllInYard { .. } => "all_in_yard",
             SkipReason::Overshoot => "overshoot",
             SkipReason::YardAndOvershoot => "yard_and_overshoot",
             SkipReason::VoidThirdSix => "void_third_six",
@@ -41,13 +47,21 @@ impl SkipReason {
     /// The reason as shown to players, in Chinese (RULES.md §6.2).
     pub const fn zh(self) -> &'static str {
         match self {
-            SkipReason::NeedTakeoffRoll { five_too: false } => {
-                "飞机都在停机坪，需要掷出 6 才能起飞"
-            }
-            SkipReason::NeedTakeoffRoll { five_too: true } => {
-                "飞机都在停机坪，需要掷出 5 或 6 才能起飞"
-            }
-            SkipReason::AllInYard => "棋子都在营区，需要掷出 6 才能出营",
+            SkipReason::NeedTakeoffRoll {
+                five_too,
+                some_finished,
+            } => match (five_too, some_finished) {
+                (false, false) => "飞机都在停机坪，需要掷出 6 才能起飞",
+                (true, false) => "飞机都在停机坪，需要掷出 5 或 6 才能起飞",
+                (false, true) => "未到终点的飞机都在停机坪，需要掷出 6 才能起飞",
+                (true, true) => "未到终点的飞机都在停机坪，需要掷出 5 或 6 才能起飞",
+            },
+            SkipReason::AllInYard {
+                some_finished: false,
+            } => "棋子都在营区，需要掷出 6 才能出营",
+            SkipReason::AllInYard {
+                some_finished: true,
+            } => "未到终点的棋子都在营区，需要掷出 6 才能出营",
             SkipReason::Overshoot => "点数超出，必须恰好走到终点",
             SkipReason::YardAndOvershoot => {
                 "营区的棋子要 6 才能出营，场上的棋子点数超出（必须恰好走到终点）"
@@ -60,13 +74,25 @@ impl SkipReason {
     /// The reason as shown to players, in English.
     pub const fn en(self) -> &'static str {
         match self {
-            SkipReason::NeedTakeoffRoll { five_too: false } => {
-                "All planes are in the hangar: a 6 is needed to take off"
-            }
-            SkipReason::NeedTakeoffRoll { five_too: true } => {
-                "All planes are in the hangar: a 5 or 6 is needed to take off"
-            }
-            SkipReason::AllInYard => "All pieces are in the yard: a 6 is needed to come out",
+            SkipReason::NeedTakeoffRoll {
+                five_too,
+                some_finished,
+            } => match (five_too, some_finished) {
+                (false, false) => "All planes are in the hangar: a 6 is needed to take off",
+                (true, false) => "All planes are in the hangar: a 5 or 6 is needed to take off",
+                (false, true) => {
+                    "Every plane still to finish is in the hangar: a 6 is needed to take off"
+                }
+                (true, true) => {
+                    "Every plane still to finish is in the hangar: a 5 or 6 is needed to take off"
+                }
+            },
+            SkipReason::AllInYard {
+                some_finished: false,
+            } => "All pieces are in the yard: a 6 is needed to come out",
+            SkipReason::AllInYard {
+                some_finished: true,
+            } => "Every piece still to finish is in the yard: a 6 is needed to come out",
             SkipReason::Overshoot => "The roll is too high: the centre must be reached exactly",
             SkipReason::YardAndOvershoot => {
                 "The yard needs a 6, and the pieces on the board would overshoot the centre"

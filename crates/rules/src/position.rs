@@ -1450,17 +1450,19 @@ impl Position {
 
     #[inline(always)]
     fn no_move_reason<G: GameKind>(&self) -> SkipReason {
+        let w = self.seat_word(self.turn);
+        let some_finished = eq_mask4(w, CENTRE) != 0;
         if !self.is_ludo::<G>() {
             return SkipReason::NeedTakeoffRoll {
                 five_too: self.rules.options.takeoff_on_five,
+                some_finished,
             };
         }
-        let w = self.seat_word(self.turn);
         let yard = eq_mask4(w, HANGAR) != 0;
         let board = le_mask4(w, CENTRE - 1) != 0;
         match (yard, board) {
             (true, true) => SkipReason::YardAndOvershoot,
-            (true, false) => SkipReason::AllInYard,
+            (true, false) => SkipReason::AllInYard { some_finished },
             _ => SkipReason::Overshoot,
         }
     }

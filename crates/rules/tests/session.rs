@@ -251,7 +251,12 @@ fn undo_skips_single_option_moves() {
     assert_eq!(r.outcome, RollOutcome::Choose);
     game.play(Move { piece: 0 }, &mut NoEvents).expect("legal");
     let r = game.roll_die(die(3), &mut NoEvents).expect("roll");
-    assert_eq!(r.outcome, RollOutcome::Skipped(SkipReason::AllInYard));
+    assert_eq!(
+        r.outcome,
+        RollOutcome::Skipped(SkipReason::AllInYard {
+            some_finished: false
+        })
+    );
     let r = game.roll_die(die(5), &mut NoEvents).expect("roll");
     assert_eq!(r.outcome, RollOutcome::AutoMoved(Move { piece: 0 }));
     assert_eq!(
@@ -641,5 +646,42 @@ fn rewind_to_a_mark_takes_back_the_plies_since() {
         let before = shorter.mark();
         assert_eq!(shorter.rewind(mark), Err(GameError::NothingToUndo));
         assert_eq!(shorter.mark(), before);
+    }
+}
+
+/// "飞机都在停机坪" was said of a seat with planes already finished (RULES.md §6.2): with some
+/// finished, the reason names the pieces still to finish; with none, it keeps §6.2's sentence.
+#[test]
+fn the_skip_reason_does_not_call_finished_pieces_in_the_hangar() {
+    let cases = [
+        (
+            "feixingqi turn=0 0:F,H,H,H 2:H,H,H,H",
+            "未到终点的飞机都在停机坪，需要掷出 6 才能起飞",
+        ),
+        (
+            "feixingqi turn=0 0:H,H,H,H 2:H,H,H,H",
+            "飞机都在停机坪，需要掷出 6 才能起飞",
+        ),
+        (
+            "ludo turn=0 0:F,F,H,H 2:H,H,H,H",
+            "未到终点的棋子都在营区，需要掷出 6 才能出营",
+        ),
+        (
+            "ludo turn=0 0:H,H,H,H 2:H,H,H,H",
+            "棋子都在营区，需要掷出 6 才能出营",
+        ),
+    ];
+    for (text, zh) in cases {
+        let mut game = Game::from_position(position(text), None);
+        let r = game.roll_die(die(3), &mut NoEvents).expect("roll");
+        let RollOutcome::Skipped(reason) = r.outcome else {
+            panic!("{text}: {:?}", r.outcome)
+        };
+        assert_eq!(reason.zh(), zh, "{text}");
+        assert_eq!(
+            reason.en().contains("still to finish"),
+            zh.starts_with('未'),
+            "{text}"
+        );
     }
 }
