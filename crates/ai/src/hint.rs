@@ -6,10 +6,10 @@
 //! shields by [`crate::items::item_move_hint`].
 
 use feixingqi_rules::{
-    geometry::{ludo_safe, CENTRE, ENTRY},
+    geometry::{ludo_safe, CENTRE, ENTRY, LANE_CROSSED},
     items::ItemState,
-    BySeat, Event, EventSink, Item, ItemEvent, Move, Phase, PieceRef, Position, Progress, RuleSet,
-    Rules, Seat, Weather,
+    BounceCause, BySeat, Event, EventSink, Item, ItemEvent, Move, Phase, PieceRef, Position,
+    Progress, RuleSet, Rules, Seat, Weather,
 };
 
 use crate::{
@@ -32,7 +32,8 @@ pub enum Reason {
     EscapeThreat,
     /// 飞行棋: the move jumps (跳子) or flies (飞棋).
     JumpOrFly,
-    /// Lands on a safe square (Ludo star or start square) or in the home lane.
+    /// Lands on a safe square (Ludo star or start square) or in the home lane (飞行棋: short of
+    /// its L3, which the fly line of the opposite colour crosses, RULES.md §3.7).
     ReachSafety,
     /// Lands on an own piece, forming a stack.
     JoinStack,
@@ -45,6 +46,13 @@ pub enum Reason {
     PickUp(Item),
     /// 道具模式: a 顺风 carries the walk two squares further (RULES.md §10.3).
     Tailwind,
+    /// 飞行棋: the roll goes past the centre and the walk turns back (RULES.md §3.8): the plane
+    /// ends short of the centre, maybe behind where it stood. Said instead of progress, which
+    /// it may not be.
+    BounceCentre,
+    /// 飞行棋: an enemy stack stands short of the end of the walk and it turns back there
+    /// (RULES.md §3.5), maybe to where it started.
+    BounceStack,
 }
 
 impl Reason {
@@ -74,6 +82,8 @@ impl Reason {
             Reason::PickUp(Item::Shield) => "拾取棋盘上的护盾。",
             Reason::PickUp(Item::Missile) => "拾取棋盘上的导弹。",
             Reason::Tailwind => "借顺风多走 2 格。",
+            Reason::BounceCentre => "点数超出终点，走到终点后弹回。",
+            Reason::BounceStack => "被对手的迭子挡住，从迭子前弹回。",
         }
     }
 
@@ -109,6 +119,8 @@ impl Reason {
             Reason::PickUp(Item::Shield) => "Picks up the shield lying on the board.",
             Reason::PickUp(Item::Missile) => "Picks up the missile lying on the board.",
             Reason::Tailwind => "Rides the tailwind two squares further.",
+            Reason::BounceCentre => "Overshoots the centre and bounces back from it.",
+            Reason::BounceStack => "An enemy stack blocks the way: it bounces back off it.",
         }
     }
 }
@@ -648,14 +660,22 @@ struct Told {
     picked: Option<Item>,
     /// A 顺风 carried it further (道具模式).
     tailwind: bool,
+    /// Its walk turned back, and why (飞行棋).
+    bounced: Option<BounceCause>,
 }
 
 impl EventSink for Told {
     const ENABLED: bool = true;
 
     fn event(&mut self, e: Event) {
-        if let Event::Jump { piece, .. } | Event::Fly { piece, .. } = e {
-            self.shortcut |= piece == self.piece;
+        match e {
+            Event::Jump { piece, .. } | Event::Fly { piece, .. } => {
+                self.shortcut |= piece == self.piece;
+            }
+            Event::Bounce { piece, cause, .. } if piece == self.piece => {
+                self.bounced = Some(cause);
+            }
+            _ => {}
         }
     }
 
@@ -688,6 +708,7 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         shortcut: false,
         picked: None,
         tailwind: false,
+        bounced: None,
     };
     let mut after = *pos;
     match items {
@@ -742,7 +763,9 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         reasons.push(Reason::Tailwind);
     }
     if let Progress::At(q) = to {
-        let lane = q > ENTRY && q < CENTRE;
+        // a 飞行棋 plane on its L3 can still be hit from the fly line over it (RULES.md §3.7)
+        let crossed = q == LANE_CROSSED && !pos.rules().is_ludo();
+        let lane = q > ENTRY && q < CENTRE && !crossed;
         let safe_sq = square.is_some_and(|a| pos.rules().is_ludo() && ludo_safe(a));
         if (lane && from.value() <= ENTRY) || (safe_sq && from != Progress::Hangar) {
             reasons.push(Reason::ReachSafety);
@@ -756,8 +779,11 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
     if from == Progress::Hangar && to != Progress::Hangar {
         reasons.push(Reason::TakeOff);
     }
-    if reasons.is_empty() {
-        reasons.push(Reason::Progress);
+    match told.bounced {
+        Some(BounceCause::Centre) => reasons.push(Reason::BounceCentre),
+        Some(BounceCause::Stack) => reasons.push(Reason::BounceStack),
+        None if reasons.is_empty() => reasons.push(Reason::Progress),
+        None => {}
     }
     RankedOption {
         mv,

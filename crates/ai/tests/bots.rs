@@ -218,6 +218,38 @@ fn the_master_does_not_build_a_ludo_block_it_must_break_next_turn() {
     assert_eq!(HARD.best(&pos), Some(Move { piece: 1 }));
 }
 
+/// The hint said "steady progress" of a plane that a bounce left where it stood or behind it,
+/// and "safe in the home lane" of a plane on its L3, which a fly line crosses (RULES.md §3.5,
+/// §3.7, §3.8).
+#[test]
+fn the_hint_tells_a_bounce_and_the_fly_lines_lane_square_as_they_are() {
+    let reasons = |text: &str, die: u8, piece: u8| {
+        let pos = rolled(text, die);
+        let o = (hint(&pos).into_iter().find(|o| o.mv == Move { piece }))
+            .unwrap_or_else(|| panic!("{text} {die}: piece {piece} has an option"));
+        (o.from, o.to, o.reasons)
+    };
+    // red's plane on 20 walks a 6 into yellow's stack three squares on and turns back to 20
+    let text = "feixingqi turn=0 0:20,5,F,F 1:10,10,H,H 2:H,H,H,H 3:H,H,H,H";
+    let (from, to, why) = reasons(text, 6, 0);
+    assert_eq!((from, to), (Progress::At(20), Progress::At(20)));
+    assert_eq!(why, [Reason::BounceStack], "{text}");
+    // a 5 from 54 reaches the centre in two and bounces back three, to 53
+    let text = "feixingqi turn=0 0:54,20,H,H 1:10,H,H,H 2:H,H,H,H 3:H,H,H,H";
+    let (from, to, why) = reasons(text, 5, 0);
+    assert_eq!((from, to), (Progress::At(54), Progress::At(53)));
+    assert!(why.contains(&Reason::BounceCentre), "{why:?}");
+    assert!(!why.contains(&Reason::Progress), "{why:?}");
+    // 48 → 53 is red's L3, under blue's fly line: no safety claimed; 48 → 52 is safe
+    let text = "feixingqi turn=0 0:48,20,H,H 2:12,H,H,H";
+    let (_, to, why) = reasons(text, 5, 0);
+    assert_eq!(to, Progress::At(53));
+    assert!(!why.contains(&Reason::ReachSafety), "{why:?}");
+    let (_, to, why) = reasons(text, 4, 0);
+    assert_eq!(to, Progress::At(52));
+    assert!(why.contains(&Reason::ReachSafety), "{why:?}");
+}
+
 #[test]
 fn hint_ranks_every_distinct_option_and_explains_a_capture() {
     let pos = capture_position();

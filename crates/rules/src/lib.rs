@@ -41,7 +41,9 @@ pub mod seat;
 mod swar;
 
 pub use dice::{chi_square, chi_square_p, DiceStream, Seed};
-pub use event::{AnyEvent, Event, EventSink, NoEvents, PieceRef, SkipReason, Timeline};
+pub use event::{
+    AnyEvent, BounceCause, Event, EventSink, NoEvents, PieceRef, SkipReason, Timeline,
+};
 pub use game::{
     Controller, Game, GameError, Mark, Ply, Record, RecordError, RollOutcome, RollReport, Step,
     UseError,

@@ -1829,6 +1829,8 @@ fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
         Reason::Progress => "progress",
         Reason::PickUp(_) => "pick_up",
         Reason::Tailwind => "tailwind",
+        Reason::BounceCentre => "bounce_centre",
+        Reason::BounceStack => "bounce_stack",
     }
 }
 
