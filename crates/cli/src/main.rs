@@ -70,11 +70,12 @@ USAGE:
         value of the face rolled minus the mean of the six, under the Master's evaluator one chance
         layer deep) subtracted from the wins in the proportion the wins follow it. It has the same
         expectation and a narrower interval (against three Hard players about as narrow as 2.4 times
-        the games); in item mode the rolls left to chance, under the Master's item-aware
-        valuer (a die fixed by an item is no roll). --grades grades every decision as the end screen's post-game
-        analysis does (the hint's points of win probability lost per decision, with doubtful, bad
-        and blunder counts per game): the figures behind its 棋力 comparison (the AI crate's
-        TYPICAL_LOSS; in item mode graded with the items, as the server grades). --versus BOT
+        the games); in item mode it takes only the rolls left to chance, valued by the Master's
+        item-aware valuer (a die fixed by an item is no roll). --grades grades every decision as
+        the end screen's post-game analysis does (the hint's points of win probability lost per
+        decision, with doubtful, bad and blunder counts per game): the figures behind its 棋力
+        comparison (the AI crate's TYPICAL_LOSS; in item mode graded with the items, as the server
+        grades). --versus BOT
         plays every game a second time with the first bot of --seats (each of its entries) replaced
         by BOT (same deals, seats and bot seeds) and prints the difference BOT makes with a 95%
         interval over the paired deals: the two play alike until BOT first chooses otherwise, so
@@ -97,9 +98,9 @@ USAGE:
         any bot without it (e.g. --seats master,plain:master --players 2).
         --json prints the tables (with --luck, --grades and --versus) as one JSON document
         for scripts: per lineup each bot's wins, winRate and ci95 [low, high] (rates as
-        fractions; null where the deals give no spread to make one from), msPerDecision, choicesPerGame;
-        with --grades a list grades: per bot decisionsPerGame, lossPerDecision (points) with ci95,
-        doubtfulPerGame, badPerGame, blundersPerGame.
+        fractions; null where the deals give no spread to make one from), msPerDecision,
+        choicesPerGame; with --grades a list grades: per bot decisionsPerGame, lossPerDecision
+        (points) with ci95, doubtfulPerGame, badPerGame, blundersPerGame.
         exec:PROGRAM is a bot of your own in any language (not with --items): PROGRAM (a path,
         run without arguments, once per seat per game, FEIXINGQI_SEED in its environment) reads
         one line per decision on its standard input, `ROLL PIECES NOTATION` (e.g. `3 0,2
@@ -111,7 +112,7 @@ USAGE:
     feixingqi hint [--rules ludo|feixingqi] [--players 2|3|4] [--positions N] [--seed S]
                    [--depth D] [--master] [--master-with ITEMS] [--against LEVEL]
                    [rule options as arena] | --position NOTATION --roll D [--depth D]
-        The master hint on sampled mid-game positions (of games of --players, default 4): an
+        The Master hint on sampled mid-game positions (of games of --players, default 4): an
         example, and p50/p95 latency;
         --master also times the 大师 Master's own decision on the same positions;
         --master-with ITEMS times the Master with the items of master:ITEMS set (as in arena).
@@ -190,10 +191,10 @@ USAGE:
     feixingqi version
         The version of feixingqi (as `feixingqi --version`).
 
-Every command that plays games takes --rules ludo (the default) or --rules feixingqi, and
---threads T (at least 1; default: every core) where it has it. An argument a command does not
-read, a flag given twice or without its value, and 飞行棋's rule options with --rules ludo are
-refused (exit 2), never dropped.
+Every command that plays games takes --rules ludo (the default; loadtest's is feixingqi) or
+--rules feixingqi, and --threads T (at least 1; default: every core) where it has it. An
+argument a command does not read, a flag given twice or without its value, and 飞行棋's rule
+options with --rules ludo are refused (exit 2), never dropped.
 ";
 
 fn main() -> ExitCode {
