@@ -102,14 +102,16 @@ impl Reason {
             Reason::Collision => {
                 "Crashes into an enemy stack: they and this plane all go back to their hangars."
             }
-            Reason::Finish if ludo => "Brings a piece home to the centre.",
-            Reason::Finish => "Brings a plane home to the centre.",
+            Reason::Finish if ludo => "Brings a piece to the centre.",
+            Reason::Finish => "Brings a plane to the centre.",
             Reason::EscapeThreat => "Escapes an opponent threatening it from behind.",
-            Reason::JumpOrFly => "Uses a jump or the fly line to go further.",
+            Reason::JumpOrFly => "Uses a jump or the dashed line to go further.",
             Reason::ReachSafety if ludo => "Reaches a square where it cannot be captured.",
             Reason::ReachSafety => "Enters the home lane, away from the opponents.",
-            Reason::JoinStack if ludo => "Joins an own piece: together they cannot be captured.",
-            Reason::JoinStack => "Joins an own plane to form a protective stack.",
+            Reason::JoinStack if ludo => {
+                "Joins one of its own pieces: together they cannot be captured."
+            }
+            Reason::JoinStack => "Joins one of its own planes to form a protective stack.",
             Reason::TakeOff if ludo => "Brings a new piece out of the yard.",
             Reason::TakeOff => "Takes off a new plane.",
             Reason::Progress => "Steady progress towards the centre.",
