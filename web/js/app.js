@@ -125,9 +125,24 @@ function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale =
   el.classList.toggle('stale', !!d && stale);
   if (rolling) { el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling'); }
 }
+/**
+ * The header's title for the rules on screen: in English "Aeroplane Chess" stood over a Ludo
+ * board (in Chinese 飞行棋 names both). `rules` '' for the screens with no game.
+ */
+function showTitle(rules) {
+  const el = /** @type {HTMLElement} */ (document.querySelector('header.top h1 [data-t]'));
+  el.dataset.t = rules === 'ludo' ? 'titleLudo' : 'title';
+  el.textContent = t(el.dataset.t);
+}
 function showView(name) {
+  const changed = current.view !== name;
   for (const v of ['setup', 'game', 'viewer', 'room', 'profile']) $(`view-${v}`).hidden = v !== name;
   current.view = name;
+  // a new view starts at its top: the game kept the lobby's scroll (a phone opened on the log
+  // while the turn timer ran), the game behind the end dialog the replay's. (rescueFocus, after,
+  // focuses without scrolling, so this stays.)
+  if (changed) window.scrollTo(0, 0);
+  if (name !== 'game' && name !== 'viewer') showTitle('');
   setTimeout(rescueFocus, 0);
 }
 
@@ -847,6 +862,7 @@ function setButtons(st) {
 
 function renderSide(st) {
   const rules = st.rules;
+  showTitle(rules);
   const seat = st.turn;
   const over = st.phase === 'over';
   const col = COLOURS[rules][seat];

@@ -5,6 +5,7 @@
 const S = {
   zh: {
     title: '飞行棋',
+    titleLudo: '飞行棋',
     tagline: '飞行棋 · Ludo——诚实的骰子，看得见的规则',
     newGame: '新游戏',
     start: '开始游戏',
@@ -247,6 +248,8 @@ const S = {
   },
   en: {
     title: 'Aeroplane Chess',
+    // the header over a Ludo game
+    titleLudo: 'Ludo',
     tagline: 'Feixingqi · Ludo — honest dice, rules you can see',
     newGame: 'New game',
     start: 'Start',

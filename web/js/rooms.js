@@ -483,6 +483,8 @@ export class Rooms {
     };
     const blocker = this.startBlocker(r);
     const url = this.shareUrl(r.code);
+    // the lobby's own actions (准备, 开始对局) come right under the code: last, a phone's guest
+    // found 准备 some 1,000 px down, under the dice card, and the host 开始对局 under the fold
     host.innerHTML = `<div class="lobby">
       <div class="card code-card">
         <h2>${t('roomCode')}</h2>
@@ -491,6 +493,13 @@ export class Rooms {
         <label class="muted share"><span>${t('shareLink')}</span> <input id="share-link" readonly value="${esc(url)}"></label>
         <p class="muted">${esc(this.optionsSummary(r))}</p>
         <p class="muted">${t('spectatorsN', { n: r.spectators ?? 0 })}</p>
+      </div>
+      <div class="card lobby-actions">
+        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>
+          <button type="button" id="btn-sit" class="primary" ${r.slots.some((s) => s.kind === 'open') ? '' : 'disabled'}>${t('takeSeat')}</button>`}
+        ${iHost ? `<button type="button" id="btn-room-start" class="primary" ${blocker ? 'disabled' : ''} aria-describedby="start-why">${t('startRoom')}</button>
+          <span class="muted" id="start-why">${esc(blocker)}</span>` : mine ? `<span class="muted">${t('waitHost')}</span>` : ''}
+        <button type="button" id="btn-leave-room">${t('leaveRoom')}</button>
       </div>
       <div class="card">
         <h2>${t('slots')}</h2>
@@ -505,13 +514,6 @@ export class Rooms {
           <input id="my-seed" value="${esc(editingSeed ?? (mine.clientSeed || mySeed))}" maxlength="64" pattern="[A-Za-z0-9_\\-]{1,64}" spellcheck="false">
           <button type="button" id="btn-new-seed">${t('newSeed')}</button></div>
           <p class="muted">${t('seedHelp')}</p>` : ''}
-      </div>
-      <div class="card lobby-actions">
-        ${mine && !iHost ? `<button type="button" id="btn-ready" class="${mine.ready ? '' : 'primary'}">${mine.ready ? t('unready') : t('readyBtn')}</button>` : mine ? '' : `<p><strong>${t('watching')}</strong></p>
-          <button type="button" id="btn-sit" class="primary" ${r.slots.some((s) => s.kind === 'open') ? '' : 'disabled'}>${t('takeSeat')}</button>`}
-        ${iHost ? `<button type="button" id="btn-room-start" class="primary" ${blocker ? 'disabled' : ''} aria-describedby="start-why">${t('startRoom')}</button>
-          <span class="muted" id="start-why">${esc(blocker)}</span>` : mine ? `<span class="muted">${t('waitHost')}</span>` : ''}
-        <button type="button" id="btn-leave-room">${t('leaveRoom')}</button>
       </div>
       ${mine ? this.chatPanel('lobby') : ''}
     </div>`;
