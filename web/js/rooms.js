@@ -755,12 +755,15 @@ export class Rooms {
       const name = this.nameOf(s.seat);
       if (!p || !name) continue;
       const tag = document.createElement('div');
-      tag.className = `seat-tag ${p.top ? 'top' : 'bottom'}`;
+      tag.className = 'seat-tag';
       tag.dataset.seat = String(s.seat);
+      // in the hangar's middle, between its two rows of planes and no wider than the hangar: at
+      // its top or bottom edge, centred and up to 30% of the board wide, it covered three of the
+      // four own planes and stuck out of a phone's screen
       tag.style.left = `${p.x}%`;
+      tag.style.top = `${p.y}%`;
+      tag.style.maxWidth = `${((p.b - 0.2) / p.n) * 100}%`;
       tag.style.setProperty('--c', COLOURS[st.rules][s.seat]);
-      if (p.top) tag.style.top = `${((p.r + 0.04 + 0.15) / p.n) * 100}%`;
-      else tag.style.top = `${((p.r + p.b - 0.04 + 0.15) / p.n) * 100}%`;
       // a long name gives way (ellipsis); the 托管 badge and the countdown always show
       tag.innerHTML = `<span class="nm">${esc(name)}</span>${auto.includes(s.seat) ? `<span class="tag auto">${t('auto')}</span>` : ''}<span class="tmr"></span>`;
       if (st.phase !== 'over' && st.turn === s.seat) tag.classList.add('turn');
