@@ -11,6 +11,12 @@ import { Viewer } from './viewer.js';
 import { Rooms, roomFromHash } from './rooms.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/**
+ * A phone or tablet with no mouse: its buttons and prompts say 点击 and leave out the keys (空格,
+ * 数字键, Tab + 回车) it has none of. Live: a tablet with a mouse plugged in gets the keys again.
+ */
+const touchOnly = matchMedia('(hover: none) and (pointer: coarse)');
+const rollWord = () => t(touchOnly.matches ? 'rollTouch' : 'rollKey');
 const store = {
   get(k, d) { try { const v = localStorage.getItem(k); return v === null ? d : JSON.parse(v); } catch { return d; } },
   set(k, v) { try { localStorage.setItem(k, JSON.stringify(v)); } catch { /* ignore */ } },
@@ -93,6 +99,8 @@ function showPause() {
 }
 function applyI18n() {
   document.querySelectorAll('[data-t]').forEach((e) => { e.textContent = t(/** @type {HTMLElement} */ (e).dataset.t || ''); });
+  // (the roll button before the first state: renderSide words it after)
+  if (touchOnly.matches && $('btn-roll').textContent === t('rollKey')) $('btn-roll').textContent = rollWord();
   // (after the data-t texts: a paused game's button offers 继续, in either language)
   showPause();
   document.querySelectorAll('[data-t-label]').forEach((e) => { e.setAttribute('aria-label', t(/** @type {HTMLElement} */ (e).dataset.tLabel || '')); });
@@ -871,7 +879,7 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t('legalHelp', { unit: unitOf(st.rules) }) : '')
+  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t(touchOnly.matches ? 'legalHelpTouch' : 'legalHelp', { unit: unitOf(st.rules) }) : '')
     + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
@@ -881,7 +889,7 @@ function renderSide(st) {
   setButtons(st);
   // with several people at this screen the roll button says whose roll it is
   const humans = st.seats.filter((s) => s.controller === 'human').length;
-  $('btn-roll').textContent = humans > 1 && !inRoom(st) && st.toAct === 'human' && !over ? `${seatName(rules, seat)} · ${t('roll')}` : t('rollKey');
+  $('btn-roll').textContent = humans > 1 && !inRoom(st) && st.toAct === 'human' && !over ? `${seatName(rules, seat)} · ${t('roll')}` : rollWord();
   const pieces = st.options?.pieces || 4;
   $('players').innerHTML = st.seats.map((s) => {
     const sum = s.pieces.reduce((a, p) => a + (p.finished ? 56 : p.progress ?? 0), 0);
