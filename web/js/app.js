@@ -1003,6 +1003,10 @@ async function hint() {
     if (best) current.board?.setHint({ seat: h.seat, piece: best.piece, to: best.to ?? -1 });
     current.hint = { st, h };
     announce(renderHint());
+    // on a short phone the panel opened under the fold and only the board's marker showed: bring
+    // the words up, and only as far as needed (the board, if it was in view, stays as it was)
+    const panel = $('hint-panel').getBoundingClientRect();
+    if (panel.bottom > innerHeight || panel.top < 0) $('hint-panel').scrollIntoView({ block: 'nearest' });
   } catch (e) {
     toast(t('noHint'));
   }
