@@ -73,7 +73,7 @@ export function renderEnd(host, st, h) {
     return `<figure data-seat="${l.seat}"><figcaption style="color:${TEXT_COLOURS[rules][l.seat]}">${esc(seatName(rules, l.seat))}</figcaption>
       ${histogramSvg(l.counts, COLOURS[rules][l.seat])}
       <div class="luck">${z === null ? '' : t('luckZ', { z: (z >= 0 ? '+' : '') + z.toFixed(2) }) + ' · ' + word}<br>
-      ${typeof l.mean === 'number' ? t('meanRoll', { m: l.mean.toFixed(2) }) + ' · ' : ''}${t('rollsN', { n: l.rolls })}
+      ${typeof l.mean === 'number' ? `<span class="nw">${t('meanRoll', { m: l.mean.toFixed(2) })}</span> · ` : ''}<span class="nw">${t('rollsN', { n: l.rolls })}</span>
       ${typeof l.winLuck === 'number' ? `<br><span class="win-luck">${esc(t('winLuck', { x: (l.winLuck > 0 ? '+' : '') + l.winLuck.toFixed(1) }))}</span>` : ''}
       ${typeof l.p === 'number' ? `<br><span class="p">${esc(t('luckP', { x: Number(l.chi2).toFixed(2), p: formatP(l.p) }))}</span>` : ''}</div></figure>`;
   }).join('');
