@@ -1,0 +1,170 @@
+// Phones (a touch screen, no mouse): what a QA pass on phones found, asserted where it is cheap.
+// A phone on its side shows the board and the roll button in one screen; the set-up's sticky
+// start strip lets taps through to the options under it; a tap 10 px off a movable plane's centre
+// moves it; a new view opens at its top; a room's lobby shows 开始对局 without scrolling and its
+// game has no sideways scroll, the name tags inside the board and off the own hangar planes.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, setupGame, shot, state, waitHumanOrEnd } from './helpers.mjs';
+
+const TOUCH = { isMobile: true, hasTouch: true };
+
+/** Rolls (by tapping the roll button) until this screen has a piece to choose; false at the end. */
+async function untilMove(page) {
+  for (let i = 0; i < 200; i++) {
+    if (await waitHumanOrEnd(page)) return false;
+    const st = await state(page);
+    if (st.phase === 'move') return true;
+    await page.tap('#btn-roll');
+    await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version);
+  }
+  return false;
+}
+
+test('phone on its side: board, die and roll button in one screen; touch wording', { timeout: 60000 }, async () => {
+  const B = await launch({ width: 844, height: 390 }, TOUCH);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'en' });
+    await setupGame(page, { rules: 'ludo', players: 2 });
+    await waitHumanOrEnd(page);
+    for (const vp of [{ width: 844, height: 390 }, { width: 740, height: 360 }]) {
+      await page.setViewportSize(vp);
+      await page.waitForTimeout(150);
+      const r = await page.evaluate(() => {
+        const box = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id)).getBoundingClientRect();
+        return { scrollY, roll: box('btn-roll').bottom, die: box('die').bottom, board: box('board').bottom, boardW: box('board').width, rollText: document.getElementById('btn-roll')?.textContent };
+      });
+      await shot(page, `phone-landscape-${vp.width}.png`);
+      assert.equal(r.scrollY, 0);
+      for (const k of ['roll', 'die', 'board']) assert.ok(r[k] <= vp.height, `${vp.width}×${vp.height}: ${k} bottom ${r[k]} > ${vp.height}`);
+      assert.ok(r.boardW >= vp.height - 80, `the board keeps the screen's height: ${r.boardW}`);
+      // no "(Space)" on a phone (a touch screen has no keyboard at hand)
+      assert.equal(r.rollText, 'Roll');
+    }
+  } finally { await B.close(); }
+});
+
+test('phone set-up: a tap on 2 人 under the sticky start strip takes; the game opens at its top', { timeout: 60000 }, async () => {
+  const B = await launch({ width: 360, height: 640 }, TOUCH);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await page.waitForSelector('#setup-form');
+    // scroll so that the 2 人 pill sits right under the strip
+    const at = await page.evaluate(() => {
+      const pill = /** @type {HTMLElement} */ (document.querySelector('input[name=players][value="2"] + span'));
+      const bar = /** @type {HTMLElement} */ (document.querySelector('.setup .start-row'));
+      const p = pill.getBoundingClientRect();
+      const b0 = bar.getBoundingClientRect();
+      window.scrollBy(0, p.top + p.height / 2 - (b0.top + 12));
+      const q = pill.getBoundingClientRect(), b = bar.getBoundingClientRect();
+      return { x: q.left + q.width / 2, y: q.top + q.height / 2, barTop: b.top, barBottom: b.bottom };
+    });
+    assert.ok(at.y > at.barTop && at.y < at.barBottom, `the pill is under the strip: ${JSON.stringify(at)}`);
+    assert.ok(!(await page.isChecked('input[name=players][value="2"]')));
+    await page.touchscreen.tap(at.x, at.y);
+    await page.waitForTimeout(200);
+    assert.ok(await page.isChecked('input[name=players][value="2"]'), 'the tap on 2 人 went through the strip');
+    // started from the bottom of the set-up, the game opens at its top (it kept the scroll)
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    assert.ok(await page.evaluate(() => scrollY) > 300);
+    await page.tap('#btn-start');
+    await page.waitForSelector('#view-game:not([hidden]) svg.board');
+    assert.equal(await page.evaluate(() => scrollY), 0, 'the game view opens at its top');
+  } finally { await B.close(); }
+});
+
+test('phone: a tap 10 px off a movable plane\'s centre moves it', { timeout: 60000 }, async () => {
+  const B = await launch({ width: 360, height: 640 }, TOUCH);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await setupGame(page, { rules: 'feixingqi', players: 2, opts: { takeoff: '56' } });
+    let tries = 0;
+    for (; tries < 3 && await untilMove(page); tries++) {
+      const st = await state(page);
+      // the first legal plane, tapped 10 px off its centre, on the side away from the others
+      const t = await page.evaluate((seat) => {
+        const c = [...document.querySelectorAll(`svg.board .piece.legal[data-seat="${seat}"] .body`)].map((e) => {
+          const r = e.getBoundingClientRect();
+          return { x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, k: Number(/** @type {HTMLElement} */ (e.closest('.piece')).dataset.piece) - 1 };
+        });
+        const me = c[0];
+        const others = c.slice(1);
+        let best = { dx: 10, dy: 0, d: -1 };
+        for (let a = 0; a < 8; a++) {
+          const dx = 10 * Math.cos(a * Math.PI / 4), dy = 10 * Math.sin(a * Math.PI / 4);
+          const d = Math.min(999, ...others.map((o) => Math.hypot(o.x - me.x - dx, o.y - me.y - dy)));
+          if (d > best.d) best = { dx, dy, d };
+        }
+        scrollTo(0, 0);
+        return { x: me.x + best.dx, y: me.y + best.dy, w: me.w, k: me.k, nearest: best.d };
+      }, st.turn);
+      // (the 10 px miss is off the plane drawn: a tap there did nothing)
+      assert.ok(t.w < 30, `the plane is small: ${t.w}`);
+      if (t.nearest < 25) continue; // two legal planes side by side: not this case
+      const before = st.seats.find((s) => s.seat === st.turn)?.pieces[t.k];
+      await page.touchscreen.tap(t.x, t.y);
+      await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 3000 });
+      const after = (await state(page)).seats.find((s) => s.seat === st.turn)?.pieces[t.k];
+      assert.notEqual(after, before, `plane ${t.k + 1} moved (progress ${before} → ${after})`);
+      return;
+    }
+    assert.fail('no single choice to tap in three tries');
+  } finally { await B.close(); }
+});
+
+test('phone room: 开始对局 in the first screen, no sideways scroll, the name tags off the hangar planes', { timeout: 60000 }, async () => {
+  const B = await launch({ width: 390, height: 844 }, TOUCH);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await page.waitForSelector('#setup-form');
+    await page.tap('#tab-online');
+    await page.waitForSelector('#online-form');
+    await page.fill('#nick', '小明同学的手机很长的名字');
+    await page.dispatchEvent('#nick', 'change');
+    await page.check('input[name=players][value="2"]', { force: true });
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.tap('#btn-create');
+    await page.waitForSelector('#view-room:not([hidden]) #room-code');
+    // the other seat to a computer, then start, without scrolling
+    const slot = await page.locator('#slots select').first().getAttribute('id');
+    await page.selectOption(`#${slot}`, 'easy');
+    await page.waitForFunction(() => !/** @type {HTMLButtonElement} */ (document.getElementById('btn-room-start'))?.disabled, null, { timeout: 10000 });
+    const start = await page.evaluate(() => ({ scrollY, bottom: /** @type {HTMLElement} */ (document.getElementById('btn-room-start')).getBoundingClientRect().bottom }));
+    await shot(page, 'phone-lobby-390.png');
+    assert.equal(start.scrollY, 0, 'the lobby opens at its top');
+    assert.ok(start.bottom <= 844, `开始对局 in the first screen: bottom ${start.bottom}`);
+    await page.tap('#btn-room-start');
+    await page.waitForSelector('#view-game:not([hidden]) svg.board');
+    await page.waitForSelector('#board .seat-tag');
+    await page.waitForTimeout(300);
+    await shot(page, 'phone-room-390.png');
+    const r = await page.evaluate(() => {
+      const board = /** @type {HTMLElement} */ (document.getElementById('board')).getBoundingClientRect();
+      const tags = [...document.querySelectorAll('#board .seat-tag')].map((e) => {
+        const b = e.getBoundingClientRect();
+        const seat = /** @type {HTMLElement} */ (e).dataset.seat;
+        // the planes of that seat still in the hangar (progress < 0: the hangar spots)
+        const st = /** @type {any} */ (window).__fxq.current.st;
+        const inHangar = st.seats.find((/** @type {any} */ s) => String(s.seat) === seat).pieces.map((/** @type {any} */ p, /** @type {number} */ k) => (p.progress ?? -1) < 0 ? k + 1 : 0).filter(Boolean);
+        const over = inHangar.filter((k) => {
+          const p = /** @type {Element} */ (document.querySelector(`svg.board .piece[data-seat="${seat}"][data-piece="${k}"] .body`)).getBoundingClientRect();
+          return p.left < b.right && p.right > b.left && p.top < b.bottom && p.bottom > b.top;
+        });
+        return { seat, l: b.left, r: b.right, t: b.top, b: b.bottom, over, inHangar: inHangar.length };
+      });
+      return { sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth, scrollY, board: { l: board.left, r: board.right, t: board.top, b: board.bottom }, tags };
+    });
+    assert.equal(r.scrollY, 0, 'the game opens at its top');
+    assert.ok(r.sw <= r.cw, `no sideways scroll: ${r.sw} > ${r.cw}`);
+    assert.equal(r.tags.length, 2);
+    for (const g of r.tags) {
+      assert.ok(g.l >= r.board.l - 0.5 && g.r <= r.board.r + 0.5 && g.t >= r.board.t - 0.5 && g.b <= r.board.b + 0.5, `tag inside the board: ${JSON.stringify(g)} ${JSON.stringify(r.board)}`);
+      assert.ok(g.inHangar > 0, `seat ${g.seat} has planes in its hangar to cover`);
+      assert.deepEqual(g.over, [], `seat ${g.seat}'s tag covers its hangar planes`);
+    }
+  } finally { await B.close(); }
+});
