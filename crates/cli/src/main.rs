@@ -2,6 +2,7 @@
 //! arguments), scenarios, replays, dice verification, benchmarks and the bot arena.
 
 mod accuracy;
+mod analyse;
 mod arena;
 mod exec_bot;
 mod loadtest;
@@ -53,6 +54,20 @@ USAGE:
         ‖ k) mapped to 1–6. Prints the rolls checked and each seat's 1–6 counts with χ² and
         p-value, exit 0; exit 1 naming the first roll that differs, a commitment that does not
         match, or a seed not revealed yet; exit 2 when the file is not a record.
+    feixingqi analyse RECORD.json [--seats 0,2] [--all] [--json]
+        Grade a game's decisions (finished or not) as the end screen's post-game analysis does:
+        each decision with a choice of the human seats (--seats: these seats instead, e.g. a
+        computer's) by the points of win probability it lost against the hint's best option,
+        doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points; the hint's win % is against each computer at
+        its level (the record's `levels`; a person, or a level not named, counts as Hard), in
+        道具模式 with the items. Every decision is ranked by the hint's full search (the server
+        ranks some by its quick one-layer hint when short of time and marks those `quick`).
+        Prints one line per doubtful, bad or blunder decision (--all: every graded one): ply,
+        seat, roll, the piece played and the hint's best, each from → to (H: hangar or yard, F:
+        finished), the loss and grade; then per seat (named as the record's `names` say) the
+        decisions, points lost, loss per decision, doubtful/bad/blunder counts and the dice luck
+        (the end screen's 骰运, points of win probability). --json: the same as one JSON
+        document. Exit 2 when the file is not a record or does not replay.
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
         prints ns per roll, games/s and rolls per game. The rule options are arena's (--team,
@@ -282,6 +297,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         Some("scenario") => scenario(&args[1..]),
         Some("replay") => replay(&args[1..]),
         Some("verify") => verify(&args[1..]),
+        Some("analyse") => analyse::analyse_cmd(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("arena") => arena::arena(&args[1..]),
         Some("hint") => arena::hint(&args[1..]),
@@ -456,12 +472,19 @@ fn replay(args: &[String]) -> Result<ExitCode> {
 }
 
 fn read_record(path: &str) -> Result<Record> {
+    read_record_json(path).map(|(record, _)| record)
+}
+
+/// The record at `path` and its JSON, which may carry more than the record (a download from the
+/// server: `levels`, `names`).
+fn read_record_json(path: &str) -> Result<(Record, serde_json::Value)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
     // a byte-order mark (some Windows editors write one) is not part of the JSON
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json: serde_json::Value =
         serde_json::from_str(text).with_context(|| format!("{path}: not JSON"))?;
-    Record::from_json(&json).with_context(|| path.to_string())
+    let record = Record::from_json(&json).with_context(|| path.to_string())?;
+    Ok((record, json))
 }
 
 /// `feixingqi verify RECORD.json`: the commitment, every roll, the whole game, then the dice

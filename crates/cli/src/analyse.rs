@@ -1,0 +1,358 @@
+//! `feixingqi analyse RECORD.json`: a game record's decisions graded as the server's end screen
+//! grades them (its post-game analysis), with every seat's dice luck.
+
+use std::process::ExitCode;
+
+use anyhow::{bail, ensure, Context, Result};
+use feixingqi_ai::{
+    analyse, analyse_item_plies, Advisor, Analysis, Decision, Grade, Level, Opposition,
+};
+use feixingqi_rules::{
+    items::ItemState, BySeat, Controller, Game, NoEvents, Ply, Position, Progress, Record, Seat,
+    SeatSet, Step,
+};
+use serde_json::{json, Value};
+
+use crate::arena::{check_args, flag, switch, Flags};
+
+/// The flags of `analyse` (the record's path is its one other argument).
+const OWN: Flags = Flags {
+    values: &["--seats"],
+    switches: &["--all", "--json"],
+};
+
+/// `feixingqi analyse RECORD.json [--seats 0,2] [--all] [--json]`.
+pub(crate) fn analyse_cmd(args: &[String]) -> Result<ExitCode> {
+    const USAGE: &str = "usage: feixingqi analyse RECORD.json [--seats 0,2] [--all] [--json]";
+    // The path is the one argument that is neither a flag nor a flag's value.
+    let (mut paths, mut flags) = (Vec::new(), Vec::new());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a.starts_with('-') {
+            flags.push(a.clone());
+            if OWN.values.contains(&a.as_str()) {
+                flags.extend(it.next().cloned());
+            }
+        } else {
+            paths.push(a.as_str());
+        }
+    }
+    check_args("analyse", &flags, &[OWN])?;
+    let [path] = paths[..] else { bail!(USAGE) };
+    let (all, as_json) = (switch(&flags, "--all"), switch(&flags, "--json"));
+    let (record, extra) = crate::read_record_json(path)?;
+    let game = record
+        .replay()
+        .with_context(|| format!("{path}: the record does not replay"))?;
+    let graded = match flag(&flags, "--seats") {
+        Some(list) => seats_from(list, record.seats)?,
+        None => record.seats.iter().fold(SeatSet::EMPTY, |set, s| {
+            if record.controllers[s] == Controller::Human {
+                set.with(s)
+            } else {
+                set
+            }
+        }),
+    };
+    let who = Who::of(&record, &extra);
+    let advisor = Advisor {
+        opposition: who.opposition(&record),
+        ..Advisor::default()
+    };
+    let steps = steps_with_positions(&game);
+    let analysis = if record.rules.options.items {
+        analyse_item_plies(&advisor, steps.iter().copied(), graded)
+    } else {
+        let plies: Vec<Ply> = game.plies().collect();
+        analyse(&advisor, game.start(), &plies, graded)
+    };
+    let report = Report {
+        record: &record,
+        game: &game,
+        who: &who,
+        steps: &steps,
+        analysis: &analysis,
+        graded,
+        all,
+    };
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.json()).context("writing the JSON")?
+        );
+    } else {
+        report.print();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--seats 0,2`: seats in play, each once.
+fn seats_from(list: &str, in_play: SeatSet) -> Result<SeatSet> {
+    let mut set = SeatSet::EMPTY;
+    for part in list.split(',') {
+        let seat = part
+            .trim()
+            .parse::<u8>()
+            .ok()
+            .and_then(Seat::new)
+            .with_context(|| format!("--seats {list:?}: seats are numbers 0–3, e.g. 0,2"))?;
+        ensure!(
+            in_play.contains(seat),
+            "--seats {list:?}: seat {seat} is not in play in this game (seats {})",
+            seat_list(in_play)
+        );
+        ensure!(!set.contains(seat), "--seats {list:?}: seat {seat} twice");
+        set = set.with(seat);
+    }
+    Ok(set)
+}
+
+fn seat_list(seats: SeatSet) -> String {
+    let v: Vec<String> = seats.iter().map(|s| s.to_string()).collect();
+    v.join(",")
+}
+
+/// Who sat where, as the record says: the computer levels (`levels`) and the nicknames
+/// (`names`) of a record downloaded from the server, both in the order of `seats`.
+struct Who {
+    levels: BySeat<Option<Level>>,
+    names: BySeat<Option<String>>,
+}
+
+impl Who {
+    fn of(record: &Record, extra: &Value) -> Who {
+        let list = |key: &str| extra.get(key).and_then(Value::as_array).cloned();
+        let (levels, names) = (list("levels"), list("names"));
+        let at = |s: Seat| record.seats.iter().position(|x| x == s);
+        let entry = |l: &Option<Vec<Value>>, s: Seat| -> Option<String> {
+            let v = l.as_ref()?.get(at(s)?)?.as_str()?;
+            Some(v.to_string()).filter(|v| !v.is_empty())
+        };
+        Who {
+            levels: BySeat::new_with(|s| entry(&levels, s).and_then(|l| Level::from_name(&l))),
+            names: BySeat::new_with(|s| entry(&names, s)),
+        }
+    }
+
+    /// Whom the hint takes each seat for, as the server's end screen does: a computer for its
+    /// level, a person (or a level the record does not name) for 困难 Hard.
+    fn opposition(&self, record: &Record) -> Opposition {
+        Opposition(BySeat::new_with(|s| match record.controllers[s] {
+            Controller::Computer => self.levels[s].unwrap_or(Level::Hard),
+            Controller::Human => Level::Hard,
+        }))
+    }
+
+    /// Who played `seat`: the nickname, else `computer LEVEL`, `computer` or `person`.
+    fn label(&self, record: &Record, s: Seat) -> String {
+        match (&self.names[s], record.controllers[s], self.levels[s]) {
+            (Some(n), ..) => n.clone(),
+            (None, Controller::Computer, Some(l)) => format!("computer {}", l.name()),
+            (None, Controller::Computer, None) => "computer".into(),
+            (None, Controller::Human, _) => "person".into(),
+        }
+    }
+}
+
+/// Every roll and move of `game` with its index among the record's steps and the position and
+/// item state it was played in, as the server's 道具模式 analysis replays a game.
+fn steps_with_positions(game: &Game) -> Vec<(usize, Position, ItemState, Ply)> {
+    let mut replay = Game::from_position(*game.start(), game.dice().cloned());
+    let mut out = Vec::new();
+    for (i, step) in game.steps().enumerate() {
+        if let Step::Ply(ply) = step {
+            out.push((i, *replay.position(), *replay.items(), ply));
+        }
+        if replay.apply_step(step, &mut NoEvents).is_err() {
+            break;
+        }
+    }
+    out
+}
+
+/// What `analyse` prints, as text or JSON.
+struct Report<'a> {
+    record: &'a Record,
+    game: &'a Game,
+    who: &'a Who,
+    steps: &'a [(usize, Position, ItemState, Ply)],
+    analysis: &'a Analysis,
+    graded: SeatSet,
+    all: bool,
+}
+
+/// `x` rounded to `digits` decimals, as the server's end screen rounds its figures.
+fn round(x: f32, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (f64::from(x) * m).round() / m
+}
+
+fn grade_name(g: Grade) -> &'static str {
+    match g {
+        Grade::Good => "good",
+        Grade::Doubtful => "doubtful",
+        Grade::Bad => "bad",
+        Grade::Blunder => "blunder",
+    }
+}
+
+/// A progress for the JSON: `null` in the hangar or yard, as the end screen's.
+fn progress_json(p: Progress) -> Value {
+    match p {
+        Progress::Hangar => Value::Null,
+        Progress::At(v) => v.into(),
+    }
+}
+
+impl Report<'_> {
+    fn ludo(&self) -> bool {
+        self.record.rules.is_ludo()
+    }
+
+    fn colour(&self, s: Seat) -> &'static str {
+        s.colour_names(self.ludo()).1
+    }
+
+    /// The decisions printed: those graded doubtful or worse, or every one with `--all`.
+    fn shown(&self) -> impl Iterator<Item = &Decision> + '_ {
+        (self.analysis.decisions.iter()).filter(|d| self.all || d.grade != Grade::Good)
+    }
+
+    /// Where the pieces of `d` stood before it: the played one's and the best one's.
+    fn froms(&self, d: &Decision) -> (Progress, Progress) {
+        let pos = self.steps.iter().find(|x| x.0 == d.ply).map(|x| x.1);
+        let at = |piece: u8| pos.and_then(|p| p.piece(d.seat, piece));
+        (
+            at(d.played.piece).unwrap_or(Progress::Hangar),
+            at(d.best.piece).unwrap_or(Progress::Hangar),
+        )
+    }
+
+    fn print(&self) {
+        let pos = self.game.position();
+        let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
+        println!(
+            "{} game, seats {}, {} steps, {}; graded seats: {}",
+            self.record.rules.rule_set.name(),
+            seat_list(self.record.seats),
+            self.game.steps().len(),
+            if pos.is_over() {
+                format!("over, ranking [{}]", ranking.join(", "))
+            } else {
+                "in progress".into()
+            },
+            if self.graded.is_empty() {
+                "none (no human seat: --seats N,M grades others)".into()
+            } else {
+                seat_list(self.graded)
+            },
+        );
+        println!(
+            "{} (loss in points of win probability; the hint's full search)",
+            if self.all {
+                "every graded decision"
+            } else {
+                "decisions graded doubtful (≥ 2), bad (≥ 4) or blunder (≥ 8)"
+            }
+        );
+        println!("  ply  seat       roll  played          best            loss  grade");
+        for d in self.shown() {
+            let (from, best_from) = self.froms(d);
+            let seat = format!("{} {}", self.colour(d.seat), d.seat);
+            let played = format!("piece {} {from}→{}", d.played.piece, d.played_to);
+            let best = format!("piece {} {best_from}→{}", d.best.piece, d.best_to);
+            println!(
+                "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:5.2}  {}",
+                d.ply,
+                d.die.get(),
+                d.loss,
+                grade_name(d.grade)
+            );
+        }
+        println!("seat       decisions   lost  per decision  doubtful  bad  blunders    luck  who");
+        for s in self.record.seats.iter() {
+            let seat = format!("{} {s}", self.colour(s));
+            let who = self.who.label(self.record, s);
+            let luck = self.analysis.luck[s];
+            if self.graded.contains(s) {
+                let x = self.analysis.seats[s];
+                println!(
+                    "{seat:<9}  {:9}  {:5.2}  {:12.3}  {:8}  {:3}  {:8}  {luck:+6.1}  {who}",
+                    x.decisions,
+                    x.lost,
+                    x.error_rate(),
+                    x.doubtful,
+                    x.bad,
+                    x.blunders,
+                );
+            } else {
+                let no = "-";
+                println!(
+                    "{seat:<9}  {no:>9}  {no:>5}  {no:>12}  {no:>8}  {no:>3}  {no:>8}  {luck:+6.1}  {who}"
+                );
+            }
+        }
+        println!(
+            "luck: points of win probability the seat's rolls gave it (the end screen's 骰运); \
+             lost: points given away against the hint's best"
+        );
+    }
+
+    fn json(&self) -> Value {
+        let pos = self.game.position();
+        let decisions: Vec<Value> = self
+            .shown()
+            .map(|d| {
+                let (from, best_from) = self.froms(d);
+                json!({
+                    "ply": d.ply,
+                    "seat": d.seat.get(),
+                    "colour": self.colour(d.seat),
+                    "die": d.die.get(),
+                    "played": d.played.piece,
+                    "playedFrom": progress_json(from),
+                    "playedTo": progress_json(d.played_to),
+                    "best": d.best.piece,
+                    "bestFrom": progress_json(best_from),
+                    "bestTo": progress_json(d.best_to),
+                    "reason": d.reason.en(self.record.rules.rule_set),
+                    "loss": round(d.loss, 2),
+                    "grade": grade_name(d.grade),
+                })
+            })
+            .collect();
+        let seats: Vec<Value> = self
+            .record
+            .seats
+            .iter()
+            .map(|s| {
+                let mut v = json!({
+                    "seat": s.get(),
+                    "colour": self.colour(s),
+                    "who": self.who.label(self.record, s),
+                    "graded": self.graded.contains(s),
+                    "luck": round(self.analysis.luck[s], 1),
+                });
+                if self.graded.contains(s) {
+                    let x = self.analysis.seats[s];
+                    v["decisions"] = x.decisions.into();
+                    v["lost"] = round(x.lost, 2).into();
+                    v["errorRate"] = round(x.error_rate(), 3).into();
+                    v["doubtful"] = x.doubtful.into();
+                    v["bad"] = x.bad.into();
+                    v["blunders"] = x.blunders.into();
+                }
+                v
+            })
+            .collect();
+        json!({
+            "rules": self.record.rules.rule_set.name(),
+            "over": pos.is_over(),
+            "ranking": pos.ranking().map(|s| s.get()).collect::<Vec<_>>(),
+            "graded": self.graded.iter().map(|s| s.get()).collect::<Vec<_>>(),
+            "all": self.all,
+            "decisions": decisions,
+            "seats": seats,
+        })
+    }
+}
