@@ -1254,3 +1254,193 @@ fn arena_json_carries_the_tables() {
         );
     }
 }
+
+/// A 2-player, 2-piece Ludo game on `seed` between a "person" in seat 0 who plays at random and
+/// a 困难 Hard computer in seat 2, as a downloaded record: `levels` and `names` in seat order.
+fn random_person_against_hard(seed: u64) -> serde_json::Value {
+    use feixingqi_ai::{Bot, Level, RandomBot};
+    use feixingqi_rules::{BySeat, Controller};
+    let mut rules = Rules::ludo();
+    rules.options.pieces = 2;
+    let seats = SeatSet::for_players(2).expect("2 players");
+    let mut g = Game::new(rules, seats, DiceStream::new(Seed::from_u64(seed))).expect("valid");
+    g.set_controllers(BySeat([
+        Controller::Human,
+        Controller::Computer,
+        Controller::Computer,
+        Controller::Computer,
+    ]));
+    let mut person = RandomBot::new(seed);
+    let mut hard = Level::Hard.bot(seed);
+    while !g.position().is_over() {
+        let r = g.roll(&mut NoEvents).expect("roll");
+        if r.outcome == RollOutcome::Choose {
+            let pos = *g.position();
+            let bot: &mut dyn Bot = if pos.turn().get() == 0 {
+                &mut person
+            } else {
+                hard.as_mut()
+            };
+            g.play(bot.choose(&pos), &mut NoEvents).expect("legal");
+        }
+    }
+    let mut json = g.record().to_json();
+    json["levels"] = serde_json::json!([null, "hard"]);
+    json["names"] = serde_json::json!(["小明", null]);
+    json
+}
+
+/// `feixingqi analyse`'s decision lines (loss per line, by seat) and per-seat summary rows
+/// (decisions, lost, per decision, doubtful, bad, blunders, luck) of its text output.
+fn analyse_tables(text: &str) -> (Vec<(u8, f64, String)>, Vec<(u8, Vec<String>)>) {
+    let mut lines = Vec::new();
+    let mut seats = Vec::new();
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if l.starts_with(' ') && w.first().is_some_and(|x| x.parse::<usize>().is_ok()) {
+            let loss = w[10].parse().expect("a loss");
+            lines.push((w[2].parse().expect("a seat"), loss, w[11].to_string()));
+        } else if let Some(seat) = w.get(1).and_then(|s| s.parse().ok()) {
+            if w.len() >= 9 && !l.starts_with(' ') {
+                seats.push((seat, w[2..].iter().map(|x| x.to_string()).collect()));
+            }
+        }
+    }
+    (lines, seats)
+}
+
+/// `feixingqi analyse` grades the human seats as the end screen does: the summary adds up its
+/// decision lines, --json says the same, a Hard seat graded with --seats gives away less than
+/// a person playing at random, and the seats' luck adds up to 0.
+#[test]
+fn analyse_grades_a_records_decisions_and_sums_them_per_seat() {
+    let dir = std::env::temp_dir().join(format!("feixingqi-analyse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let file = dir.join("game.json");
+    let path = file.to_str().expect("utf-8 path");
+    std::fs::write(&file, random_person_against_hard(2).to_string()).expect("write");
+
+    let all = stdout_of(
+        &bin()
+            .args(["analyse", path, "--all"])
+            .output()
+            .expect("runs"),
+    );
+    let (lines, seats) = analyse_tables(&all);
+    assert!(lines.len() >= 5 && lines.iter().all(|l| l.0 == 0), "{all}");
+    assert_eq!(seats.len(), 2, "{all}");
+    assert!(
+        all.contains("  小明\n") && all.contains("  computer hard\n"),
+        "{all}"
+    );
+    let person = &seats.iter().find(|s| s.0 == 0).expect("seat 0").1;
+    assert_eq!(person[0], lines.len().to_string(), "{all}");
+    let lost: f64 = person[1].parse().expect("lost");
+    let sum: f64 = lines.iter().map(|l| l.1).sum();
+    assert!(
+        (lost - sum).abs() <= 0.005 * (lines.len() as f64 + 1.0),
+        "{lost} ≠ {sum}: {all}"
+    );
+    let luck: f64 = seats
+        .iter()
+        .map(|s| s.1[6].parse::<f64>().expect("luck"))
+        .sum();
+    assert!(luck.abs() <= 0.2, "{all}");
+
+    // By default only the doubtful, bad and blunder lines, as many as the summary counts.
+    let bad = stdout_of(&bin().args(["analyse", path]).output().expect("runs"));
+    let (shown, _) = analyse_tables(&bad);
+    let counted: usize = person[3..6]
+        .iter()
+        .map(|x| x.parse::<usize>().expect("count"))
+        .sum();
+    assert_eq!(shown.len(), counted, "{bad}");
+    assert!(shown.iter().all(|l| l.2 != "good"), "{bad}");
+    assert_eq!(
+        lines.iter().filter(|l| l.2 != "good").count(),
+        counted,
+        "{all}"
+    );
+
+    // --json: the same decisions and summary.
+    let out = bin()
+        .args(["analyse", "--json", path, "--all"])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&out)).expect("JSON");
+    let ds = v["decisions"].as_array().expect("decisions");
+    assert_eq!(ds.len(), lines.len());
+    for (d, l) in ds.iter().zip(&lines) {
+        assert_eq!(d["loss"].as_f64(), Some(l.1), "{d}");
+        assert_eq!(d["grade"].as_str(), Some(l.2.as_str()), "{d}");
+    }
+    assert_eq!(v["seats"][0]["lost"].as_f64(), Some(lost));
+    assert_eq!(v["seats"][0]["who"], "小明");
+    assert_eq!(v["seats"][1]["graded"], false);
+
+    // The Hard computer graded instead: its row has the figures, the person's none.
+    let hard = stdout_of(
+        &bin()
+            .args(["analyse", path, "--seats", "2"])
+            .output()
+            .expect("runs"),
+    );
+    let (_, rows) = analyse_tables(&hard);
+    assert!(rows.iter().any(|r| r.0 == 0 && r.1[0] == "-"), "{hard}");
+    assert!(rows.iter().any(|r| r.0 == 2 && r.1[0] != "-"), "{hard}");
+    // Over four games, Hard gives away less per decision than the person playing at random
+    // (2.7 points against 0.4; one game alone can go either way).
+    let (mut person, mut computer) = ((0.0, 0.0), (0.0, 0.0));
+    for seed in 1..=4 {
+        std::fs::write(&file, random_person_against_hard(seed).to_string()).expect("write");
+        let out = bin()
+            .args(["analyse", path, "--seats", "0,2", "--json"])
+            .output();
+        let v: serde_json::Value =
+            serde_json::from_str(&stdout_of(&out.expect("runs"))).expect("JSON");
+        for (seat, sum) in [(0, &mut person), (1, &mut computer)] {
+            sum.0 += v["seats"][seat]["lost"].as_f64().expect("lost");
+            sum.1 += v["seats"][seat]["decisions"].as_f64().expect("decisions");
+        }
+    }
+    assert!(
+        computer.0 / computer.1 < person.0 / person.1,
+        "Hard {computer:?}, random {person:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A record that does not replay, an unknown flag, a seat not in play: refused with a reason.
+#[test]
+fn analyse_refuses_a_corrupted_record_and_bad_arguments() {
+    let dir = std::env::temp_dir().join(format!("feixingqi-analyse-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let mut json = random_person_against_hard(7);
+    let good = dir.join("good.json");
+    std::fs::write(&good, json.to_string()).expect("write");
+    let good = good.to_str().expect("utf-8 path");
+    // The first roll changed: the seed no longer gives it, and the record does not replay.
+    let first = json["plies"][0]["roll"]
+        .as_u64()
+        .expect("first ply is a roll");
+    json["plies"][0]["roll"] = serde_json::json!(if first == 6 { 5 } else { first + 1 });
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, json.to_string()).expect("write");
+    let bad = bad.to_str().expect("utf-8 path");
+    refused(&["analyse", bad], "does not replay");
+    refused(
+        &["analyse", good, "--depth", "2"],
+        "has no argument \"--depth\"",
+    );
+    refused(&["analyse", good, "--seats", "1"], "seat 1 is not in play");
+    refused(&["analyse", good, "--seats", "x"], "seats are numbers 0–3");
+    refused(&["analyse", good, "--all", "--all"], "--all is given twice");
+    refused(&["analyse"], "usage: feixingqi analyse");
+    refused(&["analyse", good, good], "usage: feixingqi analyse");
+    std::fs::write(dir.join("not.json"), "{\"plies\": []}").expect("write");
+    refused(
+        &["analyse", dir.join("not.json").to_str().expect("path")],
+        "format",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
