@@ -255,14 +255,14 @@ impl Report<'_> {
                 "decisions graded doubtful (≥ 2), bad (≥ 4) or blunder (≥ 8)"
             }
         );
-        println!("  ply  seat       roll  played          best            loss  grade");
+        println!("  ply  seat       roll  played          best              loss  grade");
         for d in self.shown() {
             let (from, best_from) = self.froms(d);
             let seat = format!("{} {}", self.colour(d.seat), d.seat);
             let played = format!("piece {} {from}→{}", d.played.piece, d.played_to);
             let best = format!("piece {} {best_from}→{}", d.best.piece, d.best_to);
             println!(
-                "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:5.2}  {}",
+                "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:6.2}  {}",
                 d.ply,
                 d.die.get(),
                 d.loss,

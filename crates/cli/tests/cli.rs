@@ -1290,9 +1290,14 @@ fn random_person_against_hard(seed: u64) -> serde_json::Value {
     json
 }
 
-/// `feixingqi analyse`'s decision lines (loss per line, by seat) and per-seat summary rows
-/// (decisions, lost, per decision, doubtful, bad, blunders, luck) of its text output.
-fn analyse_tables(text: &str) -> (Vec<(u8, f64, String)>, Vec<(u8, Vec<String>)>) {
+/// A decision line of `feixingqi analyse`: seat, loss, grade.
+type DecisionLine = (u8, f64, String);
+/// A seat's summary row: seat, then decisions, lost, per decision, doubtful, bad, blunders,
+/// luck, who.
+type SeatRow = (u8, Vec<String>);
+
+/// `feixingqi analyse`'s decision lines and per-seat summary rows in its text output.
+fn analyse_tables(text: &str) -> (Vec<DecisionLine>, Vec<SeatRow>) {
     let mut lines = Vec::new();
     let mut seats = Vec::new();
     for l in text.lines() {
