@@ -472,6 +472,7 @@ fn help_after_a_command_prints_help_instead_of_running_it() {
         (&["arena", "-h"], "feixingqi arena"),
         (&["serve", "--help"], "feixingqi serve"),
         (&["help", "arena"], "feixingqi arena"),
+        (&["analyse", "--help"], "feixingqi analyse"),
     ] {
         let out = bin().args(args).output().expect("runs");
         assert!(out.status.success(), "{args:?}");
@@ -1171,6 +1172,14 @@ fn exec_bots_play_a_program_line_by_line() {
     );
 }
 
+/// A command's text output, its `--json` output and that parsed.
+fn text_and_json(args: &[&str]) -> (String, String, serde_json::Value) {
+    let text = stdout_of(&bin().args(args).output().expect("runs"));
+    let json = stdout_of(&bin().args(args).arg("--json").output().expect("runs"));
+    let v = serde_json::from_str(&json).expect("one JSON document");
+    (text, json, v)
+}
+
 /// `arena --json` says what the text table says, as one JSON document: the same wins, rates as
 /// fractions with their interval, the luck-adjusted rate, the grades and the paired difference.
 #[test]
@@ -1191,9 +1200,7 @@ fn arena_json_carries_the_tables() {
         "--versus",
         "normal",
     ];
-    let text = stdout_of(&bin().args(args).output().expect("runs"));
-    let json = stdout_of(&bin().args(args).arg("--json").output().expect("runs"));
-    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    let (text, json, v) = text_and_json(&args);
     assert_eq!(v["rules"], "ludo");
     assert_eq!(v["games"], 40);
     let bots = v["lineups"][0]["bots"].as_array().expect("bots");
@@ -1235,9 +1242,7 @@ fn arena_json_carries_the_tables() {
         "1",
         "--grades",
     ];
-    let text = stdout_of(&bin().args(args).output().expect("runs"));
-    let json = stdout_of(&bin().args(args).arg("--json").output().expect("runs"));
-    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    let (text, json, v) = text_and_json(&args);
     let grades = v["lineups"][0]["grades"].as_array().expect("grades");
     let loss = |bot: &str| {
         (grades.iter().find(|g| g["bot"] == bot))
