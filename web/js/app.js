@@ -1,7 +1,7 @@
 // The front end: set-up screen, the game (driven by the server's `state` messages, docs/PROTOCOL.md),
 // keyboard and screen-reader play, the end screen and the replay viewer.
 
-import { t, setLang, getLang, seatName, whereText, pieceName, unitOf } from './i18n.js';
+import { t, setLang, getLang, seatName, whereText, pieceName, unitOf, LEVELS } from './i18n.js';
 import { esc } from './html.js';
 import { createBoard, createItemBar, glyphIcon, normalizeGeo, absOf, LOOP, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
@@ -184,7 +184,6 @@ function rescueFocus() {
 // ---------------------------------------------------------------------------------------------
 // set-up screen
 
-const LEVELS = ['easy', 'normal', 'hard', 'master'];
 /** The largest room stake the form takes (everyone starts with 1,000 points). */
 const ROOM_POINTS_MAX = 1000000;
 const defaults = {
@@ -1360,7 +1359,7 @@ async function copyLink() {
 // ---------------------------------------------------------------------------------------------
 // the replay viewer
 
-const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, itemName, drawItemPanel, showView, toast, announce, speech, markBoard, progressOf, seatsOf });
+const viewer = new Viewer({ $, getGeo, narrator, withMoveLines, logFrames, logLine, pieceLabel, itemName, drawItemPanel, showView, showTitle, toast, announce, speech, markBoard, progressOf, seatsOf });
 async function openViewerFor(src) {
   clearTimeout(current.stepTimer);
   showView('viewer');

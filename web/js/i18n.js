@@ -874,6 +874,8 @@ export function whereText(rules, p) {
   return t('square', { n: p });
 }
 
+/** The computer levels, weakest first: each is also the key of its name (入门, 普通, 困难, 大师). */
+export const LEVELS = ['easy', 'normal', 'hard', 'master'];
 export const KEYS = Object.keys(S.zh);
 export const ALL = S;
 

@@ -3,11 +3,10 @@
 // this browser's client seed), the room parts of the game screen (names per seat, the turn timer,
 // 托管, quick chat, spectators) and the profile / leaderboard page.
 
-import { t, seatName, getLang, unitOf } from './i18n.js';
+import { t, seatName, getLang, unitOf, LEVELS } from './i18n.js';
 import { esc } from './html.js';
 import { COLOURS, TEXT_COLOURS } from './board.js';
 
-const LEVELS = ['easy', 'normal', 'hard', 'master'];
 /** Turn timers offered (§7.2 `turnTimerMs`); 0 = no timer. */
 const TIMERS = [15000, 30000, 60000, 0];
 /** The fixed quick-chat phrases of §7.6: their texts are the i18n keys chat0 … chat15. */

@@ -6,7 +6,7 @@
 // The record comes from a file, pasted JSON, `#game=ID` (GET /api/games/ID/record) or
 // `#record=<base64url JSON>` (the replay viewer's link).
 
-import { t, getLang, setLang, seatName } from './i18n.js';
+import { t, getLang, setLang, seatName, LEVELS } from './i18n.js';
 import { esc } from './html.js';
 
 const enc = new TextEncoder();
@@ -296,7 +296,7 @@ export function whoSat(record, seat) {
   const nick = at >= 0 && Array.isArray(record.names) ? record.names[at] : null;
   const level = at >= 0 && Array.isArray(record.levels) ? record.levels[at] : null;
   const who = typeof nick === 'string' && nick ? nick
-    : typeof level === 'string' && ['easy', 'normal', 'hard', 'master'].includes(level) ? `${t('controllerComputer')}·${t(level)}` : '';
+    : typeof level === 'string' && LEVELS.includes(level) ? `${t('controllerComputer')}·${t(level)}` : '';
   return who ? (getLang() === 'zh' ? `${colour}（${who}）` : `${colour} (${who})`) : colour;
 }
 

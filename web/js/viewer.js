@@ -98,6 +98,8 @@ export class Viewer {
     $('v-log').innerHTML = '';
     const rules = record.rules === 'ludo' ? 'ludo' : 'feixingqi';
     this.rules = rules;
+    // the header names the game replayed ("Aeroplane Chess" stood over a Ludo record in English)
+    this.d.showTitle(rules);
     this.gameId = String(record.gameId ?? '');
     const geo = await this.d.getGeo(rules);
     // pieces are named as on the game screen (colour, shape, number, square), not "1 2"
