@@ -13,7 +13,8 @@ import { Rooms, roomFromHash } from './rooms.js';
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /**
  * A phone or tablet with no mouse: its buttons and prompts say 点击 and leave out the keys (空格,
- * 数字键, Tab + 回车) it has none of. Live: a tablet with a mouse plugged in gets the keys again.
+ * 数字键, Tab + 回车) it has none of. Read at each render: a tablet with a mouse plugged in gets
+ * the keys again at the next one.
  */
 const touchOnly = matchMedia('(hover: none) and (pointer: coarse)');
 const rollWord = () => t(touchOnly.matches ? 'rollTouch' : 'rollKey');
@@ -147,10 +148,11 @@ function showView(name) {
   for (const v of ['setup', 'game', 'viewer', 'room', 'profile']) $(`view-${v}`).hidden = v !== name;
   current.view = name;
   // a new view starts at its top: the game kept the lobby's scroll (a phone opened on the log
-  // while the turn timer ran), the game behind the end dialog the replay's. (rescueFocus, after,
-  // focuses without scrolling, so this stays.)
+  // while the turn timer ran), the game behind the end dialog the replay's.
   if (changed) window.scrollTo(0, 0);
-  if (name !== 'game' && name !== 'viewer') showTitle('');
+  // the header names the game on screen: back from a Ludo replay to a 飞行棋 game it said Ludo
+  if (name === 'game') showTitle(current.st?.rules ?? '');
+  else if (name !== 'viewer') showTitle('');
   setTimeout(rescueFocus, 0);
 }
 

@@ -414,13 +414,13 @@ export function createBoard(host, geo, opts = {}) {
   // 18 px wide on a phone (14 at 360) and a tap 10 px off its centre mostly missed. The tap goes
   // to the nearest such piece within about 22 CSS px (a 44 px target, never less than the piece
   // itself), so of two close ones the nearer wins and neither steals the other's taps. A tap right
-  // on a usable piece is its own (the listener above); the keyboard is untouched.
+  // on a usable piece is its own (the listener above); the keyboard is untouched. Not while an
+  // item asks for a target: a missile cannot be taken back, so it takes a tap on the plane itself.
   svg.addEventListener('click', (e) => {
     const hit = /** @type {Element} */ (e.target);
     if (hit.closest?.('.piece.legal, .piece.target')) return;
-    const targeting = !!onTarget && pieces.some((pc) => pc.g.classList.contains('target'));
-    const cls = targeting ? 'target' : 'legal';
-    const usable = pieces.filter((pc) => pc.g.classList.contains(cls));
+    if (onTarget && pieces.some((pc) => pc.g.classList.contains('target'))) return;
+    const usable = pieces.filter((pc) => pc.g.classList.contains('legal'));
     const m = /** @type {SVGSVGElement} */ (svg).getScreenCTM();
     if (!usable.length || !m || !m.a) return;
     const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
@@ -434,7 +434,7 @@ export function createBoard(host, geo, opts = {}) {
       if (d <= bestD) { best = pc; bestD = d; }
     }
     if (!best) return;
-    if (targeting) onTarget?.(best.seat, best.piece); else opts.onPick?.(best.piece);
+    opts.onPick?.(best.piece);
   });
 
   function place(pc, x, y) {

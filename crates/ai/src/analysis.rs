@@ -41,6 +41,16 @@ impl Grade {
             Grade::Good
         }
     }
+
+    /// Stable machine code (the server's end screen, `feixingqi analyse --json`).
+    pub const fn code(self) -> &'static str {
+        match self {
+            Grade::Good => "good",
+            Grade::Doubtful => "doubtful",
+            Grade::Bad => "bad",
+            Grade::Blunder => "blunder",
+        }
+    }
 }
 
 /// One graded decision, with what the player needs to look at it again: the roll, where the

@@ -32,8 +32,8 @@ pub enum Reason {
     EscapeThreat,
     /// 飞行棋: the move jumps (跳子) or flies (飞棋).
     JumpOrFly,
-    /// Lands on a safe square (Ludo star or start square) or in the home lane (飞行棋: short of
-    /// its L3, which the fly line of the opposite colour crosses, RULES.md §3.7).
+    /// Lands on a safe square (Ludo star or start square) or in the home lane (飞行棋: except on
+    /// its L3 where an enemy in the opposite seat flies over it, RULES.md §3.7, §9).
     ReachSafety,
     /// Lands on an own piece, forming a stack.
     JoinStack,
@@ -765,8 +765,13 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         reasons.push(Reason::Tailwind);
     }
     if let Progress::At(q) = to {
-        // a 飞行棋 plane on its L3 can still be hit from the fly line over it (RULES.md §3.7)
-        let crossed = q == LANE_CROSSED && !pos.rules().is_ludo();
+        // a 飞行棋 plane on its L3 can still be hit from the fly line over it (RULES.md §3.7),
+        // where the opposite seat is in play and no partner (§9: a partner's fly never captures)
+        let rules = pos.rules();
+        let crossed = q == LANE_CROSSED
+            && !rules.is_ludo()
+            && !rules.options.team
+            && pos.seats().contains(me.opposite());
         let lane = q > ENTRY && q < CENTRE && !crossed;
         let safe_sq = square.is_some_and(|a| pos.rules().is_ludo() && ludo_safe(a));
         if (lane && from.value() <= ENTRY) || (safe_sq && from != Progress::Hangar) {

@@ -248,6 +248,15 @@ fn the_hint_tells_a_bounce_and_the_fly_lines_lane_square_as_they_are() {
     let (_, to, why) = reasons(text, 4, 0);
     assert_eq!(to, Progress::At(52));
     assert!(why.contains(&Reason::ReachSafety), "{why:?}");
+    // nobody flies over L3 when the opposite seat is a partner (§9) or not in play
+    for text in [
+        "feixingqi+team turn=0 0:48,20,H,H 1:10,H,H,H 2:12,H,H,H 3:H,H,H,H",
+        "feixingqi turn=1 0:10,H,H,H 1:48,20,H,H 2:12,H,H,H",
+    ] {
+        let (_, to, why) = reasons(text, 5, 0);
+        assert_eq!(to, Progress::At(53), "{text}");
+        assert!(why.contains(&Reason::ReachSafety), "{text}: {why:?}");
+    }
 }
 
 #[test]

@@ -4,13 +4,11 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{
-    analyse, analyse_item_plies, Advisor, Analysis, Decision, Grade, Level, Opposition,
-};
+use feixingqi_ai::{analyse, analyse_item_plies, Advisor, Analysis, Decision, Grade, Opposition};
 use feixingqi_rules::{
-    items::ItemState, BySeat, Controller, Game, NoEvents, Ply, Position, Progress, Record, Seat,
-    SeatSet, Step,
+    items::ItemState, BySeat, Controller, Game, Ply, Position, Progress, Record, Seat, SeatSet,
 };
+use feixingqi_server::session::{opposition_of, record_control, SeatControl};
 use serde_json::{json, Value};
 
 use crate::arena::{check_args, flag, switch, Flags};
@@ -56,10 +54,10 @@ pub(crate) fn analyse_cmd(args: &[String]) -> Result<ExitCode> {
     };
     let who = Who::of(&record, &extra);
     let advisor = Advisor {
-        opposition: who.opposition(&record),
+        opposition: who.opposition(),
         ..Advisor::default()
     };
-    let steps = steps_with_positions(&game);
+    let steps = game.ply_states();
     let analysis = if record.rules.options.items {
         analyse_item_plies(&advisor, steps.iter().copied(), graded)
     } else {
@@ -112,62 +110,40 @@ fn seat_list(seats: SeatSet) -> String {
     v.join(",")
 }
 
-/// Who sat where, as the record says: the computer levels (`levels`) and the nicknames
-/// (`names`) of a record downloaded from the server, both in the order of `seats`.
+/// Who sat where, as the record says: each seat's controller with a computer's level (read as
+/// the server reads a record, [`record_control`]) and the nicknames (`names`) of a record
+/// downloaded from a room, in the order of `seats`.
 struct Who {
-    levels: BySeat<Option<Level>>,
+    control: BySeat<SeatControl>,
     names: BySeat<Option<String>>,
 }
 
 impl Who {
     fn of(record: &Record, extra: &Value) -> Who {
-        let list = |key: &str| extra.get(key).and_then(Value::as_array).cloned();
-        let (levels, names) = (list("levels"), list("names"));
+        let names = extra.get("names").and_then(Value::as_array);
         let at = |s: Seat| record.seats.iter().position(|x| x == s);
-        let entry = |l: &Option<Vec<Value>>, s: Seat| -> Option<String> {
-            let v = l.as_ref()?.get(at(s)?)?.as_str()?;
-            Some(v.to_string()).filter(|v| !v.is_empty())
-        };
         Who {
-            levels: BySeat::new_with(|s| entry(&levels, s).and_then(|l| Level::from_name(&l))),
-            names: BySeat::new_with(|s| entry(&names, s)),
+            control: record_control(record, extra),
+            names: BySeat::new_with(|s| {
+                let v = names?.get(at(s)?)?.as_str()?;
+                Some(v.to_string()).filter(|v| !v.is_empty())
+            }),
         }
     }
 
-    /// Whom the hint takes each seat for, as the server's end screen does: a computer for its
-    /// level, a person (or a level the record does not name) for 困难 Hard.
-    fn opposition(&self, record: &Record) -> Opposition {
-        Opposition(BySeat::new_with(|s| match record.controllers[s] {
-            Controller::Computer => self.levels[s].unwrap_or(Level::Hard),
-            Controller::Human => Level::Hard,
-        }))
+    /// Whom the hint takes each seat for, as the server's end screen does ([`opposition_of`]).
+    fn opposition(&self) -> Opposition {
+        opposition_of(self.control)
     }
 
-    /// Who played `seat`: the nickname, else `computer LEVEL`, `computer` or `person`.
-    fn label(&self, record: &Record, s: Seat) -> String {
-        match (&self.names[s], record.controllers[s], self.levels[s]) {
-            (Some(n), ..) => n.clone(),
-            (None, Controller::Computer, Some(l)) => format!("computer {}", l.name()),
-            (None, Controller::Computer, None) => "computer".into(),
-            (None, Controller::Human, _) => "person".into(),
+    /// Who played `seat`: the nickname, else `computer LEVEL` or `person`.
+    fn label(&self, s: Seat) -> String {
+        match (&self.names[s], self.control[s]) {
+            (Some(n), _) => n.clone(),
+            (None, SeatControl::Computer(l)) => format!("computer {}", l.name()),
+            (None, SeatControl::Human) => "person".into(),
         }
     }
-}
-
-/// Every roll and move of `game` with its index among the record's steps and the position and
-/// item state it was played in, as the server's 道具模式 analysis replays a game.
-fn steps_with_positions(game: &Game) -> Vec<(usize, Position, ItemState, Ply)> {
-    let mut replay = Game::from_position(*game.start(), game.dice().cloned());
-    let mut out = Vec::new();
-    for (i, step) in game.steps().enumerate() {
-        if let Step::Ply(ply) = step {
-            out.push((i, *replay.position(), *replay.items(), ply));
-        }
-        if replay.apply_step(step, &mut NoEvents).is_err() {
-            break;
-        }
-    }
-    out
 }
 
 /// What `analyse` prints, as text or JSON.
@@ -185,15 +161,6 @@ struct Report<'a> {
 fn round(x: f32, digits: i32) -> f64 {
     let m = 10f64.powi(digits);
     (f64::from(x) * m).round() / m
-}
-
-fn grade_name(g: Grade) -> &'static str {
-    match g {
-        Grade::Good => "good",
-        Grade::Doubtful => "doubtful",
-        Grade::Bad => "bad",
-        Grade::Blunder => "blunder",
-    }
 }
 
 /// A progress for the JSON: `null` in the hangar or yard, as the end screen's.
@@ -266,13 +233,13 @@ impl Report<'_> {
                 d.ply,
                 d.die.get(),
                 d.loss,
-                grade_name(d.grade)
+                d.grade.code()
             );
         }
         println!("seat       decisions   lost  per decision  doubtful  bad  blunders    luck  who");
         for s in self.record.seats.iter() {
             let seat = format!("{} {s}", self.colour(s));
-            let who = self.who.label(self.record, s);
+            let who = self.who.label(s);
             let luck = self.analysis.luck[s];
             if self.graded.contains(s) {
                 let x = self.analysis.seats[s];
@@ -317,7 +284,7 @@ impl Report<'_> {
                     "bestTo": progress_json(d.best_to),
                     "reason": d.reason.en(self.record.rules.rule_set),
                     "loss": round(d.loss, 2),
-                    "grade": grade_name(d.grade),
+                    "grade": d.grade.code(),
                 })
             })
             .collect();
@@ -329,7 +296,7 @@ impl Report<'_> {
                 let mut v = json!({
                     "seat": s.get(),
                     "colour": self.colour(s),
-                    "who": self.who.label(self.record, s),
+                    "who": self.who.label(s),
                     "graded": self.graded.contains(s),
                     "luck": round(self.analysis.luck[s], 1),
                 });

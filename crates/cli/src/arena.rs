@@ -873,7 +873,7 @@ fn arena_json(
                 table["grades"] = (grade_rows(lineup, results).into_iter())
                     .map(|g| {
                         json!({ "bot": g.bot, "decisionsPerGame": g.decisions,
-                                "lossPerDecision": g.loss, "ci95": [g.ci.0, g.ci.1],
+                                "lossPerDecision": g.loss, "ci95": interval(g.ci),
                                 "doubtfulPerGame": g.doubtful, "badPerGame": g.bad,
                                 "blundersPerGame": g.blunders })
                     })
@@ -1004,22 +1004,34 @@ fn print_grades(names: &[String], results: &[GameResult]) {
         "{:<14} {:>10} {:>12}  {:<17} {:>9} {:>9} {:>9}",
         "bot", "decisions", "loss/dec", "95% CI", "doubtful", "bad", "blunders"
     );
+    let mut unestimated = false;
     for g in grade_rows(names, results) {
+        let ci = match g.ci {
+            Some((lo, hi)) => format!("[{lo:>6.3}, {hi:>6.3}]"),
+            None => {
+                unestimated = true;
+                "—".to_string()
+            }
+        };
         println!(
-            "{:<14} {:>10.1} {:>12.3}  [{:>6.3}, {:>6.3}] {:>9.2} {:>9.2} {:>9.2}",
-            g.bot, g.decisions, g.loss, g.ci.0, g.ci.1, g.doubtful, g.bad, g.blunders
+            "{:<14} {:>10.1} {:>12.3}  {:<17} {:>9.2} {:>9.2} {:>9.2}",
+            g.bot, g.decisions, g.loss, ci, g.doubtful, g.bad, g.blunders
         );
     }
     println!("decisions, doubtful (≥ 2 points), bad (≥ 4), blunders (≥ 8): per game");
+    if unestimated {
+        println!("—: no interval, the games leave no spread to estimate it from: play more games");
+    }
 }
 
 /// One bot's row of the `--grades` table (and of `--json`'s `grades`): per game its decisions,
-/// doubtful, bad and blunders; the points lost per decision with a 95% interval over the games.
+/// doubtful, bad and blunders; the points lost per decision with a 95% interval over the games
+/// (`None` where they leave no spread: one game, or all alike).
 struct GradeRow<'a> {
     bot: &'a str,
     decisions: f64,
     loss: f64,
-    ci: (f64, f64),
+    ci: Option<(f64, f64)>,
     doubtful: f64,
     bad: f64,
     blunders: f64,
@@ -1042,7 +1054,8 @@ fn grade_rows<'a>(names: &'a [String], results: &[GameResult]) -> Vec<GradeRow<'
                 bot,
                 decisions: per_game(|g| g.decisions),
                 loss,
-                ci: ((loss - 1.96 * se).max(0.0), loss + 1.96 * se),
+                ci: (games.len() >= 2 && se > 0.0)
+                    .then(|| ((loss - 1.96 * se).max(0.0), loss + 1.96 * se)),
                 doubtful: per_game(|g| g.doubtful),
                 bad: per_game(|g| g.bad),
                 blunders: per_game(|g| g.blunders),

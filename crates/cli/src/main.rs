@@ -59,13 +59,15 @@ USAGE:
         each decision with a choice of the human seats (--seats: these seats instead, e.g. a
         computer's) by the points of win probability it lost against the hint's best option,
         doubtful ≥ 2, bad ≥ 4, blunder ≥ 8 points; the hint's win % is against each computer at
-        its level (the record's `levels`; a person, or a level not named, counts as Hard), in
+        its level (the record's `levels`, as the replay reads them: a computer with no level
+        named is Normal) and a person as Hard, in
         道具模式 with the items. Every decision is ranked by the hint's full search (the server
         ranks some by its quick one-layer hint when short of time and marks those `quick`).
         Prints one line per doubtful, bad or blunder decision (--all: every graded one): ply,
         seat, roll, the piece played and the hint's best, each from → to (H: hangar or yard, or
-        sent back there by a 飞行棋 stack collision; F: finished), the loss and grade; then per seat (named as the record's `names` say) the
-        decisions, points lost, loss per decision, doubtful/bad/blunder counts and the dice luck
+        sent back there by a 飞行棋 stack collision; F: finished), the loss and grade; then per
+        seat (named as the record's `names` say) the decisions, points lost, loss per decision,
+        doubtful/bad/blunder counts and the dice luck
         (the end screen's 骰运, points of win probability). --json: the same as one JSON
         document. Exit 2 when the file is not a record or does not replay.
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]

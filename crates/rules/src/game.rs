@@ -321,6 +321,24 @@ impl Game {
         self.history.iter().map(|e| e.step)
     }
 
+    /// Every ply so far with its index among [`Game::steps`] (where item uses stand too) and the
+    /// position and item state it was played in: the game replayed from its start on its own
+    /// dice stream. What a 道具模式 post-game analysis walks (the server's end screen and the
+    /// CLI's `analyse` both).
+    pub fn ply_states(&self) -> Vec<(usize, Position, ItemState, Ply)> {
+        let mut replay = Game::from_position(self.start, self.dice.clone());
+        let mut out = Vec::new();
+        for (i, step) in self.steps().enumerate() {
+            if let Step::Ply(ply) = step {
+                out.push((i, *replay.position(), *replay.items(), ply));
+            }
+            if replay.apply_step(step, &mut NoEvents).is_err() {
+                break;
+            }
+        }
+        out
+    }
+
     /// Every item use so far, each with the number of plies before it: use `(i, u)` came just
     /// before ply `i` (a 6数骰 or 遥控骰子 use includes its roll, which is not a ply).
     pub fn item_uses(&self) -> Vec<(usize, ItemUse)> {

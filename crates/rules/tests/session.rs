@@ -670,6 +670,15 @@ fn the_skip_reason_does_not_call_finished_pieces_in_the_hangar() {
             "ludo turn=0 0:H,H,H,H 2:H,H,H,H",
             "棋子都在营区，需要掷出 6 才能出营",
         ),
+        // two pieces each: the unused slots are no finished pieces
+        (
+            "feixingqi turn=0 0:H,H 2:H,H",
+            "飞机都在停机坪，需要掷出 6 才能起飞",
+        ),
+        (
+            "ludo turn=0 0:F,H 2:H,H",
+            "未到终点的棋子都在营区，需要掷出 6 才能出营",
+        ),
     ];
     for (text, zh) in cases {
         let mut game = Game::from_position(position(text), None);

@@ -4,8 +4,8 @@
 //! Pure and synchronous: the room task (`crate::room`) owns a `Session` and feeds it actions.
 
 use feixingqi_ai::{
-    analyse_item_plies_with, analyse_with, item_hint, plays_like, typical_losses, Advisor, Grade,
-    ItemBot, ItemPlayer, Level, Opposition, RankedOption, Valuation,
+    analyse_item_plies_with, analyse_with, item_hint, plays_like, typical_losses, Advisor, ItemBot,
+    ItemPlayer, Level, Opposition, RankedOption, Valuation,
 };
 use feixingqi_rules::{
     items::{item_use_from_json, item_use_to_json, ItemState},
@@ -268,6 +268,41 @@ struct Choice {
     ply: usize,
     pos: Position,
     items: Option<ItemState>,
+}
+
+/// Who decided for each seat of a record: its controllers, and each computer's level from the
+/// record's `levels` (the server's records name them per seat in play, in the order of `seats`);
+/// a computer with no level named is 普通 Normal. The replay and `feixingqi analyse` read a
+/// record so.
+pub fn record_control(rec: &Record, json: &Value) -> BySeat<SeatControl> {
+    let levels: Vec<Option<Level>> = json
+        .get("levels")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|l| l.as_str().and_then(Level::from_name))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut control = BySeat::new_with(|s| match rec.controllers[s] {
+        Controller::Human => SeatControl::Human,
+        Controller::Computer => SeatControl::Computer(Level::Normal),
+    });
+    for (i, s) in rec.seats.iter().enumerate() {
+        if let (SeatControl::Computer(_), Some(Some(l))) = (control[s], levels.get(i)) {
+            control[s] = SeatControl::Computer(*l);
+        }
+    }
+    control
+}
+
+/// Whom the hint (and the post-game grading) takes each seat for: a computer for its level, a
+/// person for 困难 Hard.
+pub fn opposition_of(control: BySeat<SeatControl>) -> Opposition {
+    Opposition(control.map(|c| match c {
+        SeatControl::Computer(level) => level,
+        SeatControl::Human => Level::Hard,
+    }))
 }
 
 /// The session's hint: the default searches, with the win % shown against `opposition`.
@@ -534,25 +569,7 @@ impl Session {
             None => Position::new(rec.rules, rec.seats),
         }
         .map_err(|e| Error::BadRecord(format!("record start: {e}")))?;
-        // Levels: the server's records name them per seat in play (`levels`); others are Normal.
-        let levels: Vec<Option<Level>> = record
-            .get("levels")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|l| l.as_str().and_then(Level::from_name))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut control = BySeat::new_with(|s| match rec.controllers[s] {
-            Controller::Human => SeatControl::Human,
-            Controller::Computer => SeatControl::Computer(Level::Normal),
-        });
-        for (i, s) in rec.seats.iter().enumerate() {
-            if let (SeatControl::Computer(_), Some(Some(l))) = (control[s], levels.get(i)) {
-                control[s] = SeatControl::Computer(*l);
-            }
-        }
+        let control = record_control(&rec, record);
         let dice = rec
             .seed
             .clone()
@@ -681,10 +698,7 @@ impl Session {
 
     /// Whom the hint takes each seat for: a computer for its level, a person for 困难 Hard.
     fn opposition(&self) -> Opposition {
-        Opposition(self.config.control.map(|c| match c {
-            SeatControl::Computer(level) => level,
-            SeatControl::Human => Level::Hard,
-        }))
+        opposition_of(self.config.control)
     }
 
     /// Whether every human seat has finished (or there is none) and the game goes on.
@@ -1308,17 +1322,7 @@ impl Session {
     /// frames) and the position and item state it was played in: the game replayed from its
     /// start on its own dice stream (道具模式's post-game analysis, [`analyse_item_plies`]).
     fn item_plies(&self) -> Vec<(usize, Position, feixingqi_rules::items::ItemState, Ply)> {
-        let mut game = Game::from_position(*self.game.start(), self.game.dice().cloned());
-        let mut plies = Vec::new();
-        for (i, step) in self.game.steps().enumerate() {
-            if let Step::Ply(ply) = step {
-                plies.push((i, *game.position(), *game.items(), ply));
-            }
-            if game.apply_step(step, &mut NoEvents).is_err() {
-                break;
-            }
-        }
-        plies
+        self.game.ply_states()
     }
 
     /// The game-over summary (computed once; by [`Session::summarize`] if that came first,
@@ -1454,7 +1458,7 @@ impl Session {
                     "zh": d.reason.zh(game),
                     "en": d.reason.en(game),
                     "loss": round(f64::from(d.loss), 2),
-                    "grade": grade_code(d.grade),
+                    "grade": d.grade.code(),
                     "quick": quick.contains(&d.ply),
                 })
             })
@@ -1831,15 +1835,6 @@ fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
         Reason::Tailwind => "tailwind",
         Reason::BounceCentre => "bounce_centre",
         Reason::BounceStack => "bounce_stack",
-    }
-}
-
-fn grade_code(g: Grade) -> &'static str {
-    match g {
-        Grade::Good => "good",
-        Grade::Doubtful => "doubtful",
-        Grade::Bad => "bad",
-        Grade::Blunder => "blunder",
     }
 }
 
