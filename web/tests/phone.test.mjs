@@ -85,17 +85,19 @@ test('phone: a tap 16 px off a movable plane\'s centre moves it', { timeout: 600
     // (4 players, the default: no option to tap, so the old set-up strip does not get in the way)
     await setupGame(page, { rules: 'feixingqi', players: 4 });
     let tries = 0;
-    for (; tries < 3 && await untilMove(page); tries++) {
+    for (; tries < 12 && await untilMove(page); tries++) {
       const st = await state(page);
-      // the first legal plane, tapped OFF px off its centre (outside the plane drawn and its
+      // a legal plane on the loop (a tap beside a hangar plane lands on its hangar, which takes
+      // a plane off by itself), tapped OFF px off its centre (outside the plane drawn and its
       // halo, some 11 px at most here), on the side away from the others
-      const t = await page.evaluate(([seat, OFF]) => {
+      const flying = (st.seats.find((s) => s.seat === st.turn)?.pieces || []).map((p, k) => (typeof p === 'number' && p > 0 && p < 50 ? k : -1)).filter((k) => k >= 0);
+      const t = await page.evaluate(([seat, OFF, flying]) => {
         const c = [...document.querySelectorAll(`svg.board .piece.legal[data-seat="${seat}"] .body`)].map((e) => {
           const r = e.getBoundingClientRect();
           return { x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width, k: Number(/** @type {HTMLElement} */ (e.closest('.piece')).dataset.piece) - 1 };
         });
-        const me = c[0];
-        const others = c.slice(1);
+        const me = c.find((q) => flying.includes(q.k)) || c[0];
+        const others = c.filter((q) => q !== me);
         let best = { dx: OFF, dy: 0, d: -1 };
         for (let a = 0; a < 8; a++) {
           const dx = OFF * Math.cos(a * Math.PI / 4), dy = OFF * Math.sin(a * Math.PI / 4);
@@ -104,23 +106,27 @@ test('phone: a tap 16 px off a movable plane\'s centre moves it', { timeout: 600
         }
         scrollTo(0, 0);
         return { x: me.x + best.dx, y: me.y + best.dy, cx: me.x, cy: me.y, w: me.w, k: me.k, nearest: best.d };
-      }, [st.turn, OFF]);
+      }, [st.turn, OFF, flying]);
       // (the miss is off the plane drawn: a tap there did nothing)
       assert.ok(t.w < 30, `the plane is small: ${t.w}`);
-      if (t.nearest < 25) {
-        // two legal planes side by side: not this case; move one and try the next choice
+      if (t.nearest < 25 || !flying.includes(t.k)) {
+        // two legal planes side by side, or none on the loop: not this case; move one and try
+        // the next choice
         await page.touchscreen.tap(t.cx, t.cy);
         await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 3000 });
         continue;
       }
       const before = st.seats.find((s) => s.seat === st.turn)?.pieces[t.k];
-      await page.touchscreen.tap(t.x, t.y);
+      // a click, not a touch: Chromium's own touch adjustment snaps some touches to a nearby
+      // listener and some not (the old build passed one run in three); the board's handler is
+      // what is tested, and it reads clicks
+      await page.mouse.click(t.x, t.y);
       await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 3000 });
       const after = (await state(page)).seats.find((s) => s.seat === st.turn)?.pieces[t.k];
       assert.notEqual(after, before, `plane ${t.k + 1} moved (progress ${before} → ${after})`);
       return;
     }
-    assert.fail('no single choice to tap in three tries');
+    assert.fail('no lone plane on the loop to tap in twelve choices');
   } finally { await B.close(); }
 });
 
