@@ -418,7 +418,9 @@ export function createBoard(host, geo, opts = {}) {
   // item asks for a target: a missile cannot be taken back, so it takes a tap on the plane itself.
   svg.addEventListener('click', (e) => {
     const hit = /** @type {Element} */ (e.target);
-    if (hit.closest?.('.piece.legal, .piece.target')) return;
+    // a tap on any piece is that piece's (another seat's plane beside a movable one is no tap
+    // on the movable one)
+    if (hit.closest?.('.piece')) return;
     if (onTarget && pieces.some((pc) => pc.g.classList.contains('target'))) return;
     const usable = pieces.filter((pc) => pc.g.classList.contains('legal'));
     const m = /** @type {SVGSVGElement} */ (svg).getScreenCTM();

@@ -21,7 +21,7 @@ async function untilMove(page) {
   return false;
 }
 
-test('phone on its side: board, die and roll button in one screen; touch wording', { timeout: 60000 }, async () => {
+test('phone on its side: board, die and roll button in one screen; touch wording; a long banner wraps', { timeout: 60000 }, async () => {
   const B = await launch({ width: 844, height: 390 }, TOUCH);
   try {
     const page = await B.page();
@@ -42,6 +42,17 @@ test('phone on its side: board, die and roll button in one screen; touch wording
       // no "(Space)" on a phone (a touch screen has no keyboard at hand)
       assert.equal(r.rollText, 'Roll');
     }
+    // a long banner wraps inside the board: "Yellow has every piece in the centre: place 1" was
+    // kept on one line, 400 px wide, and gave a 360 px phone a sideways scroll, shown or faded
+    await page.setViewportSize({ width: 360, height: 640 });
+    const wide = await page.evaluate(() => {
+      const b = /** @type {HTMLElement} */ (document.getElementById('banner'));
+      b.textContent = 'Yellow has every piece in the centre: place 1';
+      b.classList.add('show');
+      return { page: document.documentElement.scrollWidth, banner: b.getBoundingClientRect().right };
+    });
+    assert.ok(wide.page <= 360 && wide.banner <= 360, `the banner stays on the screen: ${JSON.stringify(wide)}`);
+    assert.ok(!(await page.isVisible('.keys')), 'no key list on a touch screen');
   } finally { await B.close(); }
 });
 

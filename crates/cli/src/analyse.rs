@@ -222,15 +222,17 @@ impl Report<'_> {
                 "decisions graded doubtful (≥ 2), bad (≥ 4) or blunder (≥ 8)"
             }
         );
-        println!("  ply  seat       roll  played          best              loss  grade");
+        // counted from 1, as the end screen says them (第 112 步 … 1 号); --json keeps the
+        // server's 0-based `ply` and `piece`
+        println!(" step  seat       roll  played          best              loss  grade");
         for d in self.shown() {
             let (from, best_from) = self.froms(d);
             let seat = format!("{} {}", self.colour(d.seat), d.seat);
-            let played = format!("piece {} {from}→{}", d.played.piece, d.played_to);
-            let best = format!("piece {} {best_from}→{}", d.best.piece, d.best_to);
+            let played = format!("piece {} {from}→{}", d.played.piece + 1, d.played_to);
+            let best = format!("piece {} {best_from}→{}", d.best.piece + 1, d.best_to);
             println!(
                 "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:6.2}  {}",
-                d.ply,
+                d.ply + 1,
                 d.die.get(),
                 d.loss,
                 d.grade.code()
