@@ -2,7 +2,8 @@
 // A phone on its side shows the board and the roll button in one screen; the set-up's sticky
 // start strip lets taps through to the options under it; a tap 16 px off a movable plane's centre
 // moves it; a new view opens at its top; a room's lobby shows 开始对局 without scrolling and its
-// game has no sideways scroll, the name tags inside the board and off the own hangar planes.
+// game has no sideways scroll, the name tags inside the board and off the own hangar planes; a
+// tap on another seat's plane is that plane's, not the movable one's beside it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, open, setupGame, shot, state, waitHumanOrEnd } from './helpers.mjs';
@@ -192,5 +193,44 @@ test('phone room: 开始对局 in the first screen, no sideways scroll, the name
       assert.ok(g.inHangar > 0, `seat ${g.seat} has planes in its hangar to cover`);
       assert.deepEqual(g.over, [], `seat ${g.seat}'s tag covers its hangar planes`);
     }
+  } finally { await B.close(); }
+});
+
+test('phone board: a tap on another seat\'s plane is not a tap on the movable plane beside it', { timeout: 60000 }, async () => {
+  const B = await launch({ width: 360, height: 640 }, TOUCH);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await page.waitForSelector('#preview svg.board');
+    // red's plane on p13 (loop square 11) may move; yellow's on its p1 (square 12) stands next
+    // to it, one square (some 20 px on a 290 px board) away: within the near-tap reach of 22 px
+    const at = await page.evaluate(async () => {
+      const m = await import('./js/board.js');
+      const geo = m.normalizeGeo(await (await fetch('api/board/feixingqi')).json());
+      const host = document.createElement('div');
+      host.style.width = '290px';
+      document.body.prepend(host);
+      scrollTo(0, 0);
+      const picks = /** @type {number[]} */ ([]);
+      /** @type {any} */ (window).__picks = picks;
+      const board = m.createBoard(host, geo, { onPick: (/** @type {number} */ k) => picks.push(k) });
+      board.setSpeed(0);
+      board.setPieces([[13, -1, -1, -1], [1, -1, -1, -1], [-1, -1, -1, -1], [-1, -1, -1, -1]], [0, 1, 2, 3]);
+      board.setLegal(0, [0]);
+      const centre = (/** @type {string} */ sel) => {
+        const r = /** @type {Element} */ (host.querySelector(sel)).getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      };
+      return { red: centre('.piece[data-seat="0"][data-piece="1"] .body'), yellow: centre('.piece[data-seat="1"][data-piece="1"] .body') };
+    });
+    const apart = Math.hypot(at.red.x - at.yellow.x, at.red.y - at.yellow.y);
+    assert.ok(apart < 22, `the planes stand within the reach: ${apart}`);
+    const picks = () => page.evaluate(() => /** @type {any} */ (window).__picks.slice());
+    await page.mouse.click(at.yellow.x, at.yellow.y);
+    assert.deepEqual(await picks(), [], 'a tap on yellow\'s plane moved red\'s');
+    // 16 px off red, on the side away from yellow: red's
+    const ux = (at.red.x - at.yellow.x) / apart, uy = (at.red.y - at.yellow.y) / apart;
+    await page.mouse.click(at.red.x + 16 * ux, at.red.y + 16 * uy);
+    assert.deepEqual(await picks(), [0]);
   } finally { await B.close(); }
 });
