@@ -311,6 +311,17 @@ function renderSetup() {
   drawPreview(s.rules);
 }
 
+/**
+ * The room stake in the set-up form: a whole number of 1 to a million points as typed, else (a
+ * blank, or a value the field refuses) the one remembered.
+ * @param {HTMLFormElement} form @param {number} remembered
+ */
+function roomStake(form, remembered) {
+  const input = /** @type {HTMLInputElement|null} */ (form.querySelector('input[name=room]'));
+  const v = Number(input?.value);
+  return input && input.value !== '' && input.validity.valid && Number.isInteger(v) && v >= 1 && v <= ROOM_POINTS_MAX ? v : remembered;
+}
+
 function saveSetup(form) {
   const f = new FormData(form);
   const s = loadSetup();
@@ -331,8 +342,10 @@ function saveSetup(form) {
     pieces: Number(f.get('pieces') || s.pieces),
     firstPlayer: String(f.get('firstPlayer') || s.firstPlayer),
     scoring: String(f.get('scoring') || s.scoring),
-    // a whole stake of 1 to a million points (`| 0` wrapped 99999999999 round to 1215752191)
-    room: Math.min(ROOM_POINTS_MAX, Math.max(1, Math.floor(Number(f.get('room') || s.room)) || 1)),
+    // a whole stake of 1 to a million points (`| 0` wrapped 99999999999 round to 1215752191);
+    // a value the field refuses (0, -5, 2.5) keeps the remembered stake: it became 1 before,
+    // and a blank field then started a game all but unscored
+    room: roomStake(form, s.room),
   };
   store.set('fxq.setup', next);
   store.set('fxq.rules', rules);

@@ -133,3 +133,25 @@ test('options: the set-up’s ⓘ links open the guide’s section on them, in t
     await b.close();
   }
 });
+
+test('options: a room stake the field refuses keeps the one remembered', { timeout: 60000 }, async () => {
+  const b = await launch();
+  try {
+    const page = await b.page();
+    await open(page);
+    await page.waitForSelector('#setup-form');
+    await page.check('input[name=scoring][value=room]', { force: true });
+    const stakeAfter = async (/** @type {string} */ typed) => {
+      await page.fill('input[name=room]', typed);
+      await page.dispatchEvent('input[name=room]', 'change');
+      return page.evaluate(() => JSON.parse(localStorage.getItem('fxq.setup') || '{}').room);
+    };
+    assert.equal(await stakeAfter('777'), 777);
+    // 0 was saved as 1, and a blank field then started a game all but unscored
+    assert.equal(await stakeAfter('0'), 777);
+    assert.equal(await stakeAfter(''), 777);
+    assert.equal(await stakeAfter('2.5'), 777);
+    assert.equal(await stakeAfter('99999999999'), 777);
+    assert.equal(await stakeAfter('1000000'), 1000000);
+  } finally { await b.close(); }
+});

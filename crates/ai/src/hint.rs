@@ -53,6 +53,9 @@ pub enum Reason {
     /// 飞行棋: an enemy stack stands short of the end of the walk and it turns back there
     /// (RULES.md §3.5), maybe to where it started.
     BounceStack,
+    /// 飞行棋 team play: lands on the partner's plane, and the two stand as a stack against the
+    /// enemies ("同队玩家的飞机，走在同一格时也可以迭机", RULES.md §9).
+    JoinPartner,
 }
 
 impl Reason {
@@ -83,7 +86,12 @@ impl Reason {
             Reason::PickUp(Item::Missile) => "拾取棋盘上的导弹。",
             Reason::Tailwind => "借顺风多走 2 格。",
             Reason::BounceCentre => "点数超出终点，走到终点后弹回。",
+            // (飞行棋's only: Ludo pieces neither bounce nor stack with a partner; said in
+            // Ludo's words all the same)
+            Reason::BounceStack if ludo => "被对手的棋子挡住，弹回。",
             Reason::BounceStack => "被对手的迭子挡住，从迭子前弹回。",
+            Reason::JoinPartner if ludo => "与队友的棋子站在同一格。",
+            Reason::JoinPartner => "和队友的飞机组成迭子，互相保护。",
         }
     }
 
@@ -122,7 +130,10 @@ impl Reason {
             Reason::PickUp(Item::Missile) => "Picks up the missile lying on the board.",
             Reason::Tailwind => "Rides the tailwind two squares further.",
             Reason::BounceCentre => "Overshoots the centre and bounces back from it.",
+            Reason::BounceStack if ludo => "Enemy pieces block the way: it bounces back.",
             Reason::BounceStack => "An enemy stack blocks the way: it bounces back off it.",
+            Reason::JoinPartner if ludo => "Shares a square with the partner's piece.",
+            Reason::JoinPartner => "Joins the partner's plane to form a protective stack.",
         }
     }
 }
@@ -778,8 +789,15 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
             reasons.push(Reason::ReachSafety);
         }
         if let Some(a) = square {
-            if after.stack_size(me, a) >= 2 {
+            // a 飞行棋 team stack holds the partner's planes too (RULES.md §9): it is no stack of
+            // the plane's own, and the sentence says whose
+            let own = (0..pos.rules().options.pieces)
+                .filter(|&i| after.square(me, i) == Some(a))
+                .count();
+            if own >= 2 {
                 reasons.push(Reason::JoinStack);
+            } else if after.stack_size(me, a) >= 2 {
+                reasons.push(Reason::JoinPartner);
             }
         }
     }
@@ -849,6 +867,9 @@ mod tests {
             Reason::TakeOff,
             Reason::Progress,
             Reason::Tailwind,
+            Reason::BounceCentre,
+            Reason::BounceStack,
+            Reason::JoinPartner,
         ];
         all.extend(Item::ALL.map(Reason::PickUp));
         for r in all {

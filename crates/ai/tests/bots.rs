@@ -219,8 +219,8 @@ fn the_master_does_not_build_a_ludo_block_it_must_break_next_turn() {
 }
 
 /// The hint said "steady progress" of a plane that a bounce left where it stood or behind it,
-/// and "safe in the home lane" of a plane on its L3, which a fly line crosses (RULES.md §3.5,
-/// §3.7, §3.8).
+/// "safe in the home lane" of a plane on its L3, which a fly line crosses (RULES.md §3.5, §3.7,
+/// §3.8), and "joins one of its own planes" of a plane onto its partner's (§9).
 #[test]
 fn the_hint_tells_a_bounce_and_the_fly_lines_lane_square_as_they_are() {
     let reasons = |text: &str, die: u8, piece: u8| {
@@ -257,6 +257,18 @@ fn the_hint_tells_a_bounce_and_the_fly_lines_lane_square_as_they_are() {
         assert_eq!(to, Progress::At(53), "{text}");
         assert!(why.contains(&Reason::ReachSafety), "{text}: {why:?}");
     }
+    // in team play a plane onto its partner's is no stack of its own planes (§9): said so
+    for text in [
+        "feixingqi+team turn=0 0:20,40 1:H,H 2:19,H 3:H,H",
+        "feixingqi+team turn=0 0:20,40 1:H,H 2:19,19 3:H,H",
+    ] {
+        let (_, to, why) = reasons(text, 5, 1);
+        assert_eq!(to, Progress::At(45), "{text}");
+        assert!(why.contains(&Reason::JoinPartner), "{text}: {why:?}");
+        assert!(!why.contains(&Reason::JoinStack), "{text}: {why:?}");
+    }
+    let (_, _, why) = reasons("feixingqi+team turn=0 0:20,40 1:H,H 2:H,H 3:H,H", 1, 0);
+    assert!(!why.contains(&Reason::JoinPartner), "{why:?}");
 }
 
 #[test]

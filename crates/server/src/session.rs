@@ -1835,6 +1835,7 @@ fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
         Reason::Tailwind => "tailwind",
         Reason::BounceCentre => "bounce_centre",
         Reason::BounceStack => "bounce_stack",
+        Reason::JoinPartner => "join_partner",
     }
 }
 
