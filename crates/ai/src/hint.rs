@@ -59,6 +59,27 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Stable machine code, e.g. for a protocol (docs/PROTOCOL.md: the hint's and the end
+    /// screen's `reason`).
+    pub const fn code(self) -> &'static str {
+        match self {
+            Reason::Capture => "capture",
+            Reason::Collision => "collision",
+            Reason::Finish => "finish",
+            Reason::EscapeThreat => "escape_threat",
+            Reason::JumpOrFly => "jump_or_fly",
+            Reason::ReachSafety => "reach_safety",
+            Reason::JoinStack => "join_stack",
+            Reason::TakeOff => "take_off",
+            Reason::Progress => "progress",
+            Reason::PickUp(_) => "pick_up",
+            Reason::Tailwind => "tailwind",
+            Reason::BounceCentre => "bounce_centre",
+            Reason::BounceStack => "bounce_stack",
+            Reason::JoinPartner => "join_partner",
+        }
+    }
+
     /// A short sentence in Chinese, in the words of `game`'s board: a 飞行棋 plane is 撞 back to
     /// its 停机坪 and takes off (起飞); a Ludo piece is 吃 back to its 营区 and comes out (出营).
     pub const fn zh(self, game: RuleSet) -> &'static str {

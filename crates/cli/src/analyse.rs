@@ -8,7 +8,12 @@ use feixingqi_ai::{analyse, analyse_item_plies, Advisor, Analysis, Decision, Gra
 use feixingqi_rules::{
     items::ItemState, BySeat, Controller, Game, Ply, Position, Progress, Record, Seat, SeatSet,
 };
-use feixingqi_server::session::{opposition_of, record_control, SeatControl};
+use feixingqi_server::{
+    session::{
+        decision_json, opposition_of, record_control, round, seat_summary_json, SeatControl,
+    },
+    view::progress,
+};
 use serde_json::{json, Value};
 
 use crate::arena::{check_args, flag, switch, Flags};
@@ -157,20 +162,6 @@ struct Report<'a> {
     all: bool,
 }
 
-/// `x` rounded to `digits` decimals, as the server's end screen rounds its figures.
-fn round(x: f32, digits: i32) -> f64 {
-    let m = 10f64.powi(digits);
-    (f64::from(x) * m).round() / m
-}
-
-/// A progress for the JSON: `null` in the hangar or yard, as the end screen's.
-fn progress_json(p: Progress) -> Value {
-    match p {
-        Progress::Hangar => Value::Null,
-        Progress::At(v) => v.into(),
-    }
-}
-
 impl Report<'_> {
     fn ludo(&self) -> bool {
         self.record.rules.is_ludo()
@@ -272,22 +263,13 @@ impl Report<'_> {
         let decisions: Vec<Value> = self
             .shown()
             .map(|d| {
+                // the end screen's fields, and where the two pieces stood
                 let (from, best_from) = self.froms(d);
-                json!({
-                    "ply": d.ply,
-                    "seat": d.seat.get(),
-                    "colour": self.colour(d.seat),
-                    "die": d.die.get(),
-                    "played": d.played.piece,
-                    "playedFrom": progress_json(from),
-                    "playedTo": progress_json(d.played_to),
-                    "best": d.best.piece,
-                    "bestFrom": progress_json(best_from),
-                    "bestTo": progress_json(d.best_to),
-                    "reason": d.reason.en(self.record.rules.rule_set),
-                    "loss": round(d.loss, 2),
-                    "grade": d.grade.code(),
-                })
+                let mut v = decision_json(d, self.record.rules.rule_set);
+                v["colour"] = self.colour(d.seat).into();
+                v["playedFrom"] = progress(from);
+                v["bestFrom"] = progress(best_from);
+                v
             })
             .collect();
         let seats: Vec<Value> = self
@@ -295,22 +277,16 @@ impl Report<'_> {
             .seats
             .iter()
             .map(|s| {
-                let mut v = json!({
-                    "seat": s.get(),
-                    "colour": self.colour(s),
-                    "who": self.who.label(s),
-                    "graded": self.graded.contains(s),
-                    "luck": round(self.analysis.luck[s], 1),
-                });
-                if self.graded.contains(s) {
-                    let x = self.analysis.seats[s];
-                    v["decisions"] = x.decisions.into();
-                    v["lost"] = round(x.lost, 2).into();
-                    v["errorRate"] = round(x.error_rate(), 3).into();
-                    v["doubtful"] = x.doubtful.into();
-                    v["bad"] = x.bad.into();
-                    v["blunders"] = x.blunders.into();
-                }
+                // a graded seat's summary as the end screen writes it; every seat's luck
+                let mut v = if self.graded.contains(s) {
+                    seat_summary_json(s, &self.analysis.seats[s])
+                } else {
+                    json!({ "seat": s.get() })
+                };
+                v["colour"] = self.colour(s).into();
+                v["who"] = self.who.label(s).into();
+                v["graded"] = self.graded.contains(s).into();
+                v["luck"] = round(f64::from(self.analysis.luck[s]), 1).into();
                 v
             })
             .collect();

@@ -1142,8 +1142,8 @@ impl Session {
                     "square": o.square,
                     "win": round(f64::from(o.win), 4),
                     "gap": round(f64::from(o.gap), 2),
-                    "reason": reason_code(o.reason),
-                    "reasons": o.reasons.iter().map(|r| reason_code(*r)).collect::<Vec<_>>(),
+                    "reason": o.reason.code(),
+                    "reasons": o.reasons.iter().map(|r| r.code()).collect::<Vec<_>>(),
                     "zh": o.reason.zh(game),
                     "en": o.reason.en(game),
                 })
@@ -1317,14 +1317,6 @@ impl Session {
         }
     }
 
-    /// Every move of the game and every roll left to chance (not a die fixed by an item), with
-    /// its index among the record's `plies` (where item uses stand too, as in the replay's
-    /// frames) and the position and item state it was played in: the game replayed from its
-    /// start on its own dice stream (道具模式's post-game analysis, [`analyse_item_plies`]).
-    fn item_plies(&self) -> Vec<(usize, Position, feixingqi_rules::items::ItemState, Ply)> {
-        self.game.ply_states()
-    }
-
     /// The game-over summary (computed once; by [`Session::summarize`] if that came first,
     /// else with every decision ranked by the hint's own search).
     fn over_summary(&mut self) -> &RawValue {
@@ -1395,13 +1387,18 @@ impl Session {
                     })
                 })
             } else {
-                analyse_item_plies_with(&advisor, self.item_plies(), graded, |ply, pos, items| {
-                    rank(Choice {
-                        ply,
-                        pos: *pos,
-                        items: Some(*items),
-                    })
-                })
+                analyse_item_plies_with(
+                    &advisor,
+                    self.game.ply_states(),
+                    graded,
+                    |ply, pos, items| {
+                        rank(Choice {
+                            ply,
+                            pos: *pos,
+                            items: Some(*items),
+                        })
+                    },
+                )
             }
         });
         let luck: Vec<Value> = self
@@ -1428,17 +1425,10 @@ impl Session {
             .iter()
             .map(|&s| {
                 let x = analysis.seats[s];
-                json!({
-                    "seat": s.get(),
-                    "decisions": x.decisions,
-                    "lost": round(f64::from(x.lost), 2),
-                    "errorRate": round(f64::from(x.error_rate()), 3),
-                    "doubtful": x.doubtful,
-                    "bad": x.bad,
-                    "blunders": x.blunders,
-                    "playsLike": plays_like(rules, players, &x).map(Level::name),
-                    "typical": typical_json,
-                })
+                let mut v = seat_summary_json(s, &x);
+                v["playsLike"] = json!(plays_like(rules, players, &x).map(Level::name));
+                v["typical"] = json!(typical_json);
+                v
             })
             .collect();
         let decisions: Vec<Value> = analysis
@@ -1446,21 +1436,9 @@ impl Session {
             .iter()
             .filter(|d| humans.contains(&d.seat))
             .map(|d| {
-                json!({
-                    "ply": d.ply,
-                    "seat": d.seat.get(),
-                    "die": d.die.get(),
-                    "played": d.played.piece,
-                    "playedTo": view::progress(d.played_to),
-                    "best": d.best.piece,
-                    "bestTo": view::progress(d.best_to),
-                    "reason": reason_code(d.reason),
-                    "zh": d.reason.zh(game),
-                    "en": d.reason.en(game),
-                    "loss": round(f64::from(d.loss), 2),
-                    "grade": d.grade.code(),
-                    "quick": quick.contains(&d.ply),
-                })
+                let mut v = decision_json(d, game);
+                v["quick"] = json!(quick.contains(&d.ply));
+                v
             })
             .collect();
         let summary = json!({
@@ -1474,9 +1452,43 @@ impl Session {
     }
 }
 
-fn round(x: f64, digits: i32) -> f64 {
+/// `x` rounded to `digits` decimals, as the end screen writes its figures.
+pub fn round(x: f64, digits: i32) -> f64 {
     let m = 10f64.powi(digits);
     (x * m).round() / m
+}
+
+/// One graded decision as the end screen writes it (docs/PROTOCOL.md §3 `over.analysis`), and
+/// `feixingqi analyse --json` too.
+pub fn decision_json(d: &feixingqi_ai::Decision, game: feixingqi_rules::RuleSet) -> Value {
+    json!({
+        "ply": d.ply,
+        "seat": d.seat.get(),
+        "die": d.die.get(),
+        "played": d.played.piece,
+        "playedTo": view::progress(d.played_to),
+        "best": d.best.piece,
+        "bestTo": view::progress(d.best_to),
+        "reason": d.reason.code(),
+        "zh": d.reason.zh(game),
+        "en": d.reason.en(game),
+        "loss": round(f64::from(d.loss), 2),
+        "grade": d.grade.code(),
+    })
+}
+
+/// A graded seat's summary as the end screen writes it (without its 棋力 comparison), and
+/// `feixingqi analyse --json` too.
+pub fn seat_summary_json(s: Seat, x: &feixingqi_ai::SeatSummary) -> Value {
+    json!({
+        "seat": s.get(),
+        "decisions": x.decisions,
+        "lost": round(f64::from(x.lost), 2),
+        "errorRate": round(f64::from(x.error_rate()), 3),
+        "doubtful": x.doubtful,
+        "bad": x.bad,
+        "blunders": x.blunders,
+    })
 }
 
 fn scores_json(pos: &Position) -> Value {
@@ -1817,26 +1829,6 @@ struct StatView {
     seat: u8,
     counts: [u32; 6],
     rolls: u32,
-}
-
-fn reason_code(r: feixingqi_ai::Reason) -> &'static str {
-    use feixingqi_ai::Reason;
-    match r {
-        Reason::Capture => "capture",
-        Reason::Collision => "collision",
-        Reason::Finish => "finish",
-        Reason::EscapeThreat => "escape_threat",
-        Reason::JumpOrFly => "jump_or_fly",
-        Reason::ReachSafety => "reach_safety",
-        Reason::JoinStack => "join_stack",
-        Reason::TakeOff => "take_off",
-        Reason::Progress => "progress",
-        Reason::PickUp(_) => "pick_up",
-        Reason::Tailwind => "tailwind",
-        Reason::BounceCentre => "bounce_centre",
-        Reason::BounceStack => "bounce_stack",
-        Reason::JoinPartner => "join_partner",
-    }
 }
 
 /// Runs `work`, which can take tens of milliseconds (a 大师 Master's move; a hint in 飞行棋 or
