@@ -4,7 +4,10 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, ensure, Context, Result};
-use feixingqi_ai::{analyse, analyse_item_plies, Advisor, Analysis, Decision, Grade, Opposition};
+use feixingqi_ai::{
+    analyse, analyse_item_plies, plays_like, typical_losses, Advisor, Analysis, Decision, Grade,
+    Level, Opposition, PLAYS_LIKE_MIN_DECISIONS,
+};
 use feixingqi_rules::{
     items::ItemState, BySeat, Controller, Game, Ply, Position, Progress, Record, Seat, SeatSet,
 };
@@ -167,6 +170,11 @@ impl Report<'_> {
         self.record.rules.is_ludo()
     }
 
+    /// Seats in play: a game like this one, for the levels' typical losses (棋力).
+    fn players(&self) -> usize {
+        self.record.seats.len() as usize
+    }
+
     fn colour(&self, s: Seat) -> &'static str {
         s.colour_names(self.ludo()).1
     }
@@ -188,6 +196,7 @@ impl Report<'_> {
 
     fn print(&self) {
         let pos = self.game.position();
+        let rules = &self.record.rules;
         let ranking: Vec<String> = pos.ranking().map(|s| s.to_string()).collect();
         println!(
             "{} game, seats {}, {} steps, {}; graded seats: {}",
@@ -215,29 +224,37 @@ impl Report<'_> {
         );
         // counted from 1, as the end screen says them (第 112 步 … 1 号); --json keeps the
         // server's 0-based `ply` and `piece`
-        println!(" step  seat       roll  played          best              loss  grade");
+        println!(
+            " step  seat       roll  played          best              loss  grade     why best"
+        );
         for d in self.shown() {
             let (from, best_from) = self.froms(d);
             let seat = format!("{} {}", self.colour(d.seat), d.seat);
             let played = format!("piece {} {from}→{}", d.played.piece + 1, d.played_to);
             let best = format!("piece {} {best_from}→{}", d.best.piece + 1, d.best_to);
             println!(
-                "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:6.2}  {}",
+                "{:5}  {seat:<9}  {:4}  {played:<14}  {best:<14}  {:6.2}  {:<8}  {}",
                 d.ply + 1,
                 d.die.get(),
                 d.loss,
-                d.grade.code()
+                d.grade.code(),
+                d.reason.code()
             );
         }
-        println!("seat       decisions   lost  per decision  doubtful  bad  blunders    luck  who");
+        println!(
+            "seat       decisions   lost  per decision  doubtful  bad  blunders    luck  \
+             plays like  who"
+        );
         for s in self.record.seats.iter() {
             let seat = format!("{} {s}", self.colour(s));
             let who = self.who.label(s);
             let luck = self.analysis.luck[s];
             if self.graded.contains(s) {
                 let x = self.analysis.seats[s];
+                let like = plays_like(rules, self.players(), &x).map_or("-", Level::name);
                 println!(
-                    "{seat:<9}  {:9}  {:5.2}  {:12.3}  {:8}  {:3}  {:8}  {luck:+6.1}  {who}",
+                    "{seat:<9}  {:9}  {:5.2}  {:12.3}  {:8}  {:3}  {:8}  {luck:+6.1}  {like:<10}  \
+                     {who}",
                     x.decisions,
                     x.lost,
                     x.error_rate(),
@@ -248,13 +265,22 @@ impl Report<'_> {
             } else {
                 let no = "-";
                 println!(
-                    "{seat:<9}  {no:>9}  {no:>5}  {no:>12}  {no:>8}  {no:>3}  {no:>8}  {luck:+6.1}  {who}"
+                    "{seat:<9}  {no:>9}  {no:>5}  {no:>12}  {no:>8}  {no:>3}  {no:>8}  {luck:+6.1}  \
+                     {no:<10}  {who}"
                 );
             }
         }
+        let typical: Vec<String> = typical_losses(rules, self.players())
+            .iter()
+            .map(|(l, loss)| format!("{} {loss:.3}", l.name()))
+            .collect();
         println!(
             "luck: points of win probability the seat's rolls gave it (the end screen's 骰运); \
-             lost: points given away against the hint's best"
+             lost: points given away against the hint's best;\n\
+             plays like (棋力): the computer level whose loss per decision in a game like this \
+             is nearest (from {PLAYS_LIKE_MIN_DECISIONS} decisions): {}\n\
+             why best: the reason code of the hint's best option (docs/PROTOCOL.md)",
+            typical.join(" · ")
         );
     }
 
@@ -279,7 +305,12 @@ impl Report<'_> {
             .map(|s| {
                 // a graded seat's summary as the end screen writes it; every seat's luck
                 let mut v = if self.graded.contains(s) {
-                    seat_summary_json(s, &self.analysis.seats[s])
+                    seat_summary_json(
+                        s,
+                        &self.analysis.seats[s],
+                        &self.record.rules,
+                        self.players(),
+                    )
                 } else {
                     json!({ "seat": s.get() })
                 };

@@ -65,13 +65,15 @@ USAGE:
         short of time and marks those `quick`).
         Prints one line per doubtful, bad or blunder decision (--all: every graded one): step,
         seat, roll, the piece played and the hint's best, each from → to (H: hangar or yard, or
-        sent back there by a 飞行棋 stack collision; F: finished), the loss and grade; then per
-        seat (named as the record's `names` say) the decisions, points lost, loss per decision,
-        doubtful/bad/blunder counts and the dice luck (the end screen's 骰运, points of win
-        probability). Steps and pieces are numbered from 1, as the end screen says them; --json
-        (the same as one JSON document) writes each decision and graded seat with the end
-        screen's own fields (0-based ply and piece, reason code, zh, en) and where the pieces
-        stood. Exit 2 when the file is not a record or does not replay.
+        sent back there by a 飞行棋 stack collision; F: finished), the loss, grade and the reason
+        code of the best; then per seat (named as the record's `names` say) the decisions,
+        points lost, loss per decision, doubtful/bad/blunder counts, the dice luck (the end
+        screen's 骰运, points of win probability) and 棋力, the computer level it played most
+        like (from 10 decisions). Steps and pieces are numbered from 1, as the end screen says
+        them; --json (the same as one JSON document) writes each decision and graded seat with
+        the end screen's own fields (0-based ply and piece, reason code, zh, en, playsLike,
+        typical) and where the pieces stood. Exit 2 when the file is not a record or does not
+        replay.
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
         prints ns per roll, games/s and rolls per game. The rule options are arena's (--team,

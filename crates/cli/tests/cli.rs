@@ -1295,10 +1295,10 @@ fn random_person_against_hard(seed: u64) -> serde_json::Value {
     json
 }
 
-/// A decision line of `feixingqi analyse`: seat, loss, grade.
-type DecisionLine = (u8, f64, String);
+/// A decision line of `feixingqi analyse`: seat, loss, grade, the best's reason code.
+type DecisionLine = (u8, f64, String, String);
 /// A seat's summary row: seat, then decisions, lost, per decision, doubtful, bad, blunders,
-/// luck, who.
+/// luck, plays like, who.
 type SeatRow = (u8, Vec<String>);
 
 /// `feixingqi analyse`'s decision lines and per-seat summary rows in its text output.
@@ -1309,7 +1309,12 @@ fn analyse_tables(text: &str) -> (Vec<DecisionLine>, Vec<SeatRow>) {
         let w: Vec<&str> = l.split_whitespace().collect();
         if l.starts_with(' ') && w.first().is_some_and(|x| x.parse::<usize>().is_ok()) {
             let loss = w[10].parse().expect("a loss");
-            lines.push((w[2].parse().expect("a seat"), loss, w[11].to_string()));
+            lines.push((
+                w[2].parse().expect("a seat"),
+                loss,
+                w[11].to_string(),
+                w[12].to_string(),
+            ));
         } else if let Some(seat) = w.get(1).and_then(|s| s.parse().ok()) {
             if w.len() >= 9 && !l.starts_with(' ') {
                 seats.push((seat, w[2..].iter().map(|x| x.to_string()).collect()));
@@ -1345,6 +1350,15 @@ fn analyse_grades_a_records_decisions_and_sums_them_per_seat() {
     );
     let person = &seats.iter().find(|s| s.0 == 0).expect("seat 0").1;
     assert_eq!(person[0], lines.len().to_string(), "{all}");
+    // 棋力 as the end screen gives it: a level for a seat of 10 decisions or more, "-" for a
+    // seat not graded; each line's reason code of the hint's best.
+    assert!(lines.len() >= 10, "{all}");
+    assert!(
+        ["easy", "normal", "hard", "master"].contains(&person[7].as_str()),
+        "{all}"
+    );
+    let computer = &seats.iter().find(|s| s.0 == 2).expect("seat 2").1;
+    assert_eq!(computer[7], "-", "{all}");
     let lost: f64 = person[1].parse().expect("lost");
     let sum: f64 = lines.iter().map(|l| l.1).sum();
     assert!(
@@ -1383,8 +1397,16 @@ fn analyse_grades_a_records_decisions_and_sums_them_per_seat() {
     for (d, l) in ds.iter().zip(&lines) {
         assert_eq!(d["loss"].as_f64(), Some(l.1), "{d}");
         assert_eq!(d["grade"].as_str(), Some(l.2.as_str()), "{d}");
+        assert_eq!(d["reason"].as_str(), Some(l.3.as_str()), "{d}");
     }
     assert_eq!(v["seats"][0]["lost"].as_f64(), Some(lost));
+    assert_eq!(
+        v["seats"][0]["playsLike"].as_str(),
+        Some(person[7].as_str())
+    );
+    assert!(v["seats"][0]["typical"]
+        .as_array()
+        .is_some_and(|t| t.len() >= 3));
     assert_eq!(v["seats"][0]["who"], "小明");
     assert_eq!(v["seats"][1]["graded"], false);
 

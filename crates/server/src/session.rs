@@ -1411,25 +1411,12 @@ impl Session {
                 l
             })
             .collect();
-        // What each level gives away per decision in a game like this one, for 棋力 (plays like);
-        // in 道具模式 as its item-aware grading measures it.
         let rules = &self.config.rules;
         let players = self.config.seats.len() as usize;
         let game = rules.rule_set;
-        let typical = typical_losses(rules, players);
-        let typical_json: Vec<Value> = typical
-            .iter()
-            .map(|(l, loss)| json!({"level": l.name(), "loss": round(f64::from(*loss), 3)}))
-            .collect();
         let seat_summaries: Vec<Value> = humans
             .iter()
-            .map(|&s| {
-                let x = analysis.seats[s];
-                let mut v = seat_summary_json(s, &x);
-                v["playsLike"] = json!(plays_like(rules, players, &x).map(Level::name));
-                v["typical"] = json!(typical_json);
-                v
-            })
+            .map(|&s| seat_summary_json(s, &analysis.seats[s], rules, players))
             .collect();
         let decisions: Vec<Value> = analysis
             .decisions
@@ -1477,9 +1464,20 @@ pub fn decision_json(d: &feixingqi_ai::Decision, game: feixingqi_rules::RuleSet)
     })
 }
 
-/// A graded seat's summary as the end screen writes it (without its 棋力 comparison), and
-/// `feixingqi analyse --json` too.
-pub fn seat_summary_json(s: Seat, x: &feixingqi_ai::SeatSummary) -> Value {
+/// A graded seat's summary as the end screen writes it (docs/PROTOCOL.md §3 `over.analysis`),
+/// and `feixingqi analyse --json` too: with its 棋力, the level it played most like
+/// ([`plays_like`]), beside what each level gives away per decision in a game like this one
+/// (`players` seats of `rules`; in 道具模式 as its item-aware grading measures it).
+pub fn seat_summary_json(
+    s: Seat,
+    x: &feixingqi_ai::SeatSummary,
+    rules: &Rules,
+    players: usize,
+) -> Value {
+    let typical: Vec<Value> = typical_losses(rules, players)
+        .iter()
+        .map(|(l, loss)| json!({"level": l.name(), "loss": round(f64::from(*loss), 3)}))
+        .collect();
     json!({
         "seat": s.get(),
         "decisions": x.decisions,
@@ -1488,6 +1486,8 @@ pub fn seat_summary_json(s: Seat, x: &feixingqi_ai::SeatSummary) -> Value {
         "doubtful": x.doubtful,
         "bad": x.bad,
         "blunders": x.blunders,
+        "playsLike": plays_like(rules, players, x).map(Level::name),
+        "typical": typical,
     })
 }
 
