@@ -110,8 +110,9 @@ USAGE:
         for research master:EVALUATOR.SET.WEIGHT=VALUE[/...] is the Master with weights set
         otherwise (EVALUATOR search, predicted, team or weak; SET ludo, ludo_duel, feixingqi or
         feixingqi_duel; WEIGHT a field of the AI crate's Weights; or a knob of its opponent
-        model: prior, weak, imitate, imitate_after, deep, deep_imitated, deepen), e.g. --versus
-        master:predicted.feixingqi.risk=1 for a paired screen of one weight (docs/AI.md). Older
+        model: prior, weak, imitate, imitate_after, deep, deep_imitated, deepen, deepen_from),
+        e.g. --versus master:predicted.feixingqi.risk=1 for a paired screen of one weight
+        (docs/AI.md). Older
         research specs (the AI crate's bot_by_name): w:WEIGHTS (custom weights, slash-separated),
         ro:ROLLOUTS/PLIES/MARGIN (the Master's search refined by rollouts), om:KNOBS (the Master's
         opponent model set otherwise), mix:P (the race-only heuristic, random with probability P).

@@ -461,6 +461,24 @@ fn unknown_commands_are_errors_and_help_works() {
 }
 
 #[test]
+fn arena_help_names_every_knob_master_specs_can_set() {
+    // The help listed the opponent model's knobs without `deepen_from`, which `master:` sets.
+    let out = bin().args(["help", "arena"]).output().expect("runs");
+    assert!(out.status.success());
+    // Joined across the help's line breaks, as a reader reads the list.
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for knob in feixingqi_ai::ModelBot::KNOBS {
+        assert!(
+            text.contains(&format!(" {knob},")) || text.contains(&format!(" {knob})")),
+            "arena help does not name the knob {knob}"
+        );
+    }
+}
+
+#[test]
 fn help_after_a_command_prints_help_instead_of_running_it() {
     // `bench playout --help` used to run the default one-million-game benchmark; and each
     // printed the whole text, not the command's part of it.
