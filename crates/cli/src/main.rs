@@ -582,6 +582,9 @@ fn verify_error_zh(record: &Record, e: &RecordError) -> String {
         RecordError::NoCommitment => {
             "棋谱没有承诺值 SHA-256(种子)，无法证明种子在第一次掷骰前已固定".into()
         }
+        RecordError::ItemsNeedSeed => {
+            "道具模式的棋谱要等种子公开后才能复盘（道具和天气由种子决定）".into()
+        }
         RecordError::Commitment => "公开的种子与开局前公布的承诺值不符".into(),
         RecordError::RollMismatch {
             index,

@@ -794,6 +794,9 @@ pub enum RecordError {
     SeedNotRevealed,
     /// Verifying needs the commitment published before the first roll, and the record has none.
     NoCommitment,
+    /// A 道具模式 record without its seed: the items and the weather come from the seed, so
+    /// without it the plies would replay on a board without them (docs/PROTOCOL.md §9).
+    ItemsNeedSeed,
     /// Ply `index` is a roll that differs from the seeded stream's roll `k`.
     RollMismatch {
         /// Index of the ply.
@@ -842,6 +845,10 @@ impl fmt::Display for RecordError {
             RecordError::NoCommitment => f.write_str(
                 "record: no commitment, so nothing shows the seed was fixed before play",
             ),
+            RecordError::ItemsNeedSeed => f.write_str(
+                "record: an item game replays only once its seed is revealed (the items and the \
+                 weather come from it)",
+            ),
             RecordError::RollMismatch {
                 index,
                 k,
@@ -879,10 +886,16 @@ pub const RECORD_VERSION: u64 = 1;
 
 impl Record {
     /// Replays the record, checking every ply, and every roll against the seed when it is revealed.
+    /// A 道具模式 record replays only with its seed ([`RecordError::ItemsNeedSeed`]).
     ///
     /// # Errors
     /// [`RecordError`] for the first thing that does not hold.
     pub fn replay(&self) -> Result<Game, RecordError> {
+        if self.rules.options.items && self.seed.is_none() {
+            // Replayed without the item stream, the board would have no items and no weather,
+            // and the plies would be checked against a game that was not played.
+            return Err(RecordError::ItemsNeedSeed);
+        }
         let pos = match &self.start {
             Some(s) => Position::from_setup(s),
             None => Position::new(self.rules, self.seats),

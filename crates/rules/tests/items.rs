@@ -386,6 +386,23 @@ fn a_tampered_item_record_is_refused() {
 }
 
 #[test]
+fn an_item_record_without_its_seed_does_not_replay() {
+    // Before the end the server withholds the seed; replayed without it the board had no items
+    // and no weather, and `replay` called the plies of another game valid.
+    let g = play_random(4, 4, 400);
+    let mut json = g.record().to_json();
+    json["dice"].as_object_mut().unwrap().remove("seed");
+    let rec = Record::from_json(&json).unwrap();
+    assert_eq!(rec.seed, None);
+    assert_eq!(rec.replay().map(|_| ()), Err(RecordError::ItemsNeedSeed));
+    // With the seed it replays.
+    assert!(Record::from_json(&g.record().to_json())
+        .unwrap()
+        .replay()
+        .is_ok());
+}
+
+#[test]
 fn the_item_stream_is_the_items_domain_of_the_dice_stream() {
     let d = DiceStream::new(Seed::from_u64(9));
     let i = d.domain(ITEM_DOMAIN);
