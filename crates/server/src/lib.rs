@@ -57,7 +57,8 @@ pub const PROTOCOL_VERSION: u64 = 1;
 /// The largest text frame the protocol accepts; longer frames get `frame_too_large`.
 pub const MAX_FRAME: usize = 16 * 1024;
 
-/// Frames above this close the connection (WebSocket close 1009).
+/// Frames above this end the connection: the WebSocket library refuses to read them and the
+/// server drops the connection, with no close frame (a browser sees 1006).
 pub const HARD_FRAME_LIMIT: usize = 1024 * 1024;
 
 /// Server configuration.
