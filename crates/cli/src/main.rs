@@ -117,7 +117,8 @@ USAGE:
         ro:ROLLOUTS/PLIES/MARGIN (the Master's search refined by rollouts), om:KNOBS (the Master's
         opponent model set otherwise), mix:P (the race-only heuristic, random with probability P).
         --items: 飞行棋 道具模式; the levels and random play with their item logic, plain:BOT is
-        any bot without it (e.g. --seats master,plain:master --players 2).
+        any bot without it, named only with --items (e.g. --rules feixingqi --items --seats
+        master,plain:master --players 2).
         --json prints the tables (with --luck, --grades and --versus) as one JSON document
         for scripts: per lineup each bot's wins, winRate and ci95 [low, high] (rates as
         fractions; null where the deals give no spread to make one from), msPerDecision,

@@ -479,6 +479,31 @@ fn arena_help_names_every_knob_master_specs_can_set() {
 }
 
 #[test]
+fn the_plain_bot_example_of_arena_help_runs() {
+    // The help's example was `--seats master,plain:master --players 2`, which without --items
+    // stops at "unknown bot": the example now carries the flags it needs.
+    let out = bin().args(["help", "arena"]).output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let example = text
+        .split("(e.g. ")
+        .find(|s| s.contains("plain:master"))
+        .and_then(|s| s.split(')').next())
+        .expect("an example with plain:master");
+    let mut args = vec!["arena"];
+    args.extend(example.split(' '));
+    args.extend(["--games", "2", "--threads", "1"]);
+    let out = bin().args(&args).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn help_after_a_command_prints_help_instead_of_running_it() {
     // `bench playout --help` used to run the default one-million-game benchmark; and each
     // printed the whole text, not the command's part of it.
