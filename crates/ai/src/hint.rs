@@ -56,6 +56,9 @@ pub enum Reason {
     /// 飞行棋 team play: lands on the partner's plane, and the two stand as a stack against the
     /// enemies ("同队玩家的飞机，走在同一格时也可以迭机", RULES.md §9).
     JoinPartner,
+    /// 道具模式: a 雷暴 pushes the walk back 3 squares from its square (RULES.md §10.3): the plane
+    /// may end where it stood or behind it. Said instead of progress, which it may not be.
+    Storm,
 }
 
 impl Reason {
@@ -77,6 +80,7 @@ impl Reason {
             Reason::BounceCentre => "bounce_centre",
             Reason::BounceStack => "bounce_stack",
             Reason::JoinPartner => "join_partner",
+            Reason::Storm => "storm",
         }
     }
 
@@ -113,6 +117,7 @@ impl Reason {
             Reason::BounceStack => "被对手的迭子挡住，从迭子前弹回。",
             Reason::JoinPartner if ludo => "与队友的棋子站在同一格。",
             Reason::JoinPartner => "和队友的飞机组成迭子，互相保护。",
+            Reason::Storm => "遇上雷暴，被往回推。",
         }
     }
 
@@ -155,6 +160,7 @@ impl Reason {
             Reason::BounceStack => "An enemy stack blocks the way: it bounces back off it.",
             Reason::JoinPartner if ludo => "Shares a square with the partner's piece.",
             Reason::JoinPartner => "Joins the partner's plane to form a protective stack.",
+            Reason::Storm => "A storm blows it back.",
         }
     }
 }
@@ -694,6 +700,8 @@ struct Told {
     picked: Option<Item>,
     /// A 顺风 carried it further (道具模式).
     tailwind: bool,
+    /// A 雷暴 pushed it back (道具模式).
+    storm: bool,
     /// Its walk turned back, and why (飞行棋).
     bounced: Option<BounceCause>,
 }
@@ -723,6 +731,11 @@ impl EventSink for Told {
                 kind: Weather::Tailwind,
                 ..
             } if piece == self.piece => self.tailwind = true,
+            ItemEvent::WeatherStruck {
+                piece,
+                kind: Weather::Storm,
+                ..
+            } if piece == self.piece => self.storm = true,
             _ => {}
         }
     }
@@ -742,6 +755,7 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         shortcut: false,
         picked: None,
         tailwind: false,
+        storm: false,
         bounced: None,
     };
     let mut after = *pos;
@@ -790,6 +804,17 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         reasons.push(Reason::EscapeThreat);
     }
     let on_board = matches!(to, Progress::At(_));
+    // A walk that turned back (off a stack, past the centre, in a storm) says so before a jump
+    // or fly that followed: that shortcut may only bring the plane back to where it stood, or
+    // leave it behind (a bounce from p10 onto p6 jumps back to p10), which is not "further".
+    match told.bounced {
+        Some(BounceCause::Centre) => reasons.push(Reason::BounceCentre),
+        Some(BounceCause::Stack) => reasons.push(Reason::BounceStack),
+        None => {}
+    }
+    if told.storm {
+        reasons.push(Reason::Storm);
+    }
     if told.shortcut && on_board {
         reasons.push(Reason::JumpOrFly);
     }
@@ -825,11 +850,8 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
     if from == Progress::Hangar && to != Progress::Hangar {
         reasons.push(Reason::TakeOff);
     }
-    match told.bounced {
-        Some(BounceCause::Centre) => reasons.push(Reason::BounceCentre),
-        Some(BounceCause::Stack) => reasons.push(Reason::BounceStack),
-        None if reasons.is_empty() => reasons.push(Reason::Progress),
-        None => {}
+    if reasons.is_empty() {
+        reasons.push(Reason::Progress);
     }
     RankedOption {
         mv,
@@ -873,6 +895,45 @@ mod tests {
         );
     }
 
+    /// A walk that turned back is told before the jump after it, and a 雷暴's push is told: the
+    /// hint said "uses a jump to go further" of a plane that bounced off a stack onto its own
+    /// colour and jumped back to where it stood, and "steady progress" of a plane a storm blew
+    /// back behind where it stood (RULES.md §3.5, §10.3).
+    #[test]
+    fn a_walk_turned_back_is_no_progress_and_no_jump_further() {
+        use feixingqi_rules::{
+            geometry::fxq_abs, items::WeatherCell, notation::parse_setup, Die, NoEvents,
+        };
+        let rolled = |text: &str, items: bool, d: u8| {
+            let mut setup = parse_setup(text).expect("notation");
+            setup.rules.options.items = items;
+            let mut pos = Position::from_setup(&setup).expect("a position");
+            pos.roll_unchecked(Die::new(d).expect("a face"), &mut NoEvents);
+            pos
+        };
+        // red on p10, yellow's stack on red p11: a 6 walks 1, back 5 to p6 (red), jumps to p10
+        let pos = rolled("feixingqi turn=0 0:10,20,H,H 1:50,50,H,H", false, 6);
+        let o = describe(&pos, None, Move { piece: 0 });
+        assert_eq!(
+            (o.from, o.to),
+            (Progress::At(10), Progress::At(10)),
+            "{o:?}"
+        );
+        assert_eq!(o.reason, Reason::BounceStack, "{o:?}");
+        // red on p6, a storm on red p7: a 1 walks onto it and is pushed back to p4
+        let pos = rolled("feixingqi turn=0 0:6,20,H,H 1:H,H,H,H", true, 1);
+        let mut items = ItemState::default();
+        items.set_weather(Some(WeatherCell {
+            square: fxq_abs(0, 7),
+            kind: Weather::Storm,
+            until_round: 9,
+        }));
+        let o = describe(&pos, Some(&items), Move { piece: 0 });
+        assert_eq!((o.from, o.to), (Progress::At(6), Progress::At(4)), "{o:?}");
+        assert_eq!(o.reasons, [Reason::Storm], "{o:?}");
+        assert_eq!(Reason::Storm.code(), "storm");
+    }
+
     /// Every reason, in each game's words: a Ludo sentence names no plane, 停机坪 or takeoff, a
     /// 飞行棋 one no yard (the UI speaks each board's own words).
     #[test]
@@ -891,6 +952,7 @@ mod tests {
             Reason::BounceCentre,
             Reason::BounceStack,
             Reason::JoinPartner,
+            Reason::Storm,
         ];
         all.extend(Item::ALL.map(Reason::PickUp));
         for r in all {
