@@ -26,6 +26,9 @@ pub enum Reason {
     /// 飞行棋: lands on an enemy stack, and it and the moving plane go home (同归于尽, RULES.md
     /// §3.4.1): a capture that costs the plane too, said as such.
     Collision,
+    /// 道具模式: lands on an enemy stack with a 护盾 in it: the moving plane and the stack's
+    /// unshielded planes go home, the shielded ones stay (RULES.md §15.14).
+    CollisionShielded,
     /// Brings a piece to the centre.
     Finish,
     /// Moves a piece out of reach of an enemy that threatened it.
@@ -68,6 +71,7 @@ impl Reason {
         match self {
             Reason::Capture => "capture",
             Reason::Collision => "collision",
+            Reason::CollisionShielded => "collision_shielded",
             Reason::Finish => "finish",
             Reason::EscapeThreat => "escape_threat",
             Reason::JumpOrFly => "jump_or_fly",
@@ -92,7 +96,12 @@ impl Reason {
             Reason::Capture if ludo => "吃掉对手的棋子，把它送回营区。",
             Reason::Capture => "把对手的飞机撞回停机坪。",
             Reason::Collision if ludo => "吃掉对手的棋子，把它送回营区。",
+            // (道具模式 is 飞行棋's only; said in Ludo's words all the same)
+            Reason::CollisionShielded if ludo => "吃掉对手的棋子，把它送回营区。",
             Reason::Collision => "撞上对手的迭子同归于尽：它们和这架飞机都回停机坪。",
+            Reason::CollisionShielded => {
+                "撞上有护盾的迭子：这架飞机和迭子里没有护盾的飞机回停机坪，有护盾的留下。"
+            }
             Reason::Finish if ludo => "让一枚棋子到达终点。",
             Reason::Finish => "让一架飞机到达终点。",
             Reason::EscapeThreat => "躲开身后对手的威胁。",
@@ -133,8 +142,15 @@ impl Reason {
             Reason::Collision if ludo => {
                 "Captures an opponent's piece and sends it back to its yard."
             }
+            Reason::CollisionShielded if ludo => {
+                "Captures an opponent's piece and sends it back to its yard."
+            }
             Reason::Collision => {
                 "Crashes into an enemy stack: they and this plane all go back to their hangars."
+            }
+            Reason::CollisionShielded => {
+                "Crashes into a shielded stack: this plane and the stack's unshielded planes go \
+                 home, the shielded ones stay."
             }
             Reason::Finish if ludo => "Brings a piece to the centre.",
             Reason::Finish => "Brings a plane to the centre.",
@@ -698,6 +714,8 @@ struct Told {
     shortcut: bool,
     /// It picked up this item (道具模式).
     picked: Option<Item>,
+    /// The loop square where it landed on an enemy stack (飞行棋 §3.4.1).
+    collided: Option<u8>,
     /// A 顺风 carried it further (道具模式).
     tailwind: bool,
     /// A 雷暴 pushed it back (道具模式).
@@ -717,6 +735,7 @@ impl EventSink for Told {
             Event::Bounce { piece, cause, .. } if piece == self.piece => {
                 self.bounced = Some(cause);
             }
+            Event::Collision { piece, at } if piece == self.piece => self.collided = Some(at),
             _ => {}
         }
     }
@@ -754,6 +773,7 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         },
         shortcut: false,
         picked: None,
+        collided: None,
         tailwind: false,
         storm: false,
         bounced: None,
@@ -775,14 +795,20 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
             .map(|s| p.pieces(s).filter(|x| *x == Progress::Hangar).count() as u32)
             .sum()
     };
-    if home(after) > home(pos) {
-        // a plane that went home with them met a stack (RULES.md §3.4.1): not a plain capture
-        let lost = to == Progress::Hangar && from != Progress::Hangar;
-        reasons.push(if lost {
-            Reason::Collision
+    // a plane that went home met a stack (RULES.md §3.4.1): not a plain capture; where a 护盾
+    // kept some of that stack on its square (§15.14), not "they all go home" either
+    let lost = to == Progress::Hangar && from != Progress::Hangar;
+    if lost {
+        let held = told
+            .collided
+            .is_some_and(|a| after.pieces_on(a).any(|r| pos.enemies(me, r.seat)));
+        reasons.push(if held {
+            Reason::CollisionShielded
         } else {
-            Reason::Capture
+            Reason::Collision
         });
+    } else if home(after) > home(pos) {
+        reasons.push(Reason::Capture);
     }
     if to.is_finished() {
         reasons.push(Reason::Finish);
@@ -895,6 +921,31 @@ mod tests {
         );
     }
 
+    /// Onto an enemy stack with a 护盾 in it the shielded planes stay (RULES.md §15.14): the
+    /// hint said "they and this plane all go home" of it, and "steady progress" of a plane lost
+    /// on a stack whose planes were all shielded.
+    #[test]
+    fn a_collision_with_a_shielded_stack_says_who_stays() {
+        use feixingqi_rules::{notation::parse_setup, Die, NoEvents};
+        // red on p30 rolls 3 onto p33, where two yellow planes (yellow's p20) stand
+        let mut setup = parse_setup("feixingqi turn=0 0:30,H,H,H 1:20,20,H,H").expect("notation");
+        setup.rules.options.items = true;
+        let mut pos = Position::from_setup(&setup).expect("a position");
+        pos.roll_unchecked(Die::new(3).expect("a face"), &mut NoEvents);
+        let reason = |shielded: &[u8]| {
+            let mut items = ItemState::default();
+            for &i in shielded {
+                items.set_shield(Seat::S1, i);
+            }
+            let o = describe(&pos, Some(&items), Move { piece: 0 });
+            assert_eq!(o.to, Progress::Hangar, "{o:?}");
+            o.reason
+        };
+        assert_eq!(reason(&[]), Reason::Collision);
+        assert_eq!(reason(&[0]), Reason::CollisionShielded);
+        assert_eq!(reason(&[0, 1]), Reason::CollisionShielded);
+    }
+
     /// A walk that turned back is told before the jump after it, and a 雷暴's push is told: the
     /// hint said "uses a jump to go further" of a plane that bounced off a stack onto its own
     /// colour and jumped back to where it stood, and "steady progress" of a plane a storm blew
@@ -941,6 +992,7 @@ mod tests {
         let mut all = vec![
             Reason::Capture,
             Reason::Collision,
+            Reason::CollisionShielded,
             Reason::Finish,
             Reason::EscapeThreat,
             Reason::JumpOrFly,
