@@ -607,9 +607,10 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
  * die or wait), for a log rebuilt from past events.
  * @param {any} e @param {string} rules @param {string[]} said
  * `loud`: the lines as a computer's ply is told, shorter (a skip without its reason).
- * @param {{log?: LogLine, quiet?: boolean, loud?: string[]}} [how]
+ * `held`: a 护盾 held in this event's stack collision (the shielded planes stay, RULES.md §15.14).
+ * @param {{log?: LogLine, quiet?: boolean, loud?: string[], held?: boolean}} [how]
  */
-function describeEvent(e, rules, said, { log = logLine, quiet = false, loud } = {}) {
+function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, held = false } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
@@ -639,7 +640,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud } = 
       if (e.victimSeat === e.seat) return null; // the collision line says it
       text = t(ludo ? 'capturedLudo' : 'captured', { by: nm(e.seat), victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
       imp = true; shout(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
-    case 'collision': fx.capture(); text = t('collision'); imp = true; shout(t('collision')); break;
+    // "all go home" is not so where a shield held: the shielded planes stay (RULES.md §15.14)
+    case 'collision': fx.capture(); text = t(held ? 'collisionShielded' : 'collision'); imp = true; shout(text); break;
     case 'finished': fx.finish(); text = t('finishedPiece', { name: nm(e.seat), unit: unitOf(rules), piece: pc(e.piece) }); imp = true; break;
     case 'seatFinished': fx.win(); text = t(e.place == null ? 'seatFinishedPartner' : 'seatFinished', { name: nm(e.seat), unit: unitOf(rules), place: e.place }); imp = true; shout(text, 1500); break;
     case 'penalty': fx.capture(); text = t('penalty', { name: nm(e.seat) }); imp = true; shout(text, 1500); break;
@@ -721,6 +723,9 @@ function narrator(f, rules, said, how = {}) {
   const told = { ...how, log: paint };
   if (f.cause === 'timeout') tell(timeoutText(rules, f.events || []), true);
   let afterRoll = false;
+  // the engine tells the shields that held in a stack collision right after the collision
+  const evs = f.events || [];
+  const heldAfter = (/** @type {any} */ e) => { const i = evs.indexOf(e); return i >= 0 && evs[i + 1]?.kind === 'shieldHeld'; };
   return (e) => {
     if (e.kind === 'turnPassed') who = e.to; else if (typeof e.seat === 'number') who = e.seat;
     if (['step', 'jump', 'fly', 'takeOff'].includes(e.kind)) {
@@ -728,7 +733,7 @@ function narrator(f, rules, said, how = {}) {
       if (afterRoll) tell(t('autoMove', { name: seatName(rules, e.seat) }));
       afterRoll = false;
     } else afterRoll = e.kind === 'rolled';
-    return describeEvent(e, rules, said, told);
+    return describeEvent(e, rules, said, e.kind === 'collision' && heldAfter(e) ? { ...told, held: true } : told);
   };
 }
 
