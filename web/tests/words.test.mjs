@@ -17,6 +17,11 @@ test('a storm push stops at the takeoff point (RULES.md §15.18: clamped at p0)'
   assert.match(ALL.en.evStruck_storm, /takeoff point/);
 });
 
+test('the booster doubles the walk of a plane already out, not a takeoff (RULES.md §15.17)', () => {
+  assert.match(ALL.zh.itemBoosterOn, /已起飞的飞机/);
+  assert.match(ALL.en.itemBoosterOn, /already out/);
+});
+
 test('a stack collision where a shield held does not say that all go home (RULES.md §15.14)', () => {
   assert.match(ALL.zh.collisionShielded, /护盾/);
   assert.match(ALL.en.collisionShielded, /shield/);

@@ -637,7 +637,7 @@ impl ItemHint {
     pub fn zh(&self) -> String {
         let what = match self.item_use {
             ItemUse::SixDie => "用 6数骰，这一掷必是 6".to_string(),
-            ItemUse::Booster => "用动力装置，这一步走双倍步数".to_string(),
+            ItemUse::Booster => "用动力装置，这一掷走已起飞的飞机时步数加倍".to_string(),
             ItemUse::RemoteDie(d) => format!("用遥控骰子，定为 {} 点", d.get()),
             ItemUse::Shield { piece } => format!("给 {} 号飞机加护盾，挡住对手的撞击", piece + 1),
             ItemUse::Missile { seat, piece } => {
@@ -653,7 +653,9 @@ impl ItemHint {
     pub fn en(&self) -> String {
         let what = match self.item_use {
             ItemUse::SixDie => "Use the six die: this roll is a 6".to_string(),
-            ItemUse::Booster => "Use the booster: this move walks double".to_string(),
+            ItemUse::Booster => {
+                "Use the booster: a plane already out walks double this roll".to_string()
+            }
             ItemUse::RemoteDie(d) => format!("Use the remote die and set it to {}", d.get()),
             ItemUse::Shield { piece } => {
                 format!("Shield plane {} against captures", piece + 1)
@@ -792,7 +794,9 @@ mod tests {
     }
 
     /// The advice follows the hint's own 道具： label, so it reads as one clause with a comma (two
-    /// full-width colons in a row read badly); the booster doubles the move, not the roll.
+    /// full-width colons in a row read badly); the booster doubles the walk of a plane already
+    /// out, not the roll, and not a takeoff (RULES.md §15.17: the hint said 'this move walks
+    /// double', and with a 6 the move may be a takeoff).
     #[test]
     fn the_die_advice_is_one_clause_after_the_label() {
         let six = ItemHint {
@@ -806,7 +810,12 @@ mod tests {
         };
         assert_eq!(
             booster.zh(),
-            "用动力装置，这一步走双倍步数（胜率约 +3.5%）。"
+            "用动力装置，这一掷走已起飞的飞机时步数加倍（胜率约 +3.5%）。"
+        );
+        assert_eq!(
+            booster.en(),
+            "Use the booster: a plane already out walks double this roll (about +3.5 points of \
+             win chance)."
         );
     }
 
