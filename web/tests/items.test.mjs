@@ -121,3 +121,33 @@ test('item mode: icons, weather, shields, event animations and the item bar', as
     await b.close();
   }
 });
+
+test('the log of a stack collision says the shielded planes stay where a shield held (RULES.md §15.14)', async () => {
+  const b = await launch();
+  try {
+    const page = await b.page();
+    await open(page);
+    await page.waitForSelector('#setup-form');
+    const told = await page.evaluate(() => {
+      const w = /** @type {any} */ (window).__fxq;
+      const tell = (/** @type {any[]} */ events) => {
+        /** @type {string[]} */ const out = [];
+        w.logFrames([{ events }], 'feixingqi', { log: (/** @type {string} */ text) => out.push(text) });
+        return out;
+      };
+      // red lands on yellow's stack on a31: with yellow 1 shielded, only it stays
+      const hit = { kind: 'collision', seat: 0, piece: 0, square: 31 };
+      const home = (s, k) => ({ kind: 'captured', seat: 0, piece: 0, victimSeat: s, victimPiece: k, square: 31, crossing: false });
+      return {
+        held: tell([hit, { kind: 'shieldHeld', seat: 1, piece: 0 }, home(0, 0), home(1, 1)]),
+        plain: tell([hit, home(0, 0), home(1, 0), home(1, 1)]),
+      };
+    });
+    assert.ok(told.held.some((l) => /有护盾的飞机留下/.test(l)), told.held.join(' | '));
+    assert.ok(!told.held.some((l) => /同归于尽/.test(l)), told.held.join(' | '));
+    assert.ok(told.plain.some((l) => /同归于尽/.test(l)), told.plain.join(' | '));
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
