@@ -22,6 +22,11 @@ test('the booster doubles the walk of a plane already out, not a takeoff (RULES.
   assert.match(ALL.en.itemBoosterOn, /already out/);
 });
 
+test('a missile targets an enemy plane on the loop only (RULES.md §15.15)', () => {
+  assert.match(ALL.zh.itemTargetMissile, /外圈/);
+  assert.match(ALL.en.itemTargetMissile, /on the loop/);
+});
+
 test('a stack collision where a shield held does not say that all go home (RULES.md §15.14)', () => {
   assert.match(ALL.zh.collisionShielded, /护盾/);
   assert.match(ALL.en.collisionShielded, /shield/);
