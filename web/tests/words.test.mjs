@@ -27,6 +27,11 @@ test('a missile targets an enemy plane on the loop only (RULES.md §15.15)', () 
   assert.match(ALL.en.itemTargetMissile, /on the loop/);
 });
 
+test('one timeout plays one step; only the second in a row puts the seat into 托管 (online.rs)', () => {
+  assert.doesNotMatch(ALL.zh.timeLeftWarn, /托管/);
+  assert.doesNotMatch(ALL.en.timeLeftWarn, /auto-play/);
+});
+
 test('a stack collision where a shield held does not say that all go home (RULES.md §15.14)', () => {
   assert.match(ALL.zh.collisionShielded, /护盾/);
   assert.match(ALL.en.collisionShielded, /shield/);
