@@ -31,7 +31,10 @@ use crate::{
 /// most [`MAX_FRAME`] and states a few KiB; the buffers grow when a frame needs it.
 const WS_BUFFER: usize = 4 * 1024;
 
-/// A connection that keeps flooding after this many dropped messages is closed.
+/// A connection that keeps flooding after this many dropped messages is closed. They are
+/// counted from the last time its budget was full again: a client that goes over the rate in
+/// bursts and pauses between them (computers stepping at the fastest speed) is not flooding,
+/// and counted over its whole life it was cut after some ten games.
 const MAX_DROPPED: u32 = 200;
 
 /// Whether the `Origin` of an upgrade request names the host the request was sent to (pages of
@@ -117,6 +120,7 @@ struct Conn {
     tokens: f64,
     limit: crate::RateLimit,
     refilled: Instant,
+    /// Messages dropped since the budget was last full (see [`MAX_DROPPED`]).
     dropped: u32,
     /// Frames handled so far: with `id`, the request id of the logs.
     requests: u64,
@@ -305,7 +309,12 @@ impl Conn {
         let now = Instant::now();
         let dt = now.duration_since(self.refilled).as_secs_f64();
         self.refilled = now;
-        self.tokens = (self.tokens + dt * self.limit.per_sec).min(self.limit.burst);
+        let refilled = self.tokens + dt * self.limit.per_sec;
+        if refilled >= self.limit.burst {
+            // quiet long enough for the whole burst: what it dropped before was no flood
+            self.dropped = 0;
+        }
+        self.tokens = refilled.min(self.limit.burst);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true

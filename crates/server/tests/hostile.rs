@@ -10,7 +10,7 @@
 mod common;
 
 use common::{temp_dir, Client, Server};
-use feixingqi_server::{Config, MAX_FRAME};
+use feixingqi_server::{Config, RateLimit, MAX_FRAME};
 use serde_json::{json, Value};
 
 /// What of a state must not move when a message is refused.
@@ -799,6 +799,45 @@ async fn a_flood_is_refused_then_cut_and_the_server_stays_up() {
     assert_eq!(d.ask(json!({"type": "ping"})).await["type"], "pong");
     assert_eq!(server.get("/healthz").await.0, 200);
     assert!(server.state.metrics().errors("rate_limited") >= 150);
+}
+
+/// A long session whose bursts go over the rate now and then (computers stepping at the fastest
+/// speed do) is refused in each burst but never cut: its refusals count as flooding only until
+/// its budget is full again. They added up over the connection's life, and a player's tab was
+/// closed for flooding after some ten games.
+#[tokio::test]
+async fn bursts_with_pauses_between_are_refused_but_never_cut() {
+    let dir = temp_dir("hostile-bursts");
+    let mut config = Config::new(&dir);
+    // a budget of 10 that is full again after 50 ms: the test's pauses are 150 ms
+    config.rate_limit = RateLimit {
+        per_sec: 200.0,
+        burst: 10.0,
+    };
+    let server = Server::start_with(config).await;
+    let mut c = server.client().await;
+    let mut limited = 0;
+    for round in 0..25 {
+        for _ in 0..40 {
+            c.send_text(json!({"type": "ping"}).to_string()).await;
+        }
+        for _ in 0..40 {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(10), c.recv_any()).await;
+            match next {
+                Ok(Some(v)) if v["code"] == "rate_limited" => limited += 1,
+                Ok(Some(v)) => assert_eq!(v["type"], "pong", "round {round}: {v}"),
+                Ok(None) | Err(_) => {
+                    panic!("round {round}: the connection was cut ({limited} refused)")
+                }
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    }
+    assert!(
+        limited > 300,
+        "{limited} refusals: the bursts went over the rate"
+    );
+    assert_eq!(c.ask(json!({"type": "ping"})).await["type"], "pong");
 }
 
 #[tokio::test]
