@@ -1,7 +1,7 @@
 // The end screen: ranking, scores, a 1–6 histogram per seat (SVG) with its luck index, χ²
 // p-value and dice luck in win-% points, the post-game move grades of the human seats, and a link to verify the dice.
 
-import { t, seatName, whereText, pieceName } from './i18n.js';
+import { t, seatName, whereText, pieceName, getLang } from './i18n.js';
 import { esc } from './html.js';
 import { COLOURS, TEXT_COLOURS } from './board.js';
 import { formatP } from './verify.js';
@@ -58,12 +58,13 @@ export function renderEnd(host, st, h) {
   const info = (seat) => st.seats.find((s) => s.seat === seat);
   const team = !!st.options?.team;
   const ctl = (s) => !s ? '' : h.nameOf ? h.nameOf(s.seat) ?? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
+  const mineSeats = h.mine || [];
   const rows = ranking.map((seat, i) => {
     const s = info(seat);
     const sc = scoreOf(seat);
     // In team play (RULES.md §9) each row names the seat's partner.
     const partner = team ? ` <span class="partner">${esc(t('teamOf'))} ${esc(seatName(rules, (seat + 2) % 4))}</span>` : '';
-    return `<tr><td>${t('place', { n: i + 1 })}</td><td style="color:${TEXT_COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}${partner}</td>
+    return `<tr${mineSeats.includes(seat) ? ' class="me"' : ''}><td><span class="pl pl${i + 1}">${t('place', { n: i + 1 })}</span></td><td style="color:${TEXT_COLOURS[rules][seat]};font-weight:800">${esc(seatName(rules, seat))}${partner}</td>
       <td>${esc(ctl(s))}</td><td>${s ? `${s.finishedPieces}/${st.options?.pieces ?? 4}` : ''}</td>${scores ? `<td>${sc > 0 ? '+' : ''}${sc ?? ''}</td>` : ''}</tr>`;
   }).join('');
   const luck = over.luck || st.stats || [];
@@ -89,18 +90,22 @@ export function renderEnd(host, st, h) {
     const quick = an.quick > 0 ? `<p class="muted quick-graded">${esc(t('quickGraded', { n: an.quick }))}</p>` : '';
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t(an.seats.some((s) => s.decisions > 0) ? 'noGrades' : 'noDecisions')}</p>`}${quick}</section>`;
   }
-  // the person looking at it first (the title names the winner): where they came, when they
-  // played one seat
-  const mine = (h.mine || []).filter((seat) => ranking.includes(seat));
-  const you = mine.length === 1 ? `<p class="you-place"><strong>${esc(t('yourPlace', { place: t('place', { n: ranking.indexOf(mine[0]) + 1 }) }))}</strong></p>` : '';
+  const hero = heroHtml(st, h, ranking, team);
+  // the first screen is the result and what to do next; the figures follow, folded under 详细统计
+  // (open where there is room for them: on a phone they were a long scroll before any button)
+  const wasOpen = /** @type {HTMLDetailsElement|null} */ (host.querySelector('#end-details'))?.open;
+  const open = wasOpen ?? (typeof matchMedia === 'function' && matchMedia('(min-width: 700px) and (min-height: 600px)').matches);
+  const focused = host.contains(document.activeElement) ? document.activeElement?.id : '';
+  // the primary button is the natural next step: 继续观看 while the computers' race is still to
+  // be shown (every human done, result already known), else 再来一局
+  const again = h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary" autofocus'}>${t('again')}</button>` : '';
+  const watchBtn = h.fastForward ? `<button type="button" class="primary" id="end-watch" autofocus>${t('watch')}</button>` : '';
   host.innerHTML = `
-    <h2 id="end-title">${esc(endTitle(st))}</h2>
-    ${h.fastForward ? `<p class="muted">${t('watchNote')}</p>` : ''}
-    ${you}
+    ${hero}
+    ${h.fastForward ? `<p class="muted watch-note">${t('watchNote')}</p>` : ''}
     <table class="rank"><thead><tr><th>${t('ranking')}</th><th>${t('seat')}</th><th><span class="sr-only">${t('playedBy')}</span></th><th>${t('finishedAll')}</th>${scores ? `<th>${t('score')}</th>` : ''}</tr></thead><tbody>${rows}</tbody></table>
-    <div class="controls">
-      ${h.fastForward ? `<button type="button" class="primary" id="end-watch">${t('watch')}</button>` : ''}
-      ${h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary"'}>${t('again')}</button>` : ''}
+    <div class="controls end-actions">
+      ${watchBtn}${again}
       ${h.onLeave ? `<button type="button" id="end-leave">${t('leaveRoom')}</button>` : ''}
       <button type="button" id="end-replay">${t('replay')}</button>
       <button type="button" id="end-download">${t('download')}</button>
@@ -108,8 +113,13 @@ export function renderEnd(host, st, h) {
       <button type="button" id="end-close">${t('close')}</button>
     </div>
     ${h.extra || ''}
-    <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
-    ${grades}`;
+    <details class="end-details" id="end-details"${open ? ' open' : ''}>
+      <summary><strong>${t('endDetails')}</strong> <span class="muted">${t(grades ? 'endDetailsWhat' : 'endDetailsWhatNoGrades')}</span></summary>
+      <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
+      ${grades}
+    </details>`;
+  // the dialog is named by the headline (your place) and then the winner
+  host.closest('dialog')?.setAttribute('aria-labelledby', host.querySelector('#end-you') ? 'end-you end-title' : 'end-title');
   host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);
   if (h.onAgain) host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
   if (h.onLeave) host.querySelector('#end-leave')?.addEventListener('click', h.onLeave);
@@ -117,6 +127,66 @@ export function renderEnd(host, st, h) {
   host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
   host.querySelector('#end-close')?.addEventListener('click', h.onClose);
   host.querySelectorAll('button.review').forEach((b) => b.addEventListener('click', () => h.onReview?.(shown[Number(/** @type {HTMLElement} */ (b).dataset.i)])));
+  // drawn again while open (another language): focus stays on the same control, not the page
+  if (focused) /** @type {HTMLElement|null} */ (host.querySelector('#' + CSS.escape(focused)))?.focus();
+}
+
+/** 1st, 2nd, 3rd, 4th (English); the number itself elsewhere (第 2 名 says it). */
+function ordinal(n) {
+  if (getLang() !== 'en') return String(n);
+  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  return `${n}${s}`;
+}
+
+/** A medal (SVG: emoji may be boxes without fonts): gold, silver, bronze, then plain, with the place on it. */
+function medalSvg(place, ribbon) {
+  const face = ['#f2b705', '#b9c3cc', '#cd7f32'][place - 1] ?? '#d9d2c3';
+  const edge = ['#b98a00', '#7f8b96', '#8f5420'][place - 1] ?? '#a39a88';
+  return `<svg class="medal" viewBox="0 0 64 80" aria-hidden="true" focusable="false">
+    <path d="M18 2h12l6 26h-12z" fill="${ribbon}"/><path d="M46 2H34l-6 26h12z" fill="${ribbon}" opacity=".75"/>
+    <circle cx="32" cy="50" r="24" fill="${face}" stroke="${edge}" stroke-width="3"/>
+    <circle cx="32" cy="50" r="17" fill="none" stroke="#fff" stroke-opacity=".55" stroke-width="2"/>
+    <text x="32" y="58" font-size="24" font-weight="800" text-anchor="middle" fill="#fff" stroke="${edge}" stroke-width="1" paint-order="stroke">${place}</text>
+  </svg>`;
+}
+
+/**
+ * The top of the end screen: a medal and the result of the person looking, big (你获得第 2 名;
+ * in team play the team's result), under a small line naming the winner (#end-title). With no
+ * one seat to speak to (a spectator, several people on one screen) the winner is the headline.
+ */
+function heroHtml(st, h, ranking, team) {
+  const rules = st.rules;
+  const first = ranking[0] ?? 0;
+  const mine = (h.mine || []).filter((seat) => ranking.includes(seat));
+  const placeOf = (seat) => ranking.indexOf(seat) + 1;
+  const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : seatName(rules, seat); };
+  let head, sub = '', medal, win = false, title = endTitle(st);
+  if (mine.length === 1) {
+    const place = placeOf(mine[0]);
+    if (team) {
+      win = mine[0] === first || (mine[0] + 2) % 4 === first;
+      head = t(win ? 'endTeamWon' : 'endTeamLost');
+      sub = t('yourPlace', { place: t('place', { n: place }) });
+      medal = medalSvg(win ? 1 : place, COLOURS[rules][mine[0]]);
+    } else {
+      win = place === 1;
+      head = win ? t('endYouWon') : t('endYouPlace', { n: place, ord: ordinal(place) });
+      medal = medalSvg(place, COLOURS[rules][mine[0]]);
+    }
+  } else {
+    // nobody in particular: the winner, big; the people on this screen's places under it
+    head = team ? t('teamWins', { a: named(first), b: named((first + 2) % 4) }) : t('endWins', { name: named(first) });
+    title = t('gameOver');
+    win = mine.includes(first) || (team && mine.includes((first + 2) % 4));
+    if (mine.length > 1) sub = t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${seatName(rules, s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
+    medal = medalSvg(1, COLOURS[rules][first]);
+  }
+  const confetti = win ? `<div class="confetti" aria-hidden="true">${Array.from({ length: 18 }, (_, i) => `<i style="--i:${i};background:${COLOURS[rules][i % 4]}"></i>`).join('')}</div>` : '';
+  return `<div class="end-hero${win ? ' win' : ''}">${confetti}${medal}
+    <h2><span id="end-title" class="kicker">${esc(title)}</span>
+    <span class="${mine.length === 1 ? 'you-place ' : ''}headline" id="end-you">${esc(head)}</span></h2>
+    ${sub ? `<p class="hero-sub">${esc(sub)}</p>` : ''}</div>`;
 }
 
 /** The fields of a graded decision (docs/PROTOCOL.md §3 `over.analysis`) that both its line and its review note name. */
