@@ -66,7 +66,7 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         // the player's own place first, and 再来一局 in sight without scrolling (it came after the
         // histograms and the grades, below the fold on a phone)
         const mine = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.ranking.indexOf(0) + 1);
-        assert.equal(await page.locator('#end .you-place').innerText(), `你：第 ${mine} 名`);
+        assert.equal(await page.locator('#end .you-place').innerText(), mine === 1 ? '你赢了！' : `你获得第 ${mine} 名`);
         const again = await page.locator('#end-again').boundingBox();
         assert.ok(again && again.y + again.height <= vp.height, `再来一局 at ${again?.y}`);
         assert.equal(await page.locator('#end .hist .luck .p').count(), 4, 'a χ² p-value per seat');
