@@ -162,30 +162,32 @@ function heroHtml(st, h, ranking, team) {
   const placeOf = (seat) => ranking.indexOf(seat) + 1;
   const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : seatName(rules, seat); };
   let head, sub = '', medal, win = false, title = endTitle(st);
-  if (mine.length === 1) {
+  const personal = mine.length === 1 || (team && mine.length > 0 && mine.every((s) => s % 2 === mine[0] % 2));
+  const here = () => t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${seatName(rules, s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
+  if (team && mine.length && mine.every((s) => s % 2 === mine[0] % 2)) {
+    // team play (RULES.md §9), one side's people on this screen (one, or both partners): the team's result
+    win = first % 2 === mine[0] % 2;
+    head = t(win ? 'endTeamWon' : 'endTeamLost');
+    sub = mine.length === 1 ? t('yourPlace', { place: t('place', { n: placeOf(mine[0]) }) }) : here();
+    medal = medalSvg(win ? 1 : Math.min(...mine.map(placeOf)), COLOURS[rules][mine[0]]);
+  } else if (mine.length === 1) {
     const place = placeOf(mine[0]);
-    if (team) {
-      win = mine[0] === first || (mine[0] + 2) % 4 === first;
-      head = t(win ? 'endTeamWon' : 'endTeamLost');
-      sub = t('yourPlace', { place: t('place', { n: place }) });
-      medal = medalSvg(win ? 1 : place, COLOURS[rules][mine[0]]);
-    } else {
-      win = place === 1;
-      head = win ? t('endYouWon') : t('endYouPlace', { n: place, ord: ordinal(place) });
-      medal = medalSvg(place, COLOURS[rules][mine[0]]);
-    }
+    win = place === 1;
+    head = win ? t('endYouWon') : t('endYouPlace', { n: place, ord: ordinal(place) });
+    medal = medalSvg(place, COLOURS[rules][mine[0]]);
   } else {
-    // nobody in particular: the winner, big; the people on this screen's places under it
+    // nobody in particular (a spectator, people on both sides or several on one screen): the
+    // winner, big; the places of the people on this screen under it
     head = team ? t('teamWins', { a: named(first), b: named((first + 2) % 4) }) : t('endWins', { name: named(first) });
     title = t('gameOver');
     win = mine.includes(first) || (team && mine.includes((first + 2) % 4));
-    if (mine.length > 1) sub = t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${seatName(rules, s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
+    if (mine.length > 1) sub = here();
     medal = medalSvg(1, COLOURS[rules][first]);
   }
   const confetti = win ? `<div class="confetti" aria-hidden="true">${Array.from({ length: 18 }, (_, i) => `<i style="--i:${i};background:${COLOURS[rules][i % 4]}"></i>`).join('')}</div>` : '';
   return `<div class="end-hero${win ? ' win' : ''}">${confetti}${medal}
     <h2><span id="end-title" class="kicker">${esc(title)}</span>
-    <span class="${mine.length === 1 ? 'you-place ' : ''}headline" id="end-you">${esc(head)}</span></h2>
+    <span class="${personal ? 'you-place ' : ''}headline" id="end-you">${esc(head)}</span></h2>
     ${sub ? `<p class="hero-sub">${esc(sub)}</p>` : ''}</div>`;
 }
 

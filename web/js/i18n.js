@@ -139,7 +139,7 @@ const S = {
     // end screen's headline and details (end.js)
     endYouWon: '你赢了！',
     endYouPlace: '你获得第 {n} 名',
-    endTeamWon: '你的队伍获胜！',
+    endTeamWon: '你方获胜！',
     endTeamLost: '对方队伍获胜',
     endWins: '{name}获胜！',
     endPlayersHere: '同屏玩家：{list}',
