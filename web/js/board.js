@@ -110,6 +110,10 @@ function shapePath(seat, r) {
     default: { const d = r * 1.2; return `M0,${-d}L${d},0L0,${d}L${-d},0Z`; }
   }
 }
+/** A plane seen from above, nose at +x, about 2 units long and wide. */
+const PLANE_PATH = 'M1,0L0.3,-0.12L-0.1,-0.85H-0.28L-0.08,-0.12H-0.6L-0.8,-0.35H-0.95L-0.85,0L-0.95,0.35H-0.8L-0.6,0.12H-0.08L-0.28,0.85H-0.1L0.3,0.12Z';
+/** A piece's plane: stouter than the board's marks, so that it reads at phone size; nose at +x, ±1. */
+const PIECE_PLANE = 'M1,0C1,-0.17 0.85,-0.26 0.6,-0.27L0.3,-0.27L-0.2,-0.98H-0.48L-0.3,-0.27L-0.62,-0.24L-0.82,-0.58H-1L-0.92,-0.16V0.16L-1,0.58H-0.82L-0.62,0.24L-0.3,0.27L-0.48,0.98H-0.2L0.3,0.27H0.6C0.85,0.26 1,0.17 1,0Z';
 export const SHAPE_NAMES = { zh: ['圆', '方', '三角', '菱形'], en: ['circle', 'square', 'triangle', 'diamond'] };
 
 // ---- item mode glyphs (RULES.md §10.3): each draws into a group centred on (0,0), radius ≈ 0.3
@@ -343,7 +347,7 @@ export function createBoard(host, geo, opts = {}) {
   }
   function planeGlyph(x, y, s, rot, parent, fill = '#fff') {
     const g = el('g', { transform: `translate(${x} ${y}) rotate(${rot}) scale(${s})`, class: 'plane-glyph' }, parent);
-    el('path', { d: 'M1,0L0.3,-0.12L-0.1,-0.85H-0.28L-0.08,-0.12H-0.6L-0.8,-0.35H-0.95L-0.85,0L-0.95,0.35H-0.8L-0.6,0.12H-0.08L-0.28,0.85H-0.1L0.3,0.12Z', fill }, g);
+    el('path', { d: PLANE_PATH, fill }, g);
   }
 
   /** Centre of parking spot k of a seat's base. */
@@ -372,31 +376,43 @@ export function createBoard(host, geo, opts = {}) {
   }
 
   // ---- pieces
-  /** @type {{seat:number, piece:number, p:number, g:SVGGElement, inner:SVGGElement, x:number, y:number, badge:SVGGElement}[]} */
+  /** @type {{seat:number, piece:number, p:number, g:SVGGElement, inner:SVGGElement, x:number, y:number, order:number, badge:SVGGElement, plane:SVGGElement|null}[]} */
   let pieces = [];
   let seatsInPlay = [0, 1, 2, 3];
   const PR = fxq ? 0.36 : 0.36;
 
   function makePiece(s, k) {
     // a button a screen reader hears as unavailable until it can move (or be aimed at)
-    const g = /** @type {SVGGElement} */ (el('g', { class: 'piece', 'data-seat': s, 'data-piece': k + 1, role: 'button', 'aria-disabled': 'true' }, gPieces));
+    const g = /** @type {SVGGElement} */ (el('g', { class: 'piece', 'data-seat': s, 'data-piece': k + 1, role: 'button', 'aria-disabled': 'true', style: `--c:${col[s]}` }, gPieces));
     const inner = /** @type {SVGGElement} */ (el('g', { class: 'piece-inner' }, g));
-    el('path', { d: shapePath(s, PR + 0.06), class: 'halo' }, inner);
     el('ellipse', { cx: 0.04, cy: 0.1, rx: PR * 0.95, ry: PR * 0.55, class: 'shadow' }, inner);
-    el('path', { d: shapePath(s, PR), fill: col[s], class: 'body' }, inner);
-    el('text', { x: 0, y: 0.15, class: 'num' }, inner).textContent = String(k + 1);
+    // the ring of a piece that may move: the seat's colour between two dark edges (`halo-edge`),
+    // so that it shows on a square of any colour, the own seat's included
+    el('path', { d: shapePath(s, PR + 0.1), class: 'halo-edge' }, inner);
+    el('path', { d: shapePath(s, PR + 0.1), class: 'halo' }, inner);
+    // what hops while the piece may move (the shadow and the ring stay on the square)
+    const hop = el('g', { class: 'hop' }, inner);
+    // 飞行棋: the seat's shape (● ■ ▲ ◆, never colour alone) is a light badge outlined in the
+    // seat's colour, a plane in that colour on it heading along the track; Ludo: a token
+    el('path', { d: shapePath(s, fxq ? PR + 0.03 : PR), fill: fxq ? light[s] : col[s], stroke: fxq ? col[s] : undefined, class: 'body' }, hop);
+    if (fxq) {
+      const plane = el('g', { class: 'plane' }, hop);
+      el('path', { d: PIECE_PLANE, fill: col[s], transform: `scale(${PR * 1.12})` }, plane);
+    }
+    el('text', { x: 0, y: 0.15, class: 'num' }, hop).textContent = String(k + 1);
     // 护盾: a ring and a small shield shown while the plane is shielded (item mode); a dashed
     // thin ring alone was hard to see on a phone, on blue and green squares above all
-    const ring = el('g', { class: 'shield-ring', style: 'display:none' }, inner);
+    const ring = el('g', { class: 'shield-ring', style: 'display:none' }, hop);
     el('circle', { r: PR + 0.14, fill: 'none', stroke: '#fff', 'stroke-width': 0.14 }, ring);
     el('circle', { r: PR + 0.14, fill: 'none', stroke: '#1565c0', 'stroke-width': 0.08 }, ring);
     const mark = el('g', { transform: `translate(${-PR * 0.9} ${PR * 0.8}) scale(0.6)` }, ring);
     el('circle', { r: 0.3, fill: '#fff', stroke: '#1565c0', 'stroke-width': 0.05 }, mark);
     ITEM_GLYPH.shield(mark);
-    const badge = /** @type {SVGGElement} */ (el('g', { class: 'badge', transform: `translate(${PR * 0.85} ${-PR * 0.85})` }, g));
-    el('circle', { r: 0.2 }, badge);
-    el('text', { y: 0.08 }, badge);
-    const piece = { seat: s, piece: k, p: -1, g, inner, x: 0, y: 0, badge };
+    // the count of a stack (迭子): the seat's dark colour, white figures, a white edge
+    const badge = /** @type {SVGGElement} */ (el('g', { class: 'badge', transform: `translate(${PR * 0.9} ${-PR * 0.9})` }, g));
+    el('rect', { x: -0.24, y: -0.17, width: 0.48, height: 0.34, rx: 0.17, fill: TEXT_COLOURS[geo.rules][s] }, badge);
+    el('text', { y: 0.1 }, badge);
+    const piece = { seat: s, piece: k, p: -1, g, inner, x: 0, y: 0, order: 0, badge, plane: /** @type {SVGGElement|null} */ (hop.querySelector('.plane')) };
     g.addEventListener('click', () => {
       if (g.classList.contains('target')) onTarget?.(s, k);
       else if (g.classList.contains('legal')) opts.onPick?.(k);
@@ -439,6 +455,21 @@ export function createBoard(host, geo, opts = {}) {
     opts.onPick?.(best.piece);
   });
 
+  /**
+   * The way a plane at (seat, progress) points, in degrees (0 = +x): towards its next square; in
+   * the hangar, as the takeoff square's plane; in the centre, as it came in.
+   */
+  function headingOf(s, p) {
+    if (p < 0) return s * 90 - 90;
+    const from = p >= 56 ? 55 : p, to = p >= 56 ? 56 : p + 1;
+    const [x0, y0] = pointOf(s, from, 0), [x1, y1] = pointOf(s, to, 0);
+    return Math.atan2(y1 - y0, x1 - x0) * 180 / Math.PI;
+  }
+  /** @param {{plane:SVGGElement|null}} pc @param {number} deg */
+  function turnTo(pc, deg) {
+    pc.plane?.setAttribute('transform', `rotate(${+deg.toFixed(1)})`);
+  }
+
   function place(pc, x, y) {
     pc.x = x; pc.y = y;
     pc.g.setAttribute('transform', `translate(${x.toFixed(3)} ${y.toFixed(3)})`);
@@ -464,8 +495,11 @@ export function createBoard(host, geo, opts = {}) {
         }
         const same = list.filter((q) => q.seat === pc.seat);
         const idx = same.indexOf(pc);
+        // drawn by the square's row, a stack bottom first: its top piece and count over the rest
+        pc.order = y + dy + idx * 0.001;
         dx += idx * 0.05; dy -= idx * 0.07;
         place(pc, x + dx, y + dy);
+        turnTo(pc, headingOf(pc.seat, pc.p));
         pc.inner.setAttribute('transform', seatsHere.length > 1 ? 'scale(0.72)' : '');
         const top = idx === same.length - 1;
         const count = pc.p >= 0 && pc.p < 56 ? same.length : (pc.p >= 56 ? same.length : 1);
@@ -475,8 +509,7 @@ export function createBoard(host, geo, opts = {}) {
         pc.g.classList.toggle('stacked', count > 1);
       });
     }
-    // draw order: lower y first so the stack's top piece is on top
-    [...pieces].sort((a, b) => a.y - b.y).forEach((pc) => gPieces.appendChild(pc.g));
+    [...pieces].sort((a, b) => a.order - b.order).forEach((pc) => gPieces.appendChild(pc.g));
     updateLabels();
   }
 
@@ -532,6 +565,8 @@ export function createBoard(host, geo, opts = {}) {
   const ease = (u) => u < 0.5 ? 2 * u * u : 1 - Math.pow(-2 * u + 2, 2) / 2;
   async function moveTo(pc, x, y, ms, arc = 0) {
     const sx = pc.x, sy = pc.y;
+    // a plane flies nose first (one sent home keeps its heading: it is not flying there)
+    if (arc < 1 && Math.hypot(x - sx, y - sy) > 0.05) turnTo(pc, Math.atan2(y - sy, x - sx) * 180 / Math.PI);
     gPieces.appendChild(pc.g);
     pc.inner.setAttribute('transform', '');
     pc.badge.style.display = 'none';
@@ -649,6 +684,8 @@ export function createBoard(host, geo, opts = {}) {
     for (const pc of pieces) {
       const legal = pc.seat === seat && list.includes(pc.piece);
       pc.g.classList.toggle('legal', legal);
+      // the chooser's other pieces step back a little, so the movable ones stand out
+      pc.g.classList.toggle('idle', !legal && pc.seat === seat && list.length > 0);
       if (legal) pc.g.setAttribute('tabindex', pc.piece === first ? '0' : '-1'); else pc.g.removeAttribute('tabindex');
       markUsable(pc);
     }
