@@ -1,0 +1,88 @@
+// The pieces on the board: a piece that may move stands out (a thick ring in its seat's colour,
+// a hop; the chooser's other pieces dimmed; no motion when the system asks for less); 飞行棋's
+// pieces are planes heading along the track, Ludo's are tokens; a stack's count is in the seat's
+// colour.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, shot } from './helpers.mjs';
+
+/** Draws both boards in the page, red to choose among its pieces 1 and 2; returns what is drawn. */
+async function drawn(page) {
+  await page.waitForSelector('#preview svg.board');
+  return page.evaluate(async () => {
+    const m = await import('./js/board.js');
+    const out = /** @type {Record<string, any>} */ ({});
+    for (const rules of ['feixingqi', 'ludo']) {
+      const geo = m.normalizeGeo(await (await fetch(`api/board/${rules}`)).json());
+      const host = document.createElement('div');
+      host.style.width = '380px';
+      host.id = `pieces-${rules}`;
+      document.body.prepend(host);
+      const board = m.createBoard(host, geo, {});
+      board.setSpeed(0);
+      // red: 1 on the loop, 2 in the hangar, 3 and 4 stacked; yellow: 1 and 2 stacked
+      board.setPieces([[5, -1, 20, 20], [3, 3, -1, -1], [-1, -1, -1, -1], [-1, -1, -1, -1]], [0, 1, 2, 3]);
+      board.setLegal(0, [0, 1]);
+      const q = (/** @type {number} */ s, /** @type {number} */ k) => /** @type {Element} */ (host.querySelector(`.piece[data-seat="${s}"][data-piece="${k}"]`));
+      const ring = (/** @type {Element} */ p) => {
+        const h = getComputedStyle(/** @type {Element} */ (p.querySelector('.halo')));
+        const hop = p.querySelector('.hop');
+        return { width: parseFloat(h.strokeWidth), stroke: h.stroke, anim: hop ? getComputedStyle(hop).animationName : 'none', opacity: getComputedStyle(p).opacity, cls: p.getAttribute('class') };
+      };
+      const badge = /** @type {Element} */ ([...host.querySelectorAll('.piece[data-seat="1"] .badge')].find((b) => getComputedStyle(b).display !== 'none'));
+      out[rules] = {
+        legal: ring(q(0, 1)), legalHangar: ring(q(0, 2)), idle: ring(q(0, 3)), other: ring(q(1, 1)),
+        planes: host.querySelectorAll('.piece .plane').length,
+        pieces: host.querySelectorAll('.piece').length,
+        heading: q(0, 1).querySelector('.plane')?.getAttribute('transform') ?? null,
+        badge: badge ? { text: badge.textContent, fill: badge.querySelector('rect')?.getAttribute('fill') } : null,
+      };
+    }
+    return out;
+  });
+}
+
+const RED = ['rgb(226, 59, 59)', '#e23b3b'];
+
+test('a movable piece stands out; 飞行棋 pieces are planes, Ludo pieces are not', { timeout: 60000 }, async () => {
+  const B = await launch();
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    const d = await drawn(page);
+    await shot(page, 'pieces-movable.png');
+    for (const rules of ['feixingqi', 'ludo']) {
+      const r = d[rules];
+      for (const l of [r.legal, r.legalHangar]) {
+        assert.match(l.cls, /\blegal\b/);
+        assert.ok(RED.includes(l.stroke), `${rules}: the ring is in the seat's colour: ${l.stroke}`);
+        assert.ok(l.width >= 2 * r.other.width, `${rules}: the ring is thick: ${l.width} vs ${r.other.width}`);
+        assert.equal(l.anim, 'hop', `${rules}: a movable piece hops`);
+        assert.equal(l.opacity, '1');
+      }
+      assert.equal(r.other.anim, 'none', `${rules}: another seat's piece stays still`);
+      assert.match(r.idle.cls, /\bidle\b/, `${rules}: the chooser's piece that cannot move is marked`);
+      assert.ok(Number(r.idle.opacity) < 1, `${rules}: and dimmed`);
+      assert.doesNotMatch(r.other.cls, /\bidle\b/, `${rules}: other seats' pieces are not dimmed`);
+      assert.deepEqual(r.badge, { text: '×2', fill: rules === 'ludo' ? '#1e7a3a' : '#8a6700' }, `${rules}: the stack count is in the seat's colour`);
+    }
+    assert.equal(d.feixingqi.planes, d.feixingqi.pieces, 'every 飞行棋 piece is a plane');
+    assert.match(String(d.feixingqi.heading), /^rotate\(/, 'a plane points along the track');
+    assert.equal(d.ludo.planes, 0, 'Ludo\'s pieces are tokens');
+    assert.deepEqual(B.errors, []);
+  } finally { await B.close(); }
+});
+
+test('reduced motion: a movable piece keeps its ring and does not hop', { timeout: 60000 }, async () => {
+  const B = await launch(undefined, { reducedMotion: 'reduce' });
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    const d = await drawn(page);
+    for (const rules of ['feixingqi', 'ludo']) {
+      assert.equal(d[rules].legal.anim, 'none', `${rules}: no hop`);
+      assert.ok(RED.includes(d[rules].legal.stroke), `${rules}: the ring is there`);
+      assert.ok(d[rules].legal.width >= 2 * d[rules].other.width);
+    }
+  } finally { await B.close(); }
+});
