@@ -684,8 +684,9 @@ export function createBoard(host, geo, opts = {}) {
     for (const pc of pieces) {
       const legal = pc.seat === seat && list.includes(pc.piece);
       pc.g.classList.toggle('legal', legal);
-      // the chooser's other pieces step back a little, so the movable ones stand out
-      pc.g.classList.toggle('idle', !legal && pc.seat === seat && list.length > 0);
+      // the chooser's other pieces step back a little, so the movable ones stand out (not those
+      // home already: they are out of the choice anyway, and a stack's count there grew faint)
+      pc.g.classList.toggle('idle', !legal && pc.seat === seat && list.length > 0 && pc.p < 56);
       if (legal) pc.g.setAttribute('tabindex', pc.piece === first ? '0' : '-1'); else pc.g.removeAttribute('tabindex');
       markUsable(pc);
     }
