@@ -126,13 +126,47 @@ function dieSvg(d) {
  */
 function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale = false } = {}) {
   const el = $('die');
-  el.innerHTML = dieSvg(d);
+  // the faces tumble on the way to the server's value (cosmetic: the state is already handled);
+  // a call for the same value while it tumbles only restyles it, and lets it land
+  if (rolling && !reducedMotion() && SPEED[current.speed].anim > 0) tumble(el, d);
+  else if (!(tumbling.timer && tumbling.to === d && d)) { stopTumble(); el.innerHTML = dieSvg(d); }
   const by = d && seat >= 0 && COLOURS[rules] ? seat : -1;
   el.setAttribute('aria-label', !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d));
   if (by >= 0) el.style.setProperty('--die-c', COLOURS[rules][by]); else el.style.removeProperty('--die-c');
   el.classList.toggle('six', d === 6);
   el.classList.toggle('stale', !!d && stale);
-  if (rolling) { el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling'); }
+}
+const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
+/** The die's tumble: its timer, when it began, and the face it lands on (0: not known yet). */
+const tumbling = { timer: 0, start: 0, to: 0, last: 0 };
+function stopTumble() { clearTimeout(tumbling.timer); tumbling.timer = 0; }
+/**
+ * A few random faces in about 0.6 s, slowing down, then the real one `d`; with `d` 0 (a roll sent,
+ * the server's answer awaited) it keeps tumbling until the value comes (a "?" after 3 s without).
+ * @param {HTMLElement} el @param {number} d
+ */
+function tumble(el, d) {
+  // the answer to this browser's own roll continues the tumble begun at the click
+  const goingOn = !!tumbling.timer && !tumbling.to;
+  if (!goingOn) {
+    tumbling.start = performance.now();
+    el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling');
+  }
+  tumbling.to = d;
+  const TOTAL = 600;
+  const frame = () => {
+    const gone = performance.now() - tumbling.start;
+    if (tumbling.to && gone >= TOTAL) { tumbling.timer = 0; el.innerHTML = dieSvg(tumbling.to); return; }
+    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; el.innerHTML = dieSvg(0); return; }
+    let f;
+    do f = 1 + Math.floor(Math.random() * 6); while (f === tumbling.last || f === tumbling.to);
+    tumbling.last = f;
+    el.innerHTML = dieSvg(f);
+    // 60 ms at first, slower towards the landing
+    tumbling.timer = window.setTimeout(frame, 60 + Math.min(1, gone / TOTAL) * 90);
+  };
+  clearTimeout(tumbling.timer);
+  frame();
 }
 /**
  * The header's title for the rules on screen: in English "Aeroplane Chess" stood over a Ludo
