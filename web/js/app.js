@@ -93,6 +93,11 @@ export function announce(msg) {
   el.textContent = '';
   requestAnimationFrame(() => { el.textContent = msg; });
 }
+/** A short buzz on a phone (its turn, a plane of its captured), with the sound on only. @param {number|number[]} ms */
+function buzz(ms) {
+  if (isMuted() || !touchOnly.matches || typeof navigator.vibrate !== 'function') return;
+  try { navigator.vibrate(ms); } catch { /* not allowed here */ }
+}
 /** The 暂停电脑 button as the pause stands (its text is the action it offers). */
 function showPause() {
   $('btn-pause').textContent = current.paused ? t('resumeAI') : t('pauseAI');
@@ -469,6 +474,8 @@ const rooms = new Rooms({
   rulesCard, playersRadios, optionsCard, optionsFrom, loadSetup, seatsFor, radioHtml,
 });
 
+/** Whether a seat's planes are this screen's own: its seats in a room, a person's at this screen (not with computers only watching). @param {number} seat */
+const myPlanes = (seat) => (inRoom(current.st) ? rooms.mySeats().includes(seat) : seatInfo(current.st, seat)?.controller === 'human');
 /** A game of an online room (PROTOCOL.md §7): its states carry a `room` block. */
 const inRoom = (st) => !!(st && st.room);
 /** Whether this browser may roll or move now: a person at this screen, or (in a room) its own seat. */
@@ -484,6 +491,8 @@ async function startGame() {
   current.st = null;
   current.ff = null;
   ended.forget();
+  // the how-to-choose line shows in the first game only
+  store.set('fxq.games', store.get('fxq.games', 0) + 1);
   showView('game');
   $('log').innerHTML = '';
   $('hint-panel').hidden = true;
@@ -566,6 +575,9 @@ function neighbours(rules, seat, p, all) {
 function controllerText(info) {
   if (!info) return '';
   if (inRoom(current.st)) return rooms.seatLabel(current.st, info.seat);
+  // every seat a person at this screen: 玩家 1, 玩家 2… (no one of them is 你 more than the others)
+  const st = current.st;
+  if (st && st.seats.every((/** @type {any} */ s) => s.controller === 'human') && st.seats.length > 1) return t('playerN', { n: st.seats.findIndex((/** @type {any} */ s) => s.seat === info.seat) + 1 });
   if (info.controller === 'human') return info.seat === 0 ? t('you') : t('human');
   return t(info.level || 'normal');
 }
@@ -671,6 +683,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
     case 'parked': text = t('parked', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'captured':
       fx.capture();
+      if (!quiet && current.view === 'game' && myPlanes(e.victimSeat)) buzz([60, 40, 60]);
       if (e.victimSeat === e.seat) return null; // the collision line says it
       text = t(ludo ? 'capturedLudo' : 'captured', { by: nm(e.seat), victim: nm(e.victimSeat), piece: pc(e.victimPiece) });
       imp = true; shout(ludo ? t('captureBannerLudo') : t('captureBanner')); break;
@@ -932,8 +945,15 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  $('turn-msg').textContent = over ? '' : turnPrompt(st) + (canAct(st) && st.phase === 'move' ? ' — ' + t(touchOnly.matches ? 'legalHelpTouch' : 'legalHelp', { unit: unitOf(st.rules) }) : '')
+  // the choice in one line (the die beside it says the roll); how to choose, under it in a
+  // player's first game only, and always in the prompt's title and its description
+  const choosingHere = canAct(st) && st.phase === 'move';
+  const howTo = t(touchOnly.matches ? 'legalHelpTouch' : 'legalHelp', { unit: unitOf(st.rules) });
+  $('turn-msg').textContent = over ? '' : (choosingHere ? t('chooseShort', { unit: unitOf(st.rules) }) : turnPrompt(st))
     + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
+  $('turn-msg').title = choosingHere ? howTo : '';
+  $('turn-help').textContent = choosingHere ? howTo : '';
+  $('turn-help').hidden = !choosingHere || store.get('fxq.games', 0) > 1;
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';
@@ -954,11 +974,14 @@ function renderSide(st) {
       <span class="bar" title="${t('progress')} ${pct}%"><i style="width:${pct}%"></i></span><small>${s.finishedPieces}/${pieces}${place}</small></div>`;
   }).join('');
   // the whole commitment, to write down before the first roll and compare with the record's
-  // (a prefix would let a server that ground a seed to match it pass)
-  $('commit').textContent = st.dice?.commitment ? t('seedNote', { c: st.dice.commitment }) : '';
+  // (a prefix would let a server that ground a seed to match it pass): folded to its first 8
+  // digits, the whole in the title, on opening and by 复制
+  showCommit(st.dice?.commitment || '');
   renderItems(st);
   // 暂停电脑 only where a computer plays here (friends at one screen, a room: none to pause)
+  // and 电脑速度 with it: friends at one screen have no computer to speed up
   $('btn-pause').hidden = inRoom(st) || !st.seats.some((/** @type {any} */ s) => s.controller === 'computer');
+  $('speed-row').hidden = $('btn-pause').hidden;
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
   if (canAct(st) && current.keyboard) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);
@@ -968,12 +991,26 @@ function renderSide(st) {
   setTimeout(rescueFocus, 0);
 }
 
+/** The dice commitment under the controls, folded (redrawn only when it or the language changes: an opened one stays open). @param {string} c */
+function showCommit(c) {
+  const el = $('commit');
+  el.hidden = !c;
+  const key = `${getLang()}:${c}`;
+  if (!c || el.dataset.key === key) return;
+  el.dataset.key = key;
+  el.innerHTML = `<details><summary title="${esc(c)}">${t('commitShort')} <span aria-hidden="true">ⓘ</span> <code>${esc(c.slice(0, 8))}…</code></summary>
+    <p>${t('commitLong')}</p><code class="hash">${esc(c)}</code> <button type="button" class="copy-commit">${t('copyCommit')}</button></details>`;
+  el.querySelector('.copy-commit')?.addEventListener('click', async () => {
+    try { await navigator.clipboard.writeText(c); toast(t('copied')); } catch { toast(c); }
+  });
+}
+
 function scheduleNext(st) {
   clearTimeout(current.stepTimer);
   if (inRoom(st)) {
     // the server plays computers, timeouts and 托管 on its own (§7); only say when it is my turn
     // (not while the server plays the seat in 托管: then it is not the person's turn to act)
-    if (canAct(st) && !rooms.autoSeats(st).includes(st.turn) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); }
+    if (canAct(st) && !rooms.autoSeats(st).includes(st.turn) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); buzz(40); }
     return;
   }
   if (st.canFastForward) {
@@ -987,6 +1024,7 @@ function scheduleNext(st) {
     const humans = st.seats.filter((s) => s.controller === 'human').length;
     if (humans > 1) banner(t('turnOf', { name: seatName(st.rules, st.turn) }), 800);
     sfx.turn();
+    buzz(40);
   }
 }
 

@@ -841,6 +841,36 @@ Object.assign(S.en, {
   itemErr_other: 'Cannot use this item: {msg}',
 });
 
+// ---- the game screen's and the lobby's quieter words (the honest figures folded, not gone): their own block
+Object.assign(S.zh, {
+  chooseShort: '选择要走的{unit}',
+  commitShort: '骰子承诺',
+  commitLong: '服务器骰子种子的 SHA-256 承诺：开局前就已固定，终局后公开种子，可以用它核对每一次掷骰。',
+  copyCommit: '复制',
+  keysToggle: '键盘快捷键',
+  playerN: '玩家 {n}',
+  replaySpeed: '回放速度',
+  invite: '邀请好友',
+  inviteNote: '把链接发给朋友，打开就能加入',
+  diceVerify: '骰子验证',
+  seatSeeds: '各座位的客户端种子',
+  seatEmpty: '空位',
+});
+Object.assign(S.en, {
+  chooseShort: 'Choose a {unit} to move',
+  commitShort: 'Dice commitment',
+  commitLong: 'SHA-256 commitment of the server’s dice seed: fixed before the first roll; the seed is revealed at the end, to check every roll against it.',
+  copyCommit: 'Copy',
+  keysToggle: 'Keyboard shortcuts',
+  playerN: 'Player {n}',
+  replaySpeed: 'Replay speed',
+  invite: 'Invite',
+  inviteNote: 'Send the link to a friend: opening it joins the room',
+  diceVerify: 'Dice verification',
+  seatSeeds: 'Client seeds of the seats',
+  seatEmpty: 'Open seat',
+});
+
 let lang = 'zh';
 try {
   // Chinese first: English only when chosen (the choice is remembered)

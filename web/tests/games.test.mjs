@@ -44,6 +44,9 @@ for (const [rules, vp] of [['feixingqi', DESKTOP], ['ludo', PHONE]]) {
         // the whole commitment shows before the first roll (a 16-digit prefix did)
         const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
         assert.match(commitment, /^[0-9a-f]{64}$/);
+        // folded to its first digits, the whole one a click away (and in the summary's title)
+        assert.ok((await page.locator('#commit summary').innerText()).includes(commitment.slice(0, 8)), 'its first digits in sight');
+        await page.click('#commit summary');
         assert.ok((await page.locator('#commit').innerText()).includes(commitment), 'the full commitment');
         // the banners shown (跳子 and 后退 had none, only a log line)
         if (game === 1) {
