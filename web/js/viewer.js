@@ -38,11 +38,20 @@ export class Viewer {
     $('v-next').addEventListener('click', () => this.next());
     $('v-last').addEventListener('click', () => this.seek(Infinity));
     $('v-play').addEventListener('click', () => this.toggle());
+    this.rate = 1;
+    for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#v-rate button'))) {
+      b.addEventListener('click', () => {
+        this.rate = Number(b.dataset.rate) || 1;
+        for (const o of document.querySelectorAll('#v-rate button')) o.setAttribute('aria-pressed', String(o === b));
+        this.setSpeed(this.base ?? 1);
+      });
+    }
     // (the slider says its own value: the jump is not announced twice)
     $('v-range').addEventListener('input', (e) => this.seek(Number(/** @type {HTMLInputElement} */ (e.target).value), false));
   }
 
-  setSpeed(a) { this.anim = a; this.board?.setSpeed(a); }
+  /** The game's animation factor `a` (its 电脑速度), quickened by the replay's own 1× / 2× / 4×. */
+  setSpeed(a) { this.base = a; this.anim = a / (this.rate || 1); this.board?.setSpeed(this.anim); }
 
   /**
    * 道具模式: every replay frame carries its items (PROTOCOL.md §9): on the board, and the bars,
