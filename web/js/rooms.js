@@ -464,11 +464,12 @@ export class Rooms {
       const isMe = mine && s.slot === mine.slot;
       let who = '', state = '', ctl = '';
       if (s.kind === 'player') {
-        who = `<span class="dot ${s.connected ? 'on' : 'off'}" role="img" aria-label="${s.connected ? t('online') : t('offlineDot')}" title="${s.connected ? t('online') : t('offlineDot')}"></span>
-          <strong>${esc(s.nickname)}</strong>${s.slot === r.host ? ` <span class="tag">${t('host')}</span>` : ''}${isMe ? ` <span class="tag me">${t('you')}</span>` : ''}`;
+        // a face for the seat: the nickname's first letter, in the seat's colour once dealt
+        const dealt = r.status !== 'lobby' && typeof s.seat === 'number' ? COLOURS[r.rules === 'ludo' ? 'ludo' : 'feixingqi']?.[s.seat] : '';
+        who = `<span class="avatar" aria-hidden="true"${dealt ? ` style="--c:${dealt}"` : ''}>${esc([...String(s.nickname || '?')][0] || '?')}<span class="dot ${s.connected ? 'on' : 'off'}" title="${s.connected ? t('online') : t('offlineDot')}"></span></span>
+          <span class="sr-only">${s.connected ? t('online') : t('offlineDot')}</span><strong>${esc(s.nickname)}</strong>${s.slot === r.host ? ` <span class="tag">${t('host')}</span>` : ''}${isMe ? ` <span class="tag me">${t('you')}</span>` : ''}`;
         // the host gets ready by starting
         state = s.ready ? `<span class="ready yes">✓ ${t('ready')}</span>` : s.slot === r.host ? '' : `<span class="ready no">${t('notReady')}</span>`;
-        if (s.clientSeed) state += ` <code class="seed" title="${t('clientSeed')}">${esc(s.clientSeed)}</code>`;
       } else if (iHost) {
         const v = s.kind === 'open' ? 'open' : s.level || 'normal';
         ctl = `<label class="sr-only" for="slot-kind-${s.slot}">${t('slotN', { n: s.slot + 1 })}</label><select id="slot-kind-${s.slot}" data-slot="${s.slot}">
@@ -482,13 +483,19 @@ export class Rooms {
     };
     const blocker = this.startBlocker(r);
     const url = this.shareUrl(r.code);
+    // the dice's figures, folded: the commitment and every seat's client seed (opened, it stays
+    // open as the lobby is written again)
+    const verifyOpen = /** @type {HTMLDetailsElement|null} */ (document.getElementById('dice-verify'))?.open ?? false;
+    const seeds = r.slots.filter((s) => s.kind === 'player' && s.clientSeed)
+      .map((s) => `<li><span>${t('slotN', { n: s.slot + 1 })} · ${esc(s.nickname)}</span> <code class="seed" title="${t('clientSeed')}">${esc(s.clientSeed)}</code></li>`).join('');
     // the lobby's own actions (准备, 开始对局) come right under the code: last, a phone's guest
     // found 准备 some 1,000 px down, under the dice card, and the host 开始对局 under the fold
     host.innerHTML = `<div class="lobby">
       <div class="card code-card">
         <h2>${t('roomCode')}</h2>
         <div class="room-code" id="room-code" aria-hidden="true">${r.code}</div><p class="sr-only">${r.code.split('').join(' ')}</p>
-        <div class="controls"><button type="button" id="btn-copy-code">${t('copyCode')}</button><button type="button" id="btn-copy-link">${t('copyShare')}</button></div>
+        <div class="controls"><button type="button" class="primary invite" id="btn-copy-link" title="${t('copyShare')}"><span aria-hidden="true">🔗</span> ${t('invite')}</button><button type="button" id="btn-copy-code">${t('copyCode')}</button></div>
+        <p class="muted invite-note">${t('inviteNote')}</p>
         <label class="muted share"><span>${t('shareLink')}</span> <input id="share-link" readonly value="${esc(url)}"></label>
         <p class="muted">${esc(this.optionsSummary(r))}</p>
         <p class="muted">${t('spectatorsN', { n: r.spectators ?? 0 })}</p>
@@ -505,15 +512,16 @@ export class Rooms {
         <ol class="slots" id="slots">${r.slots.map(slotRow).join('')}</ol>
         <p class="muted">${t('dealNote')}</p>
       </div>
-      <div class="card">
-        <h2>${t('diceCheck')}</h2>
+      <details class="card dice-verify" id="dice-verify" ${verifyOpen ? 'open' : ''}>
+        <summary>${t('diceVerify')}</summary>
         <p class="muted">${t('commitmentNote')}</p>
         <code class="hash" id="room-commitment">${esc(r.commitment)}</code>
         ${mine ? `<div class="row-line"><label for="my-seed">${t('yourSeed')}</label>
           <input id="my-seed" value="${esc(editingSeed ?? (mine.clientSeed || mySeed))}" maxlength="64" pattern="[A-Za-z0-9_\\-]{1,64}" spellcheck="false">
           <button type="button" id="btn-new-seed">${t('newSeed')}</button></div>
           <p class="muted">${t('seedHelp')}</p>` : ''}
-      </div>
+        ${seeds ? `<h3>${t('seatSeeds')}</h3><ul class="seat-seeds" id="seat-seeds">${seeds}</ul>` : ''}
+      </details>
       ${mine ? this.chatPanel('lobby') : ''}
     </div>`;
     this.wireLobby();
@@ -546,7 +554,14 @@ export class Rooms {
     const seed = /** @type {HTMLInputElement|null} */ (document.getElementById('my-seed'));
     const readSeed = () => {
       const v = seed?.value.trim() || '';
-      if (!SEED_RE.test(v)) { this.d.toast(t('badSeed')); seed?.focus(); return null; }
+      if (!SEED_RE.test(v)) {
+        this.d.toast(t('badSeed'));
+        // (folded under 骰子验证: opened, so the field can be seen and focused)
+        const box = /** @type {HTMLDetailsElement|null} */ (document.getElementById('dice-verify'));
+        if (box) box.open = true;
+        seed?.focus();
+        return null;
+      }
       store.set(`fxq.seed.${r.code}`, v);
       return v;
     };

@@ -121,10 +121,16 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await b.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.mySlot()?.clientSeed?.length > 0, null, { timeout: 10000 });
     assert.notEqual(await b.locator('#my-seed').inputValue(), '', 'the seed field shows the seed');
     assert.equal((await b.locator('#room-commitment').innerText()).trim(), commitment, 'both see the same commitment');
+    // the seeds are folded under 骰子验证, present and editable there (each seat's too)
+    assert.equal(await b.isVisible('#my-seed'), false, 'the seed field is folded');
+    await b.click('#dice-verify summary');
     // B edits the seed before getting ready; everyone sees it
     await b.fill('#my-seed', 'bobs-own-seed_42');
     await b.dispatchEvent('#my-seed', 'change');
     await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.slots.some((s) => s.clientSeed === 'bobs-own-seed_42'), null, { timeout: 10000 });
+    await a.waitForFunction(() => (document.getElementById('seat-seeds')?.textContent ?? '').includes('bobs-own-seed_42'), null, { timeout: 10000 });
+    assert.equal(await a.isVisible('#seat-seeds'), false, 'every seat\'s seed is there, folded');
+    assert.equal(await b.isVisible('#my-seed'), true, 'opened, it stays open as the lobby is written again');
     await a.waitForSelector('#start-why:text-matches("Bob")');
     await b.click('#btn-ready');
     await a.waitForFunction(() => !/** @type {HTMLButtonElement} */ (document.getElementById('btn-room-start'))?.disabled, null, { timeout: 10000 });
