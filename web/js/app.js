@@ -862,6 +862,7 @@ async function handleState(st) {
   if (st.events && st.events.length && PLY_CAUSES.has(st.cause)) {
     board.setLegal(-1, []);
     setButtons(null);
+    $('turn-help').hidden = true;
     // while the roll plays out the prompt says what was rolled (it still asked for the roll, and
     // its 轮到 banner stayed, until the next prompt)
     const rolled = st.events.find((/** @type {any} */ e) => e.kind === 'rolled');
