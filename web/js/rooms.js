@@ -495,7 +495,7 @@ export class Rooms {
         <h2>${t('roomCode')}</h2>
         <div class="room-code" id="room-code" aria-hidden="true">${r.code}</div><p class="sr-only">${r.code.split('').join(' ')}</p>
         <div class="controls"><button type="button" class="primary invite" id="btn-copy-link" title="${t('copyShare')}"><span aria-hidden="true">🔗</span> ${t('invite')}</button><button type="button" id="btn-copy-code">${t('copyCode')}</button></div>
-        <p class="muted invite-note">${t('inviteNote')}</p>
+        <p class="invite-note">${t('inviteNote')}</p>
         <label class="muted share"><span>${t('shareLink')}</span> <input id="share-link" readonly value="${esc(url)}"></label>
         <p class="muted">${esc(this.optionsSummary(r))}</p>
         <p class="muted">${t('spectatorsN', { n: r.spectators ?? 0 })}</p>

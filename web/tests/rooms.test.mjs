@@ -74,7 +74,7 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     });
     const link = await a.locator('#share-link').inputValue();
     assert.ok(link.endsWith(`#room=${code}`), link);
-    const commitment = (await a.locator('#room-commitment').innerText()).trim();
+    const commitment = (await a.locator('#room-commitment').textContent()).trim();
     assert.match(commitment, /^[0-9a-f]{64}$/);
     const seedA = await a.locator('#my-seed').inputValue();
     assert.match(seedA, /^[A-Za-z0-9_-]{22}$/, 'a client seed made in the browser');
@@ -120,7 +120,7 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     await a.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.room?.slots[1]?.clientSeed?.length > 0, null, { timeout: 10000 });
     await b.waitForFunction(() => /** @type {any} */ (window).__fxq.rooms.mySlot()?.clientSeed?.length > 0, null, { timeout: 10000 });
     assert.notEqual(await b.locator('#my-seed').inputValue(), '', 'the seed field shows the seed');
-    assert.equal((await b.locator('#room-commitment').innerText()).trim(), commitment, 'both see the same commitment');
+    assert.equal((await b.locator('#room-commitment').textContent()).trim(), commitment, 'both see the same commitment');
     // the seeds are folded under 骰子验证, present and editable there (each seat's too)
     assert.equal(await b.isVisible('#my-seed'), false, 'the seed field is folded');
     await b.click('#dice-verify summary');
@@ -396,7 +396,7 @@ test('online room: double clicks make one room and one start; 新游戏 asks; �
     await a.click('#end-again');
     await a.waitForSelector('#view-room:not([hidden]) #room-code');
     assert.equal(await a.locator('#end[open]').count(), 0, 'the end screen gave way');
-    const commitment = (await a.locator('#room-commitment').innerText()).trim();
+    const commitment = (await a.locator('#room-commitment').textContent()).trim();
     assert.notEqual(commitment, first.commitment);
     await a.waitForFunction((s0) => { const v = /** @type {HTMLInputElement|null} */ (document.getElementById('my-seed'))?.value; return !!v && v !== s0; }, firstSeed);
     await a.reload();
