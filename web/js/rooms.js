@@ -494,7 +494,7 @@ export class Rooms {
       <div class="card code-card">
         <h2>${t('roomCode')}</h2>
         <div class="room-code" id="room-code" aria-hidden="true">${r.code}</div><p class="sr-only">${r.code.split('').join(' ')}</p>
-        <div class="controls"><button type="button" class="primary invite" id="btn-copy-link" title="${t('copyShare')}"><span aria-hidden="true">🔗</span> ${t('invite')}</button><button type="button" id="btn-copy-code">${t('copyCode')}</button></div>
+        <div class="controls"><button type="button" class="primary invite" id="btn-copy-link" title="${t('copyShare')}"><svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"><path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1"/><path d="M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1"/></svg> ${t('invite')}</button><button type="button" id="btn-copy-code">${t('copyCode')}</button></div>
         <p class="invite-note">${t('inviteNote')}</p>
         <label class="muted share"><span>${t('shareLink')}</span> <input id="share-link" readonly value="${esc(url)}"></label>
         <p class="muted">${esc(this.optionsSummary(r))}</p>
