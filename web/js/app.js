@@ -168,7 +168,8 @@ function tumble(el, d) {
     tumbling.last = f;
     el.innerHTML = dieSvg(f);
     // 60 ms at first, slower towards the landing
-    tumbling.timer = window.setTimeout(frame, 60 + Math.min(1, gone / TOTAL) * 90);
+    const wait = 60 + Math.min(1, gone / TOTAL) * 90;
+    tumbling.timer = window.setTimeout(frame, tumbling.to ? Math.max(16, Math.min(wait, TOTAL - gone)) : wait);
   };
   clearTimeout(tumbling.timer);
   frame();
@@ -308,6 +309,10 @@ function wireSetupForm(form, save, submit) {
     if (['rules', 'players', 'scoring', 'lang'].includes(tgt.name)) {
       renderSetup();
       /** @type {HTMLElement|null} */ (document.querySelector(`[name="${tgt.name}"]:checked`))?.focus();
+    } else if (tgt.name?.startsWith('seat-') && form.id === 'setup-form') {
+      // (the first seat is 你, or 玩家 1 where every seat is a person at this screen, as in the game)
+      renderSetup();
+      document.getElementById(tgt.id)?.focus();
     }
   });
   form.addEventListener('submit', (e) => { e.preventDefault(); save(form); submit(); });
@@ -324,9 +329,10 @@ function renderSetup() {
     drawPreview(s.rules);
     return;
   }
+  const friends = seatsFor(s.players).every((seat) => seat === 0 || s.seats[seat] === 'human');
   const seatRows = seatsFor(s.players).map((seat) => {
     const name = seatName(s.rules, seat);
-    if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span>${t('you')}</span></div>`;
+    if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span>${friends ? t('playerN', { n: 1 }) : t('you')}</span></div>`;
     const v = s.seats[seat] || 'normal';
     const opts = [...LEVELS.map((l) => `<option value="${l}" ${v === l ? 'selected' : ''}>${t(l)}</option>`),
       `<option value="human" ${v === 'human' ? 'selected' : ''}>${t('human')}</option>`].join('');
