@@ -1418,6 +1418,8 @@ function openEnd(st, fromFastForward) {
     onClose: () => dlg.close(),
     // a room game: the people's nicknames, the points moved, the revealed seed, the verify page
     nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,
+    // elsewhere as the game screen says them (玩家 1, 玩家 2… when every seat is a person here)
+    who: (seat) => controllerText(st.seats.find((/** @type {any} */ s) => s.seat === seat)),
     mine: room ? rooms.mySeats() : st.seats.filter((/** @type {any} */ s) => s.controller === 'human').map((/** @type {any} */ s) => s.seat),
     extra: room ? rooms.endExtra(st) : '',
   });

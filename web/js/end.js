@@ -44,10 +44,11 @@ export function endTitle(st) {
  * @param {HTMLElement} host
  * @param {any} st  the final `state`
  * @param {{fastForward:boolean, onWatch:()=>void, onDownload:()=>void, onReplay:()=>void, onAgain?:()=>void, onClose:()=>void,
- *   onLeave?:()=>void, onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, extra?:string, mine?:number[]}} h
+ *   onLeave?:()=>void, onReview?:(decision:any)=>void, nameOf?:(seat:number)=>string|null, who?:(seat:number)=>string, extra?:string, mine?:number[]}} h
  *   `mine`: the seats of the person looking (their place is said first); `onAgain`: 再来一局
  *   (none: no button; in a room only the host has it); `onLeave`: 离开房间 (online rooms); `onReview`: open the replay at a
- *   graded decision (复盘); `nameOf`: who held a seat (online rooms); `extra`: HTML after the ranking
+ *   graded decision (复盘); `nameOf`: who held a seat (online rooms); `who`: the game screen's word for a seat's player
+ *   elsewhere (你, 玩家 N, a level); `extra`: HTML after the ranking
  */
 export function renderEnd(host, st, h) {
   const rules = st.rules;
@@ -57,7 +58,7 @@ export function renderEnd(host, st, h) {
   const scoreOf = (seat) => scores?.find((x) => x.seat === seat)?.score;
   const info = (seat) => st.seats.find((s) => s.seat === seat);
   const team = !!st.options?.team;
-  const ctl = (s) => !s ? '' : h.nameOf ? h.nameOf(s.seat) ?? '' : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
+  const ctl = (s) => !s ? '' : h.nameOf ? h.nameOf(s.seat) ?? '' : h.who ? h.who(s.seat) : s.controller === 'human' ? (s.seat === 0 ? t('you') : t('human')) : t(s.level || 'normal');
   const mineSeats = h.mine || [];
   const rows = ranking.map((seat, i) => {
     const s = info(seat);

@@ -15,6 +15,11 @@ test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeou
     assert.ok(log.reloaded, 'reloaded and resumed');
     const st = await state(page);
     assert.equal(st.phase, 'over');
+    // the end screen's ranking names the two as the game screen did: 玩家 1, 玩家 2, no one 你
+    const ranking = await page.locator('#end table').first().innerText();
+    assert.match(ranking, /玩家 1/);
+    assert.match(ranking, /玩家 2/);
+    assert.doesNotMatch(ranking, /同屏好友|你/);
     await shot(page, 'hotseat-end.png');
     console.log(`hot-seat: ${log.actions} actions by two humans`);
     assert.deepEqual(b.errors, []);
