@@ -60,7 +60,8 @@ pub enum Reason {
     /// enemies ("同队玩家的飞机，走在同一格时也可以迭机", RULES.md §9).
     JoinPartner,
     /// 道具模式: a 雷暴 pushes the walk back 3 squares from its square (RULES.md §10.3): the plane
-    /// may end where it stood or behind it. Said instead of progress, which it may not be.
+    /// ends short of where the roll would take it, maybe where it stood or behind it. Said
+    /// instead of progress, which it may not be.
     Storm,
 }
 

@@ -69,7 +69,7 @@ USAGE:
         code of the best; then per seat (named as the record's `names` say) the decisions,
         points lost, loss per decision, doubtful/bad/blunder counts, the dice luck (the end
         screen's 骰运, points of win probability) and 棋力, the computer level it played most
-        like (from 10 decisions). Steps and pieces are numbered from 1, as the end screen says
+        like (with the fewest decisions it needs said below the table). Steps and pieces are numbered from 1, as the end screen says
         them; --json (the same as one JSON document) writes each decision and graded seat with
         the end screen's own fields (0-based ply and piece, reason code, zh, en, playsLike,
         typical) and where the pieces stood. Exit 2 when the file is not a record or does not
