@@ -69,11 +69,11 @@ USAGE:
         code of the best; then per seat (named as the record's `names` say) the decisions,
         points lost, loss per decision, doubtful/bad/blunder counts, the dice luck (the end
         screen's 骰运, points of win probability) and 棋力, the computer level it played most
-        like (with the fewest decisions it needs said below the table). Steps and pieces are numbered from 1, as the end screen says
-        them; --json (the same as one JSON document) writes each decision and graded seat with
-        the end screen's own fields (0-based ply and piece, reason code, zh, en, playsLike,
-        typical) and where the pieces stood. Exit 2 when the file is not a record or does not
-        replay.
+        like (from the number of decisions said below the table). Steps and pieces are numbered
+        from 1, as the end screen says them; --json (the same as one JSON document) writes each
+        decision and graded seat with the end screen's own fields (0-based ply and piece, reason
+        code, zh, en, playsLike, typical) and where the pieces stood. Exit 2 when the file is
+        not a record or does not replay.
     feixingqi bench playout [--rules ludo|feixingqi] [--games N] [--seed S] [rule options]
         Random playouts (4 players, uniform among distinct options, to the first finisher):
         prints ns per roll, games/s and rolls per game. The rule options are arena's (--team,
