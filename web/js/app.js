@@ -127,52 +127,92 @@ function dieSvg(d) {
  * The die beside the turn: `d` (0 for none), drawn in the colour of the seat that rolled it (it sits
  * in the card of the seat to act, which is already the next seat's once a move is over: a grey
  * 4 under 绿方 read as green's 4); `stale` fades a roll that was used (the next roll is awaited).
+ * `rolling`: the faces tumble first (a while that scales with the speed; none at 瞬间 or with reduced
+ * motion). Resolves when `d` is drawn: its colour, 6 and fade (and its name) come with it, not
+ * before, so a six is not given away while the faces tumble.
  * @param {number} d @param {{rolling?: boolean, seat?: number, rules?: string, stale?: boolean}} [o]
+ * @returns {Promise<void>}
  */
 function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale = false } = {}) {
   const el = $('die');
-  // the faces tumble on the way to the server's value (cosmetic: the state is already handled);
-  // a call for the same value while it tumbles only restyles it, and lets it land
-  if (rolling && !reducedMotion() && SPEED[current.speed].anim > 0) tumble(el, d);
-  else if (!(tumbling.timer && tumbling.to === d && d)) { stopTumble(); el.innerHTML = dieSvg(d); }
   const by = d && seat >= 0 && COLOURS[rules] ? seat : -1;
-  el.setAttribute('aria-label', !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d));
-  if (by >= 0) el.style.setProperty('--die-c', COLOURS[rules][by]); else el.style.removeProperty('--die-c');
-  el.classList.toggle('six', d === 6);
-  el.classList.toggle('stale', !!d && stale);
+  /** what is drawn with the value when it lands */
+  const look = { d, by, colour: by >= 0 ? COLOURS[rules][by] : '', label: !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d), stale: !!d && stale };
+  const total = tumbleMs();
+  if (rolling && total > 0) return tumble(el, look, total);
+  // a call for the value being tumbled to (the state's own die after its events) only restyles
+  // it, and lets it land
+  if (tumbling.timer && tumbling.to === d && d) { tumbling.look = look; return tumbling.landed; }
+  // any other value lands the one under way first: no roll goes undrawn
+  landTumble(el);
+  drawDie(el, look);
+  return Promise.resolve();
 }
-const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
-/** The die's tumble: its timer, when it began, and the face it lands on (0: not known yet). */
-const tumbling = { timer: 0, start: 0, to: 0, last: 0 };
-function stopTumble() { clearTimeout(tumbling.timer); tumbling.timer = 0; }
+/** The system asks for reduced motion (one query, read at each use as `touchOnly` is). */
+const reduceMotion = matchMedia('(prefers-reduced-motion: reduce)');
+/** How long the die tumbles: 0.6 s at 中 and slower, shorter at 快, none at 瞬间 or with reduced motion. */
+const tumbleMs = () => reduceMotion.matches ? 0 : 600 * Math.min(SPEED[current.speed].anim, 1);
+/** @typedef {{d: number, by: number, colour: string, label: string, stale: boolean}} DieLook */
+/** @param {HTMLElement} el @param {DieLook} o */
+function drawDie(el, o) {
+  el.innerHTML = dieSvg(o.d);
+  el.setAttribute('aria-label', o.label);
+  if (o.by >= 0) el.style.setProperty('--die-c', o.colour); else el.style.removeProperty('--die-c');
+  el.classList.toggle('six', o.d === 6);
+  el.classList.toggle('stale', o.stale);
+}
 /**
- * A few random faces in about 0.6 s, slowing down, then the real one `d`; with `d` 0 (a roll sent,
- * the server's answer awaited) it keeps tumbling until the value comes (a "?" after 3 s without).
- * @param {HTMLElement} el @param {number} d
+ * The die's tumble: its timer, when it began, how long it lasts, the face it lands on (0: not known
+ * yet) with its look, and the promise that it has landed (`land` resolves it).
  */
-function tumble(el, d) {
+const tumbling = { timer: 0, start: 0, total: 600, to: 0, last: 0, look: /** @type {DieLook|null} */ (null), landed: Promise.resolve(), land: () => {} };
+/** Ends the tumble under way, drawing the value it was going to (none if it was not known yet). @param {HTMLElement} el */
+function landTumble(el) {
+  if (!tumbling.timer) return;
+  clearTimeout(tumbling.timer);
+  tumbling.timer = 0;
+  if (tumbling.look) drawDie(el, tumbling.look);
+  tumbling.land();
+}
+/**
+ * A few random faces, slowing down, then the real one; with `look.d` 0 (a roll sent, the server's
+ * answer awaited) it keeps tumbling until the value comes (a "?" after 3 s without). A value still
+ * tumbling when another roll comes is drawn first.
+ * @param {HTMLElement} el @param {DieLook} look @param {number} TOTAL @returns {Promise<void>}
+ */
+function tumble(el, look, TOTAL) {
   // the answer to this browser's own roll continues the tumble begun at the click
   const goingOn = !!tumbling.timer && !tumbling.to;
   if (!goingOn) {
+    landTumble(el);
     tumbling.start = performance.now();
+    tumbling.total = TOTAL;
+    tumbling.landed = new Promise((r) => { tumbling.land = r; });
+    el.style.animationDuration = `${TOTAL}ms`;
     el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling');
+    // the last roll's colour, 6 and fade go; the new one's come when it lands
+    el.style.removeProperty('--die-c');
+    el.classList.remove('six', 'stale');
   }
-  tumbling.to = d;
-  const TOTAL = 600;
+  const landed = tumbling.landed;
+  tumbling.to = look.d;
+  tumbling.look = look.d ? look : null;
   const frame = () => {
     const gone = performance.now() - tumbling.start;
-    if (tumbling.to && gone >= TOTAL) { tumbling.timer = 0; el.innerHTML = dieSvg(tumbling.to); return; }
-    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; el.innerHTML = dieSvg(0); return; }
+    const total = tumbling.total;
+    if (tumbling.to && gone >= total) { landTumble(el); return; }
+    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; el.innerHTML = dieSvg(0); tumbling.land(); return; }
     let f;
     do f = 1 + Math.floor(Math.random() * 6); while (f === tumbling.last || f === tumbling.to);
     tumbling.last = f;
     el.innerHTML = dieSvg(f);
     // 60 ms at first, slower towards the landing
-    const wait = 60 + Math.min(1, gone / TOTAL) * 90;
-    tumbling.timer = window.setTimeout(frame, tumbling.to ? Math.max(16, Math.min(wait, TOTAL - gone)) : wait);
+    const wait = 60 + Math.min(1, gone / total) * 90;
+    tumbling.timer = window.setTimeout(frame, tumbling.to ? Math.max(16, Math.min(wait, total - gone)) : wait);
   };
   clearTimeout(tumbling.timer);
   frame();
+  return landed;
 }
 /**
  * The header's title for the rules on screen: in English "Aeroplane Chess" stood over a Ludo
@@ -456,7 +496,7 @@ const current = {
 /** Animation duration factor: the speed setting, shortened when the system asks for reduced motion. */
 function animFactor() {
   const a = SPEED[current.speed].anim;
-  return matchMedia('(prefers-reduced-motion: reduce)').matches ? Math.min(a, 0.3) : a;
+  return reduceMotion.matches ? Math.min(a, 0.3) : a;
 }
 const urlSpeed = new URLSearchParams(location.search).get('speed');
 if (urlSpeed && urlSpeed in SPEED) current.speed = /** @type {any} */ (urlSpeed);
@@ -660,14 +700,16 @@ const QUIET = { sfx: /** @type {typeof sfx} */ (new Proxy({}, { get: () => () =>
  * @param {any} e @param {string} rules @param {string[]} said
  * `loud`: the lines as a computer's ply is told, shorter (a skip without its reason).
  * `held`: a 护盾 held in this event's stack collision (the shielded planes stay, RULES.md §15.14).
- * @param {{log?: LogLine, quiet?: boolean, loud?: string[], held?: boolean}} [how]
+ * `anim`: the animation factor of the waits (the replay's own, quickened by its 2× / 4×; the game's
+ * speed by default). `more`: more of the state's events follow this one (a roll's value then stays
+ * a moment before them; a roll that ends its state waits for a choice, kept at once).
+ * @param {{log?: LogLine, quiet?: boolean, loud?: string[], held?: boolean, anim?: number, more?: boolean}} [how]
  */
-function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, held = false } = {}) {
+function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, held = false, anim = SPEED[current.speed].anim, more = true } = {}) {
   const { sfx: fx, banner: shout } = quiet ? QUIET : { sfx, banner };
   const nm = (s) => seatName(rules, s);
   const pc = (k) => k + 1;
   const ludo = rules === 'ludo';
-  const anim = SPEED[current.speed].anim;
   let text = '';
   let imp = false;
   switch (e.kind) {
@@ -675,9 +717,15 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
       text = t(e.kind === 'openingRoll' ? 'openingRolled' : 'rolled', { name: nm(e.seat), d: e.die });
       log(text, false); said.push(text); loud?.push(text);
       if (quiet) return null;
-      if (current.view === 'game') { current.dieSeat = e.seat; showDie(e.die, { rolling: true, seat: e.seat, rules }); }
-      fx.roll(); if (e.die === 6) fx.six();
-      return new Promise((r) => setTimeout(r, 380 * anim));
+      fx.roll();
+      if (current.view !== 'game') { if (e.die === 6) fx.six(); return new Promise((r) => setTimeout(r, 380 * anim)); }
+      // the wait covers the die's tumble: what comes next (a move, the next roll) waits until the
+      // value is drawn, and then a moment with it in sight; the six's sound comes as it lands
+      current.dieSeat = e.seat;
+      return showDie(e.die, { rolling: true, seat: e.seat, rules }).then(() => {
+        if (e.die === 6) fx.six();
+        return more && anim > 0 ? new Promise((r) => setTimeout(r, 380 * anim)) : undefined;
+      });
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
     case 'takeOff': fx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
     case 'step': fx.step(); return null;
@@ -765,7 +813,7 @@ function logFrames(frames, rules, { log }) {
  * @param {{cause?: string, events?: any[]}} f @param {string} rules @param {string[]} said
  * Each line is drawn in the colour of the seat whose turn it tells (the event's seat, the seat a
  * turn passes to, else the last one named).
- * @param {{log?: LogLine, quiet?: boolean, loud?: string[]}} [how]
+ * @param {{log?: LogLine, quiet?: boolean, loud?: string[], anim?: number}} [how]
  * @returns {(e: any) => Promise<void>|null}
  */
 function narrator(f, rules, said, how = {}) {
@@ -786,7 +834,9 @@ function narrator(f, rules, said, how = {}) {
       if (afterRoll) tell(t('autoMove', { name: seatName(rules, e.seat) }));
       afterRoll = false;
     } else afterRoll = e.kind === 'rolled';
-    return describeEvent(e, rules, said, e.kind === 'collision' && heldAfter(e) ? { ...told, held: true } : told);
+    if (e.kind === 'collision' && heldAfter(e)) return describeEvent(e, rules, said, { ...told, held: true });
+    if (e.kind === 'rolled' || e.kind === 'openingRoll') return describeEvent(e, rules, said, { ...told, more: evs.indexOf(e) < evs.length - 1 });
+    return describeEvent(e, rules, said, told);
   };
 }
 
@@ -870,13 +920,15 @@ async function handleState(st) {
     setButtons(null);
     $('turn-help').hidden = true;
     // while the roll plays out the prompt says what was rolled (it still asked for the roll, and
-    // its 轮到 banner stayed, until the next prompt)
+    // its 轮到 banner stayed, until the next prompt): once the die shows it, not while it tumbles
     const rolled = st.events.find((/** @type {any} */ e) => e.kind === 'rolled');
-    if (rolled) {
-      $('turn-msg').textContent = t('rolled', { name: seatName(st.rules, rolled.seat), d: rolled.die });
-      clearBanner();
-    }
-    await board.animate(withMoveLines(st.events), narrator(st, st.rules, said, { loud }));
+    if (rolled) clearBanner();
+    const tell = narrator(st, st.rules, said, { loud });
+    await board.animate(withMoveLines(st.events), (e) => {
+      const wait = tell(e);
+      if (e === rolled) tumbling.landed.then(() => { $('turn-msg').textContent = t('rolled', { name: seatName(st.rules, rolled.seat), d: rolled.die }); });
+      return wait;
+    });
   } else if (st.cause === 'undo') {
     toast(t('undone')); said.push(t('undone'));
     logLine(t('undone'), true);

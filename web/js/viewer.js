@@ -234,7 +234,7 @@ export class Viewer {
     const f = this.frames[this.i];
     const said = [];
     // told as the log rebuilt after a jump tells it (logFrames), with the animation
-    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp, colour) => this.log(text, imp, colour) }));
+    await this.board.animate(this.d.withMoveLines(f.events || []), this.d.narrator(f, this.rules, said, { log: (text, imp, colour) => this.log(text, imp, colour), anim: this.anim }));
     this.busy = false;
     if (epoch !== this.epoch) {
       // the user scrubbed (or opened another record) while this step was animating: where they
