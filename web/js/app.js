@@ -150,8 +150,8 @@ function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale =
 }
 /** The system asks for reduced motion (one query, read at each use as `touchOnly` is). */
 const reduceMotion = matchMedia('(prefers-reduced-motion: reduce)');
-/** How long the die tumbles: 0.6 s at 中 and slower, shorter at 快, none at 瞬间 or with reduced motion. */
-const tumbleMs = () => reduceMotion.matches ? 0 : 600 * Math.min(SPEED[current.speed].anim, 1);
+/** How long the die tumbles: 0.4 s at 中 and slower, shorter at 快, none at 瞬间 or with reduced motion. */
+const tumbleMs = () => reduceMotion.matches ? 0 : 400 * Math.min(SPEED[current.speed].anim, 1);
 /** @typedef {{d: number, by: number, colour: string, label: string, stale: boolean}} DieLook */
 /** @param {HTMLElement} el @param {DieLook} o */
 function drawDie(el, o) {
@@ -720,11 +720,14 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
       fx.roll();
       if (current.view !== 'game') { if (e.die === 6) fx.six(); return new Promise((r) => setTimeout(r, 380 * anim)); }
       // the wait covers the die's tumble: what comes next (a move, the next roll) waits until the
-      // value is drawn, and then a moment with it in sight; the six's sound comes as it lands
+      // value is drawn, and then a moment with it in sight (the roll's old pause, less the tumble
+      // it now overlaps, but at least 120 ms: the tumble added to the whole pause made a computer's
+      // roll at 中 a second); the six's sound comes as it lands
       current.dieSeat = e.seat;
+      const tumbled = tumbleMs();
       return showDie(e.die, { rolling: true, seat: e.seat, rules }).then(() => {
         if (e.die === 6) fx.six();
-        return more && anim > 0 ? new Promise((r) => setTimeout(r, 380 * anim)) : undefined;
+        return more && anim > 0 ? new Promise((r) => setTimeout(r, Math.max(120, 380 * anim - tumbled))) : undefined;
       });
     case 'starts': text = t('startsFirst', { name: nm(e.seat) }); imp = true; break;
     case 'takeOff': fx.jump(); text = t(ludo ? 'takeOffLudo' : 'takeOff', { name: nm(e.seat), piece: pc(e.piece) }); break;
