@@ -350,12 +350,18 @@ function wireSetupForm(form, save, submit) {
       renderSetup();
       /** @type {HTMLElement|null} */ (document.querySelector(`[name="${tgt.name}"]:checked`))?.focus();
     } else if (tgt.name?.startsWith('seat-') && form.id === 'setup-form') {
-      // (the first seat is 你, or 玩家 1 where every seat is a person at this screen, as in the game)
-      renderSetup();
-      document.getElementById(tgt.id)?.focus();
+      // the first seat's word only, in place: the select changed keeps its focus
+      const first = document.getElementById('seat-0-who');
+      if (first) first.textContent = firstSeatWord(loadSetup());
     }
   });
   form.addEventListener('submit', (e) => { e.preventDefault(); save(form); submit(); });
+}
+
+/** The set-up's first seat: 你, or 玩家 1 where every seat is a person at this screen, as the game then calls it. */
+function firstSeatWord(s) {
+  const friends = seatsFor(s.players).every((seat) => seat === 0 || s.seats[seat] === 'human');
+  return friends ? t('playerN', { n: 1 }) : t('you');
 }
 
 function renderSetup() {
@@ -369,10 +375,9 @@ function renderSetup() {
     drawPreview(s.rules);
     return;
   }
-  const friends = seatsFor(s.players).every((seat) => seat === 0 || s.seats[seat] === 'human');
   const seatRows = seatsFor(s.players).map((seat) => {
     const name = seatName(s.rules, seat);
-    if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span>${friends ? t('playerN', { n: 1 }) : t('you')}</span></div>`;
+    if (seat === 0) return `<div class="seat-row"><span class="chip">${chipSvg(s.rules, 0)}</span><span class="name">${name}</span><span id="seat-0-who">${firstSeatWord(s)}</span></div>`;
     const v = s.seats[seat] || 'normal';
     const opts = [...LEVELS.map((l) => `<option value="${l}" ${v === l ? 'selected' : ''}>${t(l)}</option>`),
       `<option value="human" ${v === 'human' ? 'selected' : ''}>${t('human')}</option>`].join('');
@@ -537,8 +542,6 @@ async function startGame() {
   current.st = null;
   current.ff = null;
   ended.forget();
-  // the how-to-choose line shows in the first game only
-  store.set('fxq.games', store.get('fxq.games', 0) + 1);
   showView('game');
   $('log').innerHTML = '';
   $('hint-panel').hidden = true;
@@ -985,6 +988,20 @@ function turnPrompt(st) {
   return t('rollPrompt', { name });
 }
 
+/**
+ * Whether this is the player's first game, for the how-to line under the choose prompt: asked at
+ * a choice only, so the first game where a choice came (local or a room's) is the one remembered,
+ * by its id: a reload, a 开始 that failed or a game left before any choice counts for nothing.
+ */
+function firstGame(st) {
+  const first = store.get('fxq.firstGame', null);
+  if (first) return first === st.gameId;
+  // (counted before as games started, 2 and more: a game was played)
+  if (store.get('fxq.games', 0) > 1) return false;
+  store.set('fxq.firstGame', st.gameId);
+  return true;
+}
+
 function setButtons(st) {
   const human = canAct(st);
   // while an item waits for its target the roll waits too (Tab from the targets, then Enter,
@@ -1015,7 +1032,7 @@ function renderSide(st) {
     + (canUseItem(st) && ownBar(st).length ? ' — ' + t('itemPrompt') : '');
   $('turn-msg').title = choosingHere ? howTo : '';
   $('turn-help').textContent = choosingHere ? howTo : '';
-  $('turn-help').hidden = !choosingHere || store.get('fxq.games', 0) > 1;
+  $('turn-help').hidden = !choosingHere || !firstGame(st);
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';
@@ -1040,10 +1057,13 @@ function renderSide(st) {
   // digits, the whole in the title, on opening and by 复制
   showCommit(st.dice?.commitment || '');
   renderItems(st);
-  // 暂停电脑 only where a computer plays here (friends at one screen, a room: none to pause)
-  // and 电脑速度 with it: friends at one screen have no computer to speed up
-  $('btn-pause').hidden = inRoom(st) || !st.seats.some((/** @type {any} */ s) => s.controller === 'computer');
-  $('speed-row').hidden = $('btn-pause').hidden;
+  // 暂停电脑 only where a computer plays here (friends at one screen, a room: none to pause);
+  // the speed stays, as 动画速度 there: it sets every animation's speed, not the computers' only
+  const computersHere = !inRoom(st) && st.seats.some((/** @type {any} */ s) => s.controller === 'computer');
+  $('btn-pause').hidden = !computersHere;
+  const speedLabel = /** @type {HTMLElement} */ ($('speed-row').querySelector('label'));
+  speedLabel.dataset.t = computersHere ? 'speed' : 'animSpeed';
+  speedLabel.textContent = t(speedLabel.dataset.t);
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
   if (canAct(st) && current.keyboard) {
     if (st.phase === 'move') setTimeout(() => board?.focusLegal(1), 0);

@@ -1,6 +1,7 @@
 // The game screen's quieter words: the choose prompt in one line, the dice commitment folded (its
-// whole still there), no empty log box, no computer speed where no computer plays, friends at one
-// screen named 玩家 1, 玩家 2, and the die's faces landing on the server's value.
+// whole still there), no empty log box, no 暂停电脑 where no computer plays (the speed stays, as
+// 动画速度), friends at one screen named 玩家 1, 玩家 2, the die's faces landing on the server's
+// value, and the how-to line in a player's first game only (a room's game counts).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, open, setupGame, shot, state, waitHumanOrEnd, DESKTOP } from './helpers.mjs';
@@ -32,6 +33,7 @@ test('game screen: one-line choose prompt, folded commitment, the die lands on t
     await setupGame(page, { players: 2, seats: { 2: 'easy' }, opts: { takeoff: '56' } });
     // with a computer: its speed and pause are there; the log shows once it has a line
     assert.ok(await page.isVisible('#speed-row'), 'computer speed with a computer');
+    assert.equal((await page.locator('#speed-row label').innerText()).trim(), '电脑速度');
     const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
     assert.match(await page.locator('#commit summary').innerText(), new RegExp(commitment.slice(0, 8)));
     assert.ok(!(await page.locator('#commit summary').innerText()).includes(commitment), 'folded');
@@ -58,15 +60,32 @@ test('game screen: one-line choose prompt, folded commitment, the die lands on t
   }
 });
 
-test('game screen: friends at one screen have no computer speed and are 玩家 1, 玩家 2', { timeout: 60000 }, async () => {
+test('game screen: friends at one screen have no computer-only controls and are 玩家 1, 玩家 2', { timeout: 60000 }, async () => {
   const b = await launch(DESKTOP);
   try {
     const page = await b.page();
     await open(page);
+    // the set-up's first seat turns 玩家 1 in place: the select changed keeps its focus (the
+    // form was written again for it)
+    await page.waitForSelector('#setup-form');
+    await page.check('input[name=players][value="2"]', { force: true });
+    await page.focus('#seat-2');
+    await page.evaluate(() => { /** @type {any} */ (document.getElementById('seat-2')).__mark = 1; });
+    await page.selectOption('#seat-2', 'human');
+    assert.equal((await page.locator('#seat-0-who').innerText()).trim(), '玩家 1');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'seat-2', 'focus on the select');
+    assert.equal(await page.evaluate(() => /** @type {any} */ (document.getElementById('seat-2')).__mark), 1, 'the same select, not drawn again');
+    await page.selectOption('#seat-2', 'easy');
+    assert.equal((await page.locator('#seat-0-who').innerText()).trim(), '你');
     await setupGame(page, { players: 2, seats: { 2: 'human' } });
     await waitHumanOrEnd(page);
-    assert.ok(!(await page.isVisible('#speed-row')), 'no 电脑速度 without computers');
+    // the speed sets every animation's: it stays, as 动画速度; 暂停电脑 has nothing to pause
+    assert.ok(await page.isVisible('#speed'), 'the speed without computers too');
+    assert.equal((await page.locator('#speed-row label').innerText()).trim(), '动画速度');
     assert.ok(!(await page.isVisible('#btn-pause')), 'no 暂停电脑 without computers');
+    await page.click('#btn-lang');
+    assert.equal((await page.locator('#speed-row label').innerText()).trim(), 'Animation speed');
+    await page.click('#btn-lang');
     assert.ok(!(await page.isVisible('#log')), 'no empty log box');
     const players = await page.locator('#players').innerText();
     assert.match(players, /玩家 1/);
@@ -76,6 +95,46 @@ test('game screen: friends at one screen have no computer speed and are 玩家 1
     await page.waitForSelector('#log li');
     assert.ok(await page.isVisible('#log'), 'the log once it has a line');
     await shot(page, 'gamescreen-hotseat.png');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
+
+test('game screen: the how-to line in the first game only, a room\'s game counting as one', { timeout: 120000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    await page.waitForSelector('#setup-form');
+    // a room with a computer: this player's first game (only local games counted, and every
+    // room game showed the how-to again)
+    await page.click('#tab-online');
+    await page.waitForSelector('#online-form');
+    await page.fill('#nick', '房客');
+    await page.dispatchEvent('#nick', 'change');
+    await page.check('input[name=players][value="2"]', { force: true });
+    await page.selectOption('#slot-1', 'easy');
+    await page.click('#btn-create');
+    await page.waitForSelector('#view-room:not([hidden]) #room-code');
+    await page.click('#btn-room-start');
+    await page.waitForSelector('#view-game:not([hidden]) svg.board');
+    assert.ok(await untilChoice(page), 'a choice came in the room');
+    assert.ok(await page.isVisible('#turn-help'), 'the how-to in the first game, a room\'s');
+    // a reload is the same game: the how-to still there
+    await page.reload();
+    await page.waitForFunction(() => { const st = /** @type {any} */ (window).__fxq.current.st; return st?.room && st.phase === 'move'; }, null, { timeout: 15000 });
+    assert.ok(await untilChoice(page), 'the choice again');
+    assert.ok(await page.isVisible('#turn-help'), 'the same game after a reload');
+    // the next game, a local one: the how-to has been seen
+    page.once('dialog', (d) => d.accept());
+    await page.click('#btn-new');
+    await page.waitForSelector('#tab-local');
+    await page.click('#tab-local');
+    await setupGame(page, { players: 2, seats: { 2: 'easy' }, opts: { takeoff: '56' } });
+    assert.ok(await untilChoice(page), 'a choice came in the local game');
+    assert.ok(!(await page.isVisible('#turn-help')), 'no how-to in a second game');
+    assert.ok((await page.locator('#turn-msg').getAttribute('title') ?? '').length > 0, 'the how-to in the prompt\'s title still');
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
