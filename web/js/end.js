@@ -115,12 +115,12 @@ export function renderEnd(host, st, h) {
     </div>
     ${h.extra || ''}
     <details class="end-details" id="end-details"${open ? ' open' : ''}>
-      <summary><strong>${t('endDetails')}</strong> <span class="muted">${t(grades ? 'endDetailsWhat' : 'endDetailsWhatNoGrades')}</span></summary>
+      <summary id="end-details-summary"><strong>${t('endDetails')}</strong> <span class="muted">${t(grades ? 'endDetailsWhat' : 'endDetailsWhatNoGrades')}</span></summary>
       <section><h3>${t('histogram')}</h3><div class="hist">${hist}</div><p class="muted">${t('luckNote', { example: t(rules === 'ludo' ? 'luckExampleLudo' : 'luckExample') })}${st.items ? ' ' + t('luckNoteItems') : ''}</p></section>
       ${grades}
     </details>`;
   // the dialog is named by the headline (your place) and then the winner
-  host.closest('dialog')?.setAttribute('aria-labelledby', host.querySelector('#end-you') ? 'end-you end-title' : 'end-title');
+  host.closest('dialog')?.setAttribute('aria-labelledby', 'end-you end-title');
   host.querySelector('#end-watch')?.addEventListener('click', h.onWatch);
   if (h.onAgain) host.querySelector('#end-again')?.addEventListener('click', h.onAgain);
   if (h.onLeave) host.querySelector('#end-leave')?.addEventListener('click', h.onLeave);

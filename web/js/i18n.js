@@ -673,7 +673,7 @@ Object.assign(S.en, {
   shareLink: 'Invite link',
   spectatorsN: '{n} watching',
   slots: 'Seats',
-  diceCheck: 'Checking the dice',
+  diceCheck: 'Dice verification',
   commitmentNote: 'SHA-256 commitment of the server seed (fixed before this game began):',
   yourSeed: 'Your client seed',
   newSeed: 'New one',
@@ -852,9 +852,7 @@ Object.assign(S.zh, {
   replaySpeed: '回放速度',
   invite: '邀请好友',
   inviteNote: '把链接发给朋友，打开就能加入',
-  diceVerify: '骰子验证',
   seatSeeds: '各座位的客户端种子',
-  seatEmpty: '空位',
 });
 Object.assign(S.en, {
   chooseShort: 'Choose a {unit} to move',
@@ -866,9 +864,7 @@ Object.assign(S.en, {
   replaySpeed: 'Replay speed',
   invite: 'Invite',
   inviteNote: 'Send the link to a friend: opening it joins the room',
-  diceVerify: 'Dice verification',
   seatSeeds: 'Client seeds of the seats',
-  seatEmpty: 'Open seat',
 });
 
 let lang = 'zh';

@@ -464,9 +464,8 @@ export class Rooms {
       const isMe = mine && s.slot === mine.slot;
       let who = '', state = '', ctl = '';
       if (s.kind === 'player') {
-        // a face for the seat: the nickname's first letter, in the seat's colour once dealt
-        const dealt = r.status !== 'lobby' && typeof s.seat === 'number' ? COLOURS[r.rules === 'ludo' ? 'ludo' : 'feixingqi']?.[s.seat] : '';
-        who = `<span class="avatar" aria-hidden="true"${dealt ? ` style="--c:${dealt}"` : ''}>${esc([...String(s.nickname || '?')][0] || '?')}<span class="dot ${s.connected ? 'on' : 'off'}" title="${s.connected ? t('online') : t('offlineDot')}"></span></span>
+        // a face for the seat: the nickname's first letter
+        who = `<span class="avatar" aria-hidden="true">${esc([...String(s.nickname || '?')][0] || '?')}<span class="dot ${s.connected ? 'on' : 'off'}" title="${s.connected ? t('online') : t('offlineDot')}"></span></span>
           <span class="sr-only">${s.connected ? t('online') : t('offlineDot')}</span><strong>${esc(s.nickname)}</strong>${s.slot === r.host ? ` <span class="tag">${t('host')}</span>` : ''}${isMe ? ` <span class="tag me">${t('you')}</span>` : ''}`;
         // the host gets ready by starting
         state = s.ready ? `<span class="ready yes">✓ ${t('ready')}</span>` : s.slot === r.host ? '' : `<span class="ready no">${t('notReady')}</span>`;
@@ -513,7 +512,7 @@ export class Rooms {
         <p class="muted">${t('dealNote')}</p>
       </div>
       <details class="card dice-verify" id="dice-verify" ${verifyOpen ? 'open' : ''}>
-        <summary>${t('diceVerify')}</summary>
+        <summary id="dice-verify-summary">${t('diceCheck')}</summary>
         <p class="muted">${t('commitmentNote')}</p>
         <code class="hash" id="room-commitment">${esc(r.commitment)}</code>
         ${mine ? `<div class="row-line"><label for="my-seed">${t('yourSeed')}</label>
@@ -607,7 +606,7 @@ export class Rooms {
   /** The quick chat, closed again by Esc (focus back on its summary). @param {string} where */
   chatPanel(where) {
     const buttons = Array.from({ length: PHRASES }, (_, i) => `<button type="button" data-phrase="${i}">${esc(this.phrase(i))}</button>`).join('');
-    return `<details class="chat card" id="chat-${where}"><summary>${t('quickChat')}</summary><div class="phrases" role="group" aria-label="${t('quickChat')}">${buttons}</div></details>`;
+    return `<details class="chat card" id="chat-${where}"><summary id="chat-${where}-summary">${t('quickChat')}</summary><div class="phrases" role="group" aria-label="${t('quickChat')}">${buttons}</div></details>`;
   }
 
   wireChat(where) {

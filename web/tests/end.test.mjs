@@ -49,6 +49,15 @@ for (const [lang, vp, name] of [['zh', DESKTOP, 'desk'], ['en', PHONE, 'phone']]
       if (!(await page.locator('#end-details').evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open))) await page.click('#end-details > summary');
       await page.locator('#end .end-details .hist').scrollIntoViewIfNeeded();
       await shot(page, `end-details-${lang}-${name}.png`);
+      // keyboard focus on 详细统计 stays there as the screen is written again (another language):
+      // it fell to the page
+      await page.focus('#end-details > summary');
+      const was = await page.evaluate(() => document.documentElement.lang);
+      await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('btn-lang')).click());
+      await page.waitForFunction((l) => document.documentElement.lang !== l, was);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'end-details-summary', 'focus kept on 详细统计');
+      await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('btn-lang')).click());
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'end-details-summary', 'and back');
       // Esc closes it
       await page.keyboard.press('Escape');
       await page.waitForFunction(() => !(/** @type {HTMLDialogElement} */ (document.getElementById('end')).open));

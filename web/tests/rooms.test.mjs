@@ -108,8 +108,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     assert.ok(apostrophe < 0.6, `’ is ${apostrophe.toFixed(2)} of an M wide`);
     // a nickname with markup in it is text everywhere it is shown
     await b.fill('#nick', 'Bob<u>x</u>');
+    // A's keyboard focus on 骰子验证 stays there as the lobby is written again for B's coming (it
+    // fell to the page)
+    await a.focus('#dice-verify > summary');
     await b.click('#btn-join');
     await b.waitForSelector('#view-room:not([hidden]) #btn-ready');
+    await a.waitForFunction(() => /Bob/.test(document.getElementById('slots')?.textContent ?? ''), null, { timeout: 10000 });
+    assert.equal(await a.evaluate(() => document.activeElement?.id), 'dice-verify-summary', 'focus kept on 骰子验证');
     // B leaves the lobby and joins again in the same tab: its client seed is sent again (the
     // new slot's was empty, and 'Ready' was refused for it)
     await b.click('#btn-leave-room');
