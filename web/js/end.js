@@ -161,10 +161,14 @@ function heroHtml(st, h, ranking, team) {
   const first = ranking[0] ?? 0;
   const mine = (h.mine || []).filter((seat) => ranking.includes(seat));
   const placeOf = (seat) => ranking.indexOf(seat) + 1;
-  const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : seatName(rules, seat); };
+  // friends at one screen (every seat a person here): the seat and its player, as the ranking
+  // says them (红方（玩家 1）), where the seat alone matched no name in the ranking
+  const friends = !h.nameOf && !!h.who && st.seats.length > 1 && st.seats.every((/** @type {any} */ s) => s.controller === 'human');
+  const player = (seat) => friends ? (getLang() === 'zh' ? `${seatName(rules, seat)}（${h.who?.(seat)}）` : `${seatName(rules, seat)} (${h.who?.(seat)})`) : seatName(rules, seat);
+  const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : player(seat); };
   let head, sub = '', medal, win = false, title = endTitle(st);
   const personal = mine.length === 1 || (team && mine.length > 0 && mine.every((s) => s % 2 === mine[0] % 2));
-  const here = () => t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${seatName(rules, s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
+  const here = () => t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${player(s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
   if (team && mine.length && mine.every((s) => s % 2 === mine[0] % 2)) {
     // team play (RULES.md §9), one side's people on this screen (one, or both partners): the team's result
     win = first % 2 === mine[0] % 2;

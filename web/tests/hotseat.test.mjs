@@ -20,6 +20,9 @@ test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeou
     assert.match(ranking, /玩家 1/);
     assert.match(ranking, /玩家 2/);
     assert.doesNotMatch(ranking, /同屏好友|你/);
+    // and so does the headline: the winner's seat and player (红方（玩家 1）获胜！)
+    const winner = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.ranking[0]);
+    assert.match((await page.locator('#end-you').innerText()).trim(), new RegExp(`^\\S+（玩家 ${winner === 0 ? 1 : 2}）获胜！$`));
     await shot(page, 'hotseat-end.png');
     console.log(`hot-seat: ${log.actions} actions by two humans`);
     assert.deepEqual(b.errors, []);
