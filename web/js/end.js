@@ -111,7 +111,7 @@ export function renderEnd(host, st, h) {
       <button type="button" id="end-replay">${t('replay')}</button>
       <button type="button" id="end-download">${t('download')}</button>
       ${st.gameId ? `<a id="end-verify" class="navlink" href="verify.html#game=${encodeURIComponent(st.gameId)}" target="_blank" rel="noopener">${t('verifyLink')}</a>` : ''}
-      <button type="button" id="end-close">${t('close')}</button>
+      <button type="button" id="end-close"${h.onAgain || h.fastForward ? '' : ' autofocus'}>${t('close')}</button>
     </div>
     ${h.extra || ''}
     <details class="end-details" id="end-details"${open ? ' open' : ''}>
@@ -128,8 +128,13 @@ export function renderEnd(host, st, h) {
   host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
   host.querySelector('#end-close')?.addEventListener('click', h.onClose);
   host.querySelectorAll('button.review').forEach((b) => b.addEventListener('click', () => h.onReview?.(shown[Number(/** @type {HTMLElement} */ (b).dataset.i)])));
-  // drawn again while open (another language): focus stays on the same control, not the page
-  if (focused) /** @type {HTMLElement|null} */ (host.querySelector('#' + CSS.escape(focused)))?.focus();
+  // drawn again while open (another language, a room's update): focus stays on the same control,
+  // not the page; where none had it (a room's end screen drawn again as the dialog opened left it
+  // on the scroll box), the first step: the primary button, or 关闭 where there is none (a room's
+  // guest has no 再来一局)
+  const before = focused && /** @type {HTMLElement|null} */ (host.querySelector('#' + CSS.escape(focused)));
+  if (before) before.focus();
+  else if (host.closest('dialog')?.open) /** @type {HTMLElement|null} */ (host.querySelector('[autofocus]'))?.focus();
 }
 
 /** 1st, 2nd, 3rd, 4th (English); the number itself elsewhere (第 2 名 says it). */

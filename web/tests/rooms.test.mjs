@@ -320,6 +320,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     // 再来一局 in the room is the host's (A is here): B's end screen has only 离开房间
     assert.equal(await b.locator('#end-again').count(), 0);
     assert.equal(await b.locator('#end-leave').count(), 1);
+    // on every device focus is on a button of the end screen, not on its scroll box (Enter did
+    // nothing there): the host's first step, the guest's and the spectator's 关闭
+    for (const p of [a, b, c]) {
+      const on = await p.evaluate(() => document.activeElement?.tagName + '#' + document.activeElement?.id);
+      assert.match(on, /^(BUTTON)#end-/, 'focus on the end screen');
+    }
+    assert.equal(await b.evaluate(() => document.activeElement?.id), 'end-close');
     await a.click('#end-leave');
     await a.waitForSelector('#online-form');
     // 离开房间 tells the server (it only let the room go in the browser: the host stayed
