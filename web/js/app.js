@@ -190,9 +190,10 @@ function tumble(el, look, TOTAL) {
     tumbling.landed = new Promise((r) => { tumbling.land = r; });
     el.style.animationDuration = `${TOTAL}ms`;
     el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling');
-    // the last roll's colour, 6 and fade go; the new one's come when it lands
+    // the last roll's colour, 6, fade and name go; the new one's come when it lands
     el.style.removeProperty('--die-c');
     el.classList.remove('six', 'stale');
+    el.setAttribute('aria-label', t('dieRolling'));
   }
   const landed = tumbling.landed;
   tumbling.to = look.d;
@@ -996,8 +997,8 @@ function turnPrompt(st) {
 function firstGame(st) {
   const first = store.get('fxq.firstGame', null);
   if (first) return first === st.gameId;
-  // (counted before as games started, 2 and more: a game was played)
-  if (store.get('fxq.games', 0) > 1) return false;
+  // (counted before as games started, so 1 or more: a game was played, or begun)
+  if (store.get('fxq.games', 0) >= 1) return false;
   store.set('fxq.firstGame', st.gameId);
   return true;
 }

@@ -86,7 +86,7 @@ export function renderEnd(host, st, h) {
   let grades = '';
   if (an && an.seats?.length) {
     const lines = an.seats.map((s) => `<li><strong>${esc(t('gradeSummary', { name: seatName(rules, s.seat), n: s.decisions, lost: Number(s.lost).toFixed(1) }))}</strong>${playsLikeLine(s)}</li>`).join('');
-    const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" data-i="${i}" title="${esc(t('reviewTitle'))}" aria-label="${esc(t('reviewOf', { name: seatName(rules, d.seat), ply: decisionWords(rules, d).ply }))}">${t('review')}</button>` : ''}</li>`).join('');
+    const items = shown.map((d, i) => `<li>${esc(seatName(rules, d.seat))} · ${esc(gradeLine(rules, d))} — <strong>${esc(t('grade_' + d.grade))}</strong>${h.onReview ? ` <button type="button" class="review" id="end-review-${i}" data-i="${i}" title="${esc(t('reviewTitle'))}" aria-label="${esc(t('reviewOf', { name: seatName(rules, d.seat), ply: decisionWords(rules, d).ply }))}">${t('review')}</button>` : ''}</li>`).join('');
     // Decisions a busy server did not rank ahead (past the few a game's end ranks) were graded by the hint's one layer: say so.
     const quick = an.quick > 0 ? `<p class="muted quick-graded">${esc(t('quickGraded', { n: an.quick }))}</p>` : '';
     grades = `<section class="grades"><h3>${t('grades')}</h3><ul>${lines}</ul>${bad.length ? `<ul>${items}</ul>` : `<p>${t(an.seats.some((s) => s.decisions > 0) ? 'noGrades' : 'noDecisions')}</p>`}${quick}</section>`;
@@ -97,6 +97,9 @@ export function renderEnd(host, st, h) {
   const wasOpen = /** @type {HTMLDetailsElement|null} */ (host.querySelector('#end-details'))?.open;
   const open = wasOpen ?? (typeof matchMedia === 'function' && matchMedia('(min-width: 700px) and (min-height: 600px)').matches);
   const focused = host.contains(document.activeElement) ? document.activeElement?.id : '';
+  // focus on the scroll box or the dialog itself, not on a control: the one case the first step
+  // takes the focus below (not the page's, after a click on text: that would scroll the dialog)
+  const onBox = document.activeElement === host || document.activeElement === host.closest('dialog');
   // the primary button is the natural next step: 继续观看 while the computers' race is still to
   // be shown (every human done, result already known), else 再来一局
   const again = h.onAgain ? `<button type="button" id="end-again" ${h.fastForward ? '' : 'class="primary" autofocus'}>${t('again')}</button>` : '';
@@ -128,13 +131,13 @@ export function renderEnd(host, st, h) {
   host.querySelector('#end-download')?.addEventListener('click', h.onDownload);
   host.querySelector('#end-close')?.addEventListener('click', h.onClose);
   host.querySelectorAll('button.review').forEach((b) => b.addEventListener('click', () => h.onReview?.(shown[Number(/** @type {HTMLElement} */ (b).dataset.i)])));
-  // drawn again while open (another language, a room's update): focus stays on the same control,
-  // not the page; where none had it (a room's end screen drawn again as the dialog opened left it
-  // on the scroll box), the first step: the primary button, or 关闭 where there is none (a room's
-  // guest has no 再来一局)
+  // drawn again while open (another language, a room's update): focus stays on the same control
+  // (复盘 buttons included), without scrolling; where it was on the scroll box (a room's end screen
+  // drawn again as the dialog opened), the first step: the primary button, or 关闭 where there is
+  // none (a room's guest has no 再来一局)
   const before = focused && /** @type {HTMLElement|null} */ (host.querySelector('#' + CSS.escape(focused)));
-  if (before) before.focus();
-  else if (host.closest('dialog')?.open) /** @type {HTMLElement|null} */ (host.querySelector('[autofocus]'))?.focus();
+  if (before) before.focus({ preventScroll: true });
+  else if (onBox && host.closest('dialog')?.open) /** @type {HTMLElement|null} */ (host.querySelector('[autofocus]'))?.focus({ preventScroll: true });
 }
 
 /** 1st, 2nd, 3rd, 4th (English); the number itself elsewhere (第 2 名 says it). */

@@ -58,6 +58,19 @@ for (const [lang, vp, name] of [['zh', DESKTOP, 'desk'], ['en', PHONE, 'phone']]
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'end-details-summary', 'focus kept on 详细统计');
       await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('btn-lang')).click());
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'end-details-summary', 'and back');
+      // so does focus on a 复盘 button far down, and the list is not scrolled back to the top (a
+      // room's update moved focus to 关闭 and scrolled the dialog up)
+      if (await page.locator('#end button.review').count()) {
+        const review = page.locator('#end button.review').last();
+        await review.focus();
+        const id = await review.getAttribute('id');
+        const top = await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('end-in')).scrollTop);
+        // drawn again as a room's update draws it
+        await page.evaluate(() => /** @type {any} */ (window).__fxq.rooms.d.refreshEnd());
+        assert.equal(await page.evaluate(() => document.activeElement?.id), id, 'focus kept on 复盘');
+        const after = await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('end-in')).scrollTop);
+        assert.ok(top > 0 && Math.abs(after - top) <= 2, `scrolled ${top} → ${after}`);
+      }
       // Esc closes it
       await page.keyboard.press('Escape');
       await page.waitForFunction(() => !(/** @type {HTMLDialogElement} */ (document.getElementById('end')).open));
