@@ -990,6 +990,18 @@ function turnPrompt(st) {
 }
 
 /**
+ * Where each movable piece would land, from the state's `choices` (docs/PROTOCOL.md §3: every
+ * piece of an option lands where its representative does; `to` null when it goes home).
+ * @returns {Record<number, number|null>}
+ */
+function landingsOf(st) {
+  /** @type {Record<number, number|null>} */
+  const out = {};
+  for (const c of st.choices || []) for (const p of c.pieces || [c.piece]) out[p] = c.to ?? null;
+  return out;
+}
+
+/**
  * Whether this is the player's first game, for the how-to line under the choose prompt: asked at
  * a choice only, so the first game where a choice came (local or a room's) is the one remembered,
  * by its id: a reload, a 开始 that failed or a game left before any choice counts for nothing.
@@ -1037,7 +1049,7 @@ function renderSide(st) {
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';
-  board?.setLegal(choosing ? seat : -1, choosing ? st.legal : []);
+  board?.setLegal(choosing ? seat : -1, choosing ? st.legal : [], choosing ? landingsOf(st) : {});
   board?.relabel();
   setButtons(st);
   // with several people at this screen the roll button says whose roll it is

@@ -417,6 +417,11 @@ export function createBoard(host, geo, opts = {}) {
       if (g.classList.contains('target')) onTarget?.(s, k);
       else if (g.classList.contains('legal')) opts.onPick?.(k);
     });
+    // pointed at or focused, a movable piece shows where it would land (the click then moves it)
+    g.addEventListener('pointerenter', (e) => { if (e.pointerType !== 'touch') preview(piece); });
+    g.addEventListener('focus', () => preview(piece));
+    g.addEventListener('pointerleave', () => preview(null));
+    g.addEventListener('blur', () => preview(null));
     // Enter or Space, as on any button (Space did nothing: the roll's key went by)
     g.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
@@ -679,8 +684,10 @@ export function createBoard(host, geo, opts = {}) {
    * tabindex: the arrows go from piece to piece in number order, as the number keys do; Tab
    * followed the drawing order, 1, 4, 3, 2).
    */
-  function setLegal(seat, list) {
+  function setLegal(seat, list, landing = {}) {
     const first = Math.min(...list);
+    landings = landing;
+    preview(null);
     for (const pc of pieces) {
       const legal = pc.seat === seat && list.includes(pc.piece);
       pc.g.classList.toggle('legal', legal);
@@ -690,6 +697,21 @@ export function createBoard(host, geo, opts = {}) {
       if (legal) pc.g.setAttribute('tabindex', pc.piece === first ? '0' : '-1'); else pc.g.removeAttribute('tabindex');
       markUsable(pc);
     }
+  }
+  /** Where each movable piece would land (the state's `choices`: piece → progress, null when a
+   * stack collision sends it home), for [`preview`]. @type {Record<number, number|null>} */
+  let landings = {};
+  /**
+   * The landing square of a movable piece, marked while it is pointed at or focused (as the
+   * hint's mark, lighter); nothing for a piece that cannot move or would not stay on the board.
+   * @param {{seat:number, piece:number, g:SVGGElement}|null} pc
+   */
+  function preview(pc) {
+    gOver.querySelectorAll('.preview-mark').forEach((x) => x.remove());
+    const to = pc && pc.g.classList.contains('legal') ? landings[pc.piece] : null;
+    if (!pc || to === null || to === undefined) return;
+    const [x, y] = pointOf(pc.seat, to, pc.piece);
+    el('circle', { r: 0.46, class: 'preview-mark', cx: x, cy: y, 'data-piece': pc.piece + 1, style: `--c:${col[pc.seat]}` }, gOver);
   }
   /** `aria-disabled` as the piece stands: usable when it can move or be aimed at. */
   function markUsable(pc) {

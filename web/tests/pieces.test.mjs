@@ -86,3 +86,58 @@ test('reduced motion: a movable piece keeps its ring and does not hop', { timeou
     }
   } finally { await B.close(); }
 });
+
+test('a movable piece pointed at or focused shows where it would land; nothing for the others', { timeout: 60000 }, async () => {
+  const B = await launch();
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await page.waitForSelector('#preview svg.board');
+    const r = await page.evaluate(async () => {
+      const m = await import('./js/board.js');
+      const geo = m.normalizeGeo(await (await fetch('api/board/feixingqi')).json());
+      const host = document.createElement('div');
+      host.style.width = '380px';
+      document.body.prepend(host);
+      const board = m.createBoard(host, geo, {});
+      board.setSpeed(0);
+      // the landings as the state's choices give them: red 1 (on p5) to p11, red 2 (in the
+      // hangar) to its takeoff point
+      board.setPieces([[5, -1, -1, -1], [3, -1, -1, -1], [-1, -1, -1, -1], [-1, -1, -1, -1]], [0, 1, 2, 3]);
+      board.setLegal(0, [0, 1], { 0: 11, 1: 0 });
+      const q = (/** @type {number} */ s, /** @type {number} */ k) => /** @type {SVGGElement} */ (host.querySelector(`.piece[data-seat="${s}"][data-piece="${k}"]`));
+      const mark = () => {
+        const c = host.querySelector('.preview-mark');
+        return c ? [Number(c.getAttribute('cx')).toFixed(2), Number(c.getAttribute('cy')).toFixed(2), c.getAttribute('data-piece')].join(',') : null;
+      };
+      const at = (/** @type {number} */ p) => board.pointOf(0, p, 0).map((v) => v.toFixed(2)).join(',');
+      const out = { none: mark() };
+      q(0, 1).focus();
+      out.one = mark(); out.oneWant = `${at(11)},1`;
+      q(0, 1).blur();
+      out.blurred = mark();
+      q(0, 2).dispatchEvent(new PointerEvent('pointerenter', { pointerType: 'mouse' }));
+      out.two = mark(); out.twoWant = `${board.pointOf(0, 0, 1).map((v) => v.toFixed(2)).join(',')},2`;
+      q(0, 2).dispatchEvent(new PointerEvent('pointerleave', { pointerType: 'mouse' }));
+      out.left = mark();
+      // yellow's plane cannot move: no mark
+      q(1, 1).dispatchEvent(new PointerEvent('pointerenter', { pointerType: 'mouse' }));
+      out.other = mark();
+      // the next choice clears it
+      q(0, 1).focus();
+      board.setLegal(-1, []);
+      out.cleared = mark();
+      return out;
+    });
+    assert.equal(r.none, null);
+    assert.equal(r.one, r.oneWant, 'focused: its landing square');
+    assert.equal(r.blurred, null);
+    assert.equal(r.two, r.twoWant, 'pointed at: its landing square');
+    assert.equal(r.left, null);
+    assert.equal(r.other, null, 'a piece that cannot move shows nothing');
+    assert.equal(r.cleared, null);
+    assert.deepEqual(B.errors, []);
+  } finally {
+    await B.close();
+  }
+});
