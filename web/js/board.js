@@ -707,10 +707,13 @@ export function createBoard(host, geo, opts = {}) {
    * @param {{seat:number, piece:number, g:SVGGElement}|null} pc
    */
   function preview(pc) {
-    gOver.querySelectorAll('.preview-mark').forEach((x) => x.remove());
+    gOver.querySelectorAll('.preview-mark, .preview-edge').forEach((x) => x.remove());
     const to = pc && pc.g.classList.contains('legal') ? landings[pc.piece] : null;
     if (!pc || to === null || to === undefined) return;
     const [x, y] = pointOf(pc.seat, to, pc.piece);
+    // a dark edge under the dashes: a ring in the seat's colour vanished on a square of that
+    // colour, which is where takeoffs and jumps land
+    el('circle', { r: 0.46, class: 'preview-edge', cx: x, cy: y }, gOver);
     el('circle', { r: 0.46, class: 'preview-mark', cx: x, cy: y, 'data-piece': pc.piece + 1, style: `--c:${col[pc.seat]}` }, gOver);
   }
   /** `aria-disabled` as the piece stands: usable when it can move or be aimed at. */
