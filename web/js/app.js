@@ -6,7 +6,7 @@ import { esc } from './html.js';
 import { createBoard, createItemBar, glyphIcon, normalizeGeo, absOf, LOOP, COLOURS, SHAPE_NAMES, ITEM_NAMES } from './board.js';
 import { Net } from './net.js';
 import { sfx, isMuted, setMuted } from './sound.js';
-import { renderEnd, endTitle } from './end.js';
+import { renderEnd, endTitle, friendsOnly } from './end.js';
 import { Viewer } from './viewer.js';
 import { Rooms, roomFromHash } from './rooms.js';
 
@@ -165,7 +165,7 @@ function drawDie(el, o) {
  * The die's tumble: its timer, when it began, how long it lasts, the face it lands on (0: not known
  * yet) with its look, and the promise that it has landed (`land` resolves it).
  */
-const tumbling = { timer: 0, start: 0, total: 600, to: 0, last: 0, look: /** @type {DieLook|null} */ (null), landed: Promise.resolve(), land: () => {} };
+const tumbling = { timer: 0, start: 0, total: 0, to: 0, last: 0, look: /** @type {DieLook|null} */ (null), landed: Promise.resolve(), land: () => {} };
 /** Ends the tumble under way, drawing the value it was going to (none if it was not known yet). @param {HTMLElement} el */
 function landTumble(el) {
   if (!tumbling.timer) return;
@@ -520,14 +520,16 @@ const net = new Net({
 });
 
 const rooms = new Rooms({
-  $, store, net, current, toast, announce, chipSvg, showView, renderSetup, renderSide: (st) => renderSide(st),
+  $, store, net, current, toast, copyText, announce, chipSvg, showView, renderSetup, renderSide: (st) => renderSide(st),
   openViewerFor: (src) => openViewerFor(src), logLine: (text, imp) => logLine(text, imp),
   refreshEnd: () => { if (/** @type {HTMLDialogElement} */ ($('end')).open && current.st?.phase === 'over') openEnd(current.st, false); },
   rulesCard, playersRadios, optionsCard, optionsFrom, loadSetup, seatsFor, radioHtml,
 });
 
 /** Whether a seat's planes are this screen's own: its seats in a room, a person's at this screen (not with computers only watching). @param {number} seat */
-const myPlanes = (seat) => (inRoom(current.st) ? rooms.mySeats().includes(seat) : seatInfo(current.st, seat)?.controller === 'human');
+const myPlanes = (seat) => mySeats(current.st).includes(seat);
+/** The seats played at this screen: its seats in a room, else every person's. */
+const mySeats = (st) => (inRoom(st) ? rooms.mySeats() : st.seats.filter((/** @type {any} */ s) => s.controller === 'human').map((/** @type {any} */ s) => s.seat));
 /** A game of an online room (PROTOCOL.md §7): its states carry a `room` block. */
 const inRoom = (st) => !!(st && st.room);
 /** Whether this browser may roll or move now: a person at this screen, or (in a room) its own seat. */
@@ -627,7 +629,7 @@ function controllerText(info) {
   if (inRoom(current.st)) return rooms.seatLabel(current.st, info.seat);
   // every seat a person at this screen: 玩家 1, 玩家 2… (no one of them is 你 more than the others)
   const st = current.st;
-  if (st && st.seats.every((/** @type {any} */ s) => s.controller === 'human') && st.seats.length > 1) return t('playerN', { n: st.seats.findIndex((/** @type {any} */ s) => s.seat === info.seat) + 1 });
+  if (st && friendsOnly(st)) return t('playerN', { n: st.seats.findIndex((/** @type {any} */ s) => s.seat === info.seat) + 1 });
   if (info.controller === 'human') return info.seat === 0 ? t('you') : t('human');
   return t(info.level || 'normal');
 }
@@ -1095,9 +1097,7 @@ function showCommit(c) {
   el.dataset.key = key;
   el.innerHTML = `<details><summary title="${esc(c)}">${t('commitShort')} <span aria-hidden="true">ⓘ</span> <code>${esc(c.slice(0, 8))}…</code></summary>
     <p>${t('commitLong')}</p><code class="hash">${esc(c)}</code> <button type="button" class="copy-commit">${t('copyCommit')}</button></details>`;
-  el.querySelector('.copy-commit')?.addEventListener('click', async () => {
-    try { await navigator.clipboard.writeText(c); toast(t('copied')); } catch { toast(c); }
-  });
+  el.querySelector('.copy-commit')?.addEventListener('click', () => copyText(c));
 }
 
 function scheduleNext(st) {
@@ -1508,7 +1508,7 @@ function openEnd(st, fromFastForward) {
     nameOf: room ? (seat) => rooms.nameOf(seat) : undefined,
     // elsewhere as the game screen says them (玩家 1, 玩家 2… when every seat is a person here)
     who: (seat) => controllerText(st.seats.find((/** @type {any} */ s) => s.seat === seat)),
-    mine: room ? rooms.mySeats() : st.seats.filter((/** @type {any} */ s) => s.controller === 'human').map((/** @type {any} */ s) => s.seat),
+    mine: mySeats(st),
     extra: room ? rooms.endExtra(st) : '',
   });
   if (room) rooms.fillPoints(st);
@@ -1538,11 +1538,14 @@ async function downloadRecord() {
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
   } catch (e) { toast(t('error', { msg: e.message })); }
 }
+/** Copies `text` and says so; where the clipboard is refused, shows the text to copy by hand. @param {string} text */
+async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); toast(t('copied')); } catch { toast(text); }
+}
 async function copyLink() {
   const id = current.st?.gameId;
   if (!id) return;
-  const url = `${location.origin}${location.pathname}#record=g:${id}`;
-  try { await navigator.clipboard.writeText(url); toast(t('copied')); } catch { toast(url); }
+  copyText(`${location.origin}${location.pathname}#record=g:${id}`);
 }
 
 // ---------------------------------------------------------------------------------------------

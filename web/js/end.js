@@ -140,6 +140,11 @@ export function renderEnd(host, st, h) {
   else if (onBox && host.closest('dialog')?.open) /** @type {HTMLElement|null} */ (host.querySelector('[autofocus]'))?.focus({ preventScroll: true });
 }
 
+/** Every seat a person at this one screen (friends, no computer; 2 or more): they are 玩家 1, 玩家 2… @param {any} st */
+export function friendsOnly(st) {
+  return st.seats.length > 1 && st.seats.every((/** @type {any} */ s) => s.controller === 'human');
+}
+
 /** 1st, 2nd, 3rd, 4th (English); the number itself elsewhere (第 2 名 says it). */
 function ordinal(n) {
   if (getLang() !== 'en') return String(n);
@@ -171,13 +176,15 @@ function heroHtml(st, h, ranking, team) {
   const placeOf = (seat) => ranking.indexOf(seat) + 1;
   // friends at one screen (every seat a person here): the seat and its player, as the ranking
   // says them (红方（玩家 1）), where the seat alone matched no name in the ranking
-  const friends = !h.nameOf && !!h.who && st.seats.length > 1 && st.seats.every((/** @type {any} */ s) => s.controller === 'human');
+  const friends = !h.nameOf && !!h.who && friendsOnly(st);
   const player = (seat) => friends ? (getLang() === 'zh' ? `${seatName(rules, seat)}（${h.who?.(seat)}）` : `${seatName(rules, seat)} (${h.who?.(seat)})`) : seatName(rules, seat);
   const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : player(seat); };
   let head, sub = '', medal, win = false, title = endTitle(st);
-  const personal = mine.length === 1 || (team && mine.length > 0 && mine.every((s) => s % 2 === mine[0] % 2));
+  // team play with one side's people only on this screen (one, or both partners)
+  const oneSide = team && mine.length > 0 && mine.every((s) => s % 2 === mine[0] % 2);
+  const personal = mine.length === 1 || oneSide;
   const here = () => t('endPlayersHere', { list: mine.slice().sort((a, b) => placeOf(a) - placeOf(b)).map((s) => `${player(s)} ${t('place', { n: placeOf(s) })}`).join(' · ') });
-  if (team && mine.length && mine.every((s) => s % 2 === mine[0] % 2)) {
+  if (oneSide) {
     // team play (RULES.md §9), one side's people on this screen (one, or both partners): the team's result
     win = first % 2 === mine[0] % 2;
     head = t(win ? 'endTeamWon' : 'endTeamLost');

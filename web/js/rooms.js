@@ -53,7 +53,7 @@ export function roomFromHash() {
 
 export class Rooms {
   /**
-   * @param {{$:(id:string)=>HTMLElement, store:any, net:any, current:any, toast:(m:string)=>void,
+   * @param {{$:(id:string)=>HTMLElement, store:any, net:any, current:any, toast:(m:string)=>void, copyText:(text:string)=>Promise<void>,
    *   announce:(m:string)=>void, chipSvg:(r:string,s:number,n?:number)=>string, showView:(v:string)=>void,
    *   renderSetup:()=>void, renderSide:(st:any)=>void, openViewerFor:(src:any)=>void,
    *   logLine:(text:string, imp?:boolean)=>void, rulesCard:(s:any)=>string, playersRadios:(s:any)=>string,
@@ -539,9 +539,7 @@ export class Rooms {
   wireLobby() {
     const { $, store } = this.d;
     const r = this.room;
-    const copy = async (text) => {
-      try { await navigator.clipboard.writeText(text); this.d.toast(t('copied')); } catch { this.d.toast(text); }
-    };
+    const copy = (/** @type {string} */ text) => this.d.copyText(text);
     $('btn-copy-code').addEventListener('click', () => copy(r.code));
     $('btn-copy-link').addEventListener('click', () => copy(this.shareUrl(r.code)));
     $('share-link').addEventListener('focus', (e) => /** @type {HTMLInputElement} */ (e.target).select());
