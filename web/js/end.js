@@ -179,7 +179,7 @@ function heroHtml(st, h, ranking, team) {
   const friends = !h.nameOf && !!h.who && friendsOnly(st);
   const player = (seat) => friends ? (getLang() === 'zh' ? `${seatName(rules, seat)}（${h.who?.(seat)}）` : `${seatName(rules, seat)} (${h.who?.(seat)})`) : seatName(rules, seat);
   const named = (seat) => { const n = h.nameOf?.(seat); return n ? `${seatName(rules, seat)} · ${n}` : player(seat); };
-  let head, sub = '', medal, win = false, title = endTitle(st);
+  let head, sub = '', medal, win = false, title = endTitle(st), ink = '';
   // team play with one side's people only on this screen (one, or both partners)
   const oneSide = team && mine.length > 0 && mine.every((s) => s % 2 === mine[0] % 2);
   const personal = mine.length === 1 || oneSide;
@@ -203,11 +203,14 @@ function heroHtml(st, h, ranking, team) {
     win = mine.includes(first) || (team && mine.includes((first + 2) % 4));
     if (mine.length > 1) sub = here();
     medal = medalSvg(1, COLOURS[rules][first]);
+    // the winner's own colour, not the red of "you won": friends at one screen all "win", and
+    // a red headline for a yellow winner named the wrong seat at a glance
+    ink = TEXT_COLOURS[rules][first];
   }
   const confetti = win ? `<div class="confetti" aria-hidden="true">${Array.from({ length: 18 }, (_, i) => `<i style="--i:${i};background:${COLOURS[rules][i % 4]}"></i>`).join('')}</div>` : '';
   return `<div class="end-hero${win ? ' win' : ''}">${confetti}${medal}
     <h2><span id="end-title" class="kicker">${esc(title)}</span>
-    <span class="${personal ? 'you-place ' : ''}headline" id="end-you">${esc(head)}</span></h2>
+    <span class="${personal ? 'you-place ' : ''}headline" id="end-you"${ink ? ` style="color:${ink}"` : ''}>${esc(head)}</span></h2>
     ${sub ? `<p class="hero-sub">${esc(sub)}</p>` : ''}</div>`;
 }
 

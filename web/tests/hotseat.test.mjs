@@ -23,6 +23,36 @@ test('hot-seat: two humans play a whole Ludo game, reloading mid-game', { timeou
     // and so does the headline: the winner's seat and player (红方（玩家 1）获胜！)
     const winner = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.over.ranking[0]);
     assert.match((await page.locator('#end-you').innerText()).trim(), new RegExp(`^\\S+（玩家 ${winner === 0 ? 1 : 2}）获胜！$`));
+    // in the winner's own colour (it was the red of "you won" whoever won): Ludo's seat 0 red,
+    // seat 2 yellow, as text dark enough on white
+    assert.equal(await page.locator('#end-you').evaluate((e) => getComputedStyle(e).color), winner === 0 ? 'rgb(198, 40, 40)' : 'rgb(138, 103, 0)');
+    // the confetti falls behind the words, never over them: drawn again (the fall starts again),
+    // each piece crossing the small line or the headline is under the words at that point
+    await page.evaluate(() => /** @type {any} */ (window).__fxq.rooms.d.refreshEnd());
+    let crossings = 0;
+    for (let i = 0; i < 30; i++) {
+      const over = await page.evaluate(() => {
+        const words = ['#end-title', '#end-you'].map((s) => /** @type {Element} */ (document.querySelector(s)).getBoundingClientRect());
+        let n = 0, on = 0;
+        for (const c of document.querySelectorAll('#end .confetti i')) {
+          const r = c.getBoundingClientRect();
+          for (const w of words) {
+            const x = (Math.max(r.left, w.left) + Math.min(r.right, w.right)) / 2, y = (Math.max(r.top, w.top) + Math.min(r.bottom, w.bottom)) / 2;
+            if (x <= Math.max(r.left, w.left) || y <= Math.max(r.top, w.top)) continue;
+            n++;
+            // pointer-events: none hides a piece from elementFromPoint: count it for this look only
+            /** @type {HTMLElement} */ (c).style.pointerEvents = 'auto';
+            if (document.elementFromPoint(x, y) === c) on++;
+            /** @type {HTMLElement} */ (c).style.pointerEvents = '';
+          }
+        }
+        return [n, on];
+      });
+      crossings += over[0];
+      assert.equal(over[1], 0, 'a piece of confetti over the words');
+      await page.waitForTimeout(60);
+    }
+    assert.ok(crossings > 0, 'the confetti crossed the words (the test looked while it fell)');
     await shot(page, 'hotseat-end.png');
     console.log(`hot-seat: ${log.actions} actions by two humans`);
     assert.deepEqual(b.errors, []);
