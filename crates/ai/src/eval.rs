@@ -908,13 +908,10 @@ enum Standing {
 /// [`exposure`] up to the threats.
 fn standing(pos: &Position, s: Seat, i: u8, p: u8, brittle: f32) -> Standing {
     let ludo = pos.rules().is_ludo();
-    let team = pos.rules().options.team;
-    let (sq, only) = if let Some(a) = pos.square(s, i) {
-        (a, None)
-    } else if !ludo && p == LANE_CROSSED && !team {
-        (CROSSING, Some(s.opposite()))
-    } else {
-        return Standing::Out;
+    let (sq, only) = match (pos.square(s, i), pos.crossing_enemy(s)) {
+        (Some(a), _) => (a, None),
+        (None, Some(o)) if p == LANE_CROSSED => (CROSSING, Some(o)),
+        _ => return Standing::Out,
     };
     let mut stacked = false;
     let mut scale = 1.0;

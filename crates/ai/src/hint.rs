@@ -849,13 +849,8 @@ fn describe(pos: &Position, items: Option<&ItemState>, mv: Move) -> RankedOption
         reasons.push(Reason::Tailwind);
     }
     if let Progress::At(q) = to {
-        // a 飞行棋 plane on its L3 can still be hit from the fly line over it (RULES.md §3.7),
-        // where the opposite seat is in play and no partner (§9: a partner's fly never captures)
-        let rules = pos.rules();
-        let crossed = q == LANE_CROSSED
-            && !rules.is_ludo()
-            && !rules.options.team
-            && pos.seats().contains(me.opposite());
+        // a 飞行棋 plane on its L3 can still be hit from the fly line over it
+        let crossed = q == LANE_CROSSED && pos.crossing_enemy(me).is_some();
         let lane = q > ENTRY && q < CENTRE && !crossed;
         let safe_sq = square.is_some_and(|a| pos.rules().is_ludo() && ludo_safe(a));
         if (lane && from.value() <= ENTRY) || (safe_sq && from != Progress::Hangar) {

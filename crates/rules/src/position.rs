@@ -946,6 +946,17 @@ impl Position {
         self.seats
     }
 
+    /// The seat whose fly can capture a plane of `seat` standing on its own L3 (`p53`): "the fly
+    /// line crosses the opposite colour's L3; a lone plane there is captured" (RULES.md §3.7),
+    /// the opposite seat when it is in play; none in Ludo, nor in team play, where the opposite
+    /// seat is the partner and "a partner's fly never captures" (§9).
+    #[inline]
+    pub fn crossing_enemy(&self, seat: Seat) -> Option<Seat> {
+        let o = seat.opposite();
+        let fly = !self.rules.is_ludo() && !self.rules.options.team;
+        (fly && self.seats.contains(o)).then_some(o)
+    }
+
     /// Seats that have finished all their pieces.
     #[inline]
     pub fn finished_seats(&self) -> SeatSet {
@@ -2425,6 +2436,24 @@ mod tests {
         assert_eq!(legal, vec![1]);
         assert_eq!(distinct, vec![1]);
         assert_eq!(pos.candidate_pieces(), 0b10);
+    }
+
+    /// The fly over L3 threatens a plane there only where it can capture (§3.7, §9): the
+    /// opposite seat in play, no team play, not in Ludo.
+    #[test]
+    fn crossing_enemy_is_the_opposite_seat_that_can_fly() {
+        let fxq = Position::new(Rules::feixingqi(), SeatSet::ALL).expect("valid");
+        assert_eq!(fxq.crossing_enemy(Seat::S1), Some(Seat::S3));
+        let three = SeatSet::ALL.without(Seat::S3);
+        let fxq3 = Position::new(Rules::feixingqi(), three).expect("valid");
+        assert_eq!(fxq3.crossing_enemy(Seat::S1), None);
+        assert_eq!(fxq3.crossing_enemy(Seat::S0), Some(Seat::S2));
+        let mut team = Rules::feixingqi();
+        team.options.team = true;
+        let team = Position::new(team, SeatSet::ALL).expect("valid");
+        assert_eq!(team.crossing_enemy(Seat::S0), None);
+        let ludo = Position::new(Rules::ludo(), SeatSet::ALL).expect("valid");
+        assert_eq!(ludo.crossing_enemy(Seat::S0), None);
     }
 
     /// The per-move bitboards agree with a square-by-square scan over many random positions.
