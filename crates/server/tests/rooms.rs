@@ -1138,3 +1138,50 @@ async fn a_person_uses_items_in_a_room_game_and_its_record_has_the_uses() {
     assert_eq!(record.uses.len(), in_plies.len());
     assert!(record.replay().unwrap().position().is_over());
 }
+
+/// Runs `sql` on the server's database beside it (a test's way to make the store refuse a write).
+fn sql(dir: &std::path::Path, sql: &str) {
+    let db = rusqlite::Connection::open(dir.join("feixingqi.sqlite3")).unwrap();
+    db.busy_timeout(Duration::from_secs(5)).unwrap();
+    db.execute_batch(sql).unwrap();
+}
+
+/// An `again` the store refuses leaves the finished room exactly as it was, for everyone to see
+/// (status, seed, slots with their seats, readiness and client seeds, host), and can be sent again.
+#[tokio::test]
+async fn an_again_the_store_refuses_leaves_the_finished_room_as_it_was() {
+    let dir = temp_dir("again-refused");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut h = Rc::person(server.addr, "房主").await;
+    let (_, code) = h
+        .create_room(
+            json!({"type": "createRoom", "rules": "feixingqi", "players": 2,
+            "slots": [{"kind": "player"}, {"kind": "computer", "level": "easy"}],
+            "options": {"pieces": 2}, "turnTimerMs": 1000}),
+        )
+        .await;
+    h.ready_and_start("host-seed").await;
+    // Nobody acts: two timeouts put the seat into 托管 and the server plays the game out.
+    let ended = h
+        .wait(|m| m["type"] == "room" && m["status"] == "over")
+        .await;
+    sql(
+        &dir,
+        "CREATE TRIGGER no_renew BEFORE UPDATE OF seed ON rooms
+         BEGIN SELECT RAISE(ABORT, 'renewing refused'); END;",
+    );
+    let e = h.ask(json!({"type": "again"})).await;
+    assert_eq!(e["code"], "internal", "{e}");
+    let (_, now) = server.get_json(&format!("/api/rooms/{code}")).await;
+    assert_eq!(now, ended, "the room as it was");
+    let st = h.ask_for(json!({"type": "sync"}), &["state"]).await;
+    assert_eq!(st["phase"], "over", "{st}");
+    assert_eq!(st["room"]["timer"], Value::Null, "{st}");
+    sql(&dir, "DROP TRIGGER no_renew;");
+    assert_eq!(h.ask(json!({"type": "again"})).await["type"], "ok");
+    let lobby = h
+        .wait(|m| m["type"] == "room" && m["status"] == "lobby")
+        .await;
+    assert_ne!(lobby["commitment"], ended["commitment"]);
+    assert_eq!(lobby["slots"][0]["ready"], false, "{lobby}");
+}
