@@ -1185,3 +1185,42 @@ async fn an_again_the_store_refuses_leaves_the_finished_room_as_it_was() {
     assert_ne!(lobby["commitment"], ended["commitment"]);
     assert_eq!(lobby["slots"][0]["ready"], false, "{lobby}");
 }
+
+/// When the host has gone by the end, a seated player still here opens the lobby and becomes
+/// the host; the host's slot opens.
+#[tokio::test]
+async fn a_guest_still_here_plays_again_when_the_host_has_gone() {
+    let dir = temp_dir("again-guest");
+    let server = Server::start_with(pace(0, 30_000)(&dir)).await;
+    let mut h = Rc::person(server.addr, "房主").await;
+    let (_, code) = h
+        .create_room(
+            json!({"type": "createRoom", "rules": "ludo", "players": 3,
+            "slots": [{"kind": "player"}, {"kind": "computer", "level": "easy"}, {"kind": "open"}],
+            "options": {"pieces": 2}, "turnTimerMs": 1000}),
+        )
+        .await;
+    let mut g = Rc::person(server.addr, "客人").await;
+    g.enter(json!({"type": "joinRoom", "code": code})).await;
+    g.ask(json!({"type": "ready", "ready": true, "clientSeed": "guest-seed"}))
+        .await;
+    h.wait(|m| m["type"] == "room" && m["slots"][2]["ready"] == true)
+        .await;
+    h.ready_and_start("host-seed").await;
+    // Nobody acts: both seats go into 托管 and the server plays the game out.
+    g.wait(|m| m["type"] == "room" && m["status"] == "over")
+        .await;
+    assert_eq!(
+        h.ask(json!({"type": "leaveRoom"})).await["type"],
+        "roomLeft"
+    );
+    assert_eq!(g.ask(json!({"type": "again"})).await["type"], "ok");
+    let lobby = g
+        .wait(|m| m["type"] == "room" && m["status"] == "lobby")
+        .await;
+    assert_eq!(lobby["host"], 2, "{lobby}");
+    assert_eq!(lobby["slots"][0]["kind"], "open", "{lobby}");
+    assert_eq!(lobby["slots"][1]["kind"], "computer", "{lobby}");
+    assert_eq!(lobby["slots"][2]["ready"], false, "{lobby}");
+    assert_eq!(lobby["slots"][2]["auto"], false, "{lobby}");
+}
