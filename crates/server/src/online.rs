@@ -709,6 +709,25 @@ struct RoomKey {
     deadline: Option<Instant>,
 }
 
+impl RoomKey {
+    /// The room's state as stored, written out: from a key, so that `again` can write the room
+    /// it is about to become before it changes anything.
+    fn state_json(&self) -> String {
+        let st = RoomState {
+            status: self.status.name(),
+            host: self.host,
+            slots: self.slots.iter().map(SlotState::of).collect(),
+            game_id: self.game_id.as_deref(),
+            settled: self.settled,
+            deadline: self.deadline.map(|d| {
+                unix_ms() + d.saturating_duration_since(Instant::now()).as_millis() as u64
+            }),
+        };
+        // Cannot fail: a struct of text, numbers and booleans.
+        serde_json::to_string(&st).unwrap_or_default()
+    }
+}
+
 /// The room's own state as stored with every change (read back by [`restore`]).
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -838,18 +857,7 @@ impl Room {
 
     /// The room's state as stored, written out.
     fn state_json(&self) -> String {
-        let st = RoomState {
-            status: self.status.name(),
-            host: self.host,
-            slots: self.slots.iter().map(SlotState::of).collect(),
-            game_id: self.game.as_ref().map(Session::id),
-            settled: self.settled,
-            deadline: self.deadline.map(|d| {
-                unix_ms() + d.saturating_duration_since(Instant::now()).as_millis() as u64
-            }),
-        };
-        // Cannot fail: a struct of text, numbers and booleans.
-        serde_json::to_string(&st).unwrap_or_default()
+        self.key().state_json()
     }
 
     /// The `room` message (docs/PROTOCOL.md §7.3): the same for everyone.
@@ -1375,12 +1383,14 @@ impl Room {
             self.settle().await?;
         }
         let seed = server_seed(self.env.fixed_seed)?;
-        let gone: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].player_id().is_some() && !self.connected(i))
-            .collect();
-        let backup = (self.seed.clone(), self.slots.clone(), self.host);
-        self.seed = seed;
-        for s in &mut self.slots {
+        // The room it becomes is made aside and written first: a refused write leaves the
+        // finished room as everyone sees it, with nothing to put back.
+        let mut slots = self.slots.clone();
+        for (i, s) in slots.iter_mut().enumerate() {
+            if s.player_id().is_some() && !self.connected(i) {
+                *s = Slot::open();
+                continue;
+            }
             s.seat = None;
             s.auto = false;
             s.timeouts = 0;
@@ -1392,35 +1402,39 @@ impl Room {
                 client_seed.clear();
             }
         }
-        // the host's slot among them passes the role to the first person still here
-        for i in gone {
-            self.free_lobby_slot(i);
-        }
-        let game = self.game.take();
-        let persisted = self.persisted;
-        self.status = Status::Lobby;
+        // A host who has gone passes the role to the first person still here (the sender is).
+        let host = if slots[self.host].player_id().is_some() {
+            self.host
+        } else {
+            slots.iter().position(|s| s.player_id().is_some()).unwrap_or(me)
+        };
+        let next = RoomKey {
+            status: Status::Lobby,
+            host,
+            slots,
+            game_id: None,
+            settled: false,
+            deadline: None,
+        };
+        self.env
+            .store
+            .renew_room(
+                &seed.to_hex(),
+                (&self.code, &next.state_json(), next.status.name()),
+            )
+            .await?;
+        self.seed = seed;
+        self.status = next.status;
+        self.host = next.host;
+        self.slots.clone_from(&next.slots);
+        self.game = None;
         self.persisted = 0;
         self.settled = false;
         self.deadline = None;
         self.bot_due = None;
-        let state = self.state_json();
-        if let Err(e) = self
-            .env
-            .store
-            .renew_room(
-                &self.seed.to_hex(),
-                (&self.code, &state, self.status.name()),
-            )
-            .await
-        {
-            (self.seed, self.slots, self.host) = backup;
-            self.game = game;
-            self.persisted = persisted;
-            self.status = Status::Over;
-            self.settled = true;
-            return Err(e);
-        }
-        self.saved = Some(self.key());
+        // Only people who have gone were away, and their slots are open now.
+        self.away_since.clear();
+        self.saved = Some(next);
         tracing::info!(room = %self.code, "the room's next game: back in the lobby");
         self.broadcast_room();
         Ok(json!({"type": "ok"}))
