@@ -568,8 +568,8 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
             .load(gid)
             .await?
             .ok_or_else(|| ierr("game", format!("{gid} is not stored")))?;
-        let cfg = game_config(&config, &slots);
-        let dice = DiceStream::with_client_seeds(seed.clone(), g.client_seeds.clone());
+        // The game's own stored setup, as its record and a single game's restore read it.
+        let (cfg, dice) = Session::stored_setup(gid, &g)?;
         game = Some(Session::restore(gid.to_string(), cfg, dice, &g.plies)?);
         persisted = g.plies.len();
     }
