@@ -1406,7 +1406,10 @@ impl Room {
         let host = if slots[self.host].player_id().is_some() {
             self.host
         } else {
-            slots.iter().position(|s| s.player_id().is_some()).unwrap_or(me)
+            slots
+                .iter()
+                .position(|s| s.player_id().is_some())
+                .unwrap_or(me)
         };
         let next = RoomKey {
             status: Status::Lobby,

@@ -1194,11 +1194,9 @@ async fn a_guest_still_here_plays_again_when_the_host_has_gone() {
     let server = Server::start_with(pace(0, 30_000)(&dir)).await;
     let mut h = Rc::person(server.addr, "房主").await;
     let (_, code) = h
-        .create_room(
-            json!({"type": "createRoom", "rules": "ludo", "players": 3,
-            "slots": [{"kind": "player"}, {"kind": "computer", "level": "easy"}, {"kind": "open"}],
-            "options": {"pieces": 2}, "turnTimerMs": 1000}),
-        )
+        .create_room(json!({"type": "createRoom", "rules": "ludo", "players": 3,
+            "slots": [{"kind": "player"}, {"kind": "computer"}, {"kind": "open"}],
+            "options": {"pieces": 2}, "turnTimerMs": 1000}))
         .await;
     let mut g = Rc::person(server.addr, "客人").await;
     g.enter(json!({"type": "joinRoom", "code": code})).await;
