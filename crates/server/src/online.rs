@@ -559,6 +559,13 @@ pub(crate) async fn restore(env: RoomEnv, stored: StoredRoom) -> Result<RoomTask
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| ierr("state", "a slot does not read".into()))?;
     let host = st.get("host").and_then(Value::as_u64).unwrap_or(0) as usize;
+    // the host indexes the slots (a state edited by hand panicked the room's task)
+    if host >= slots.len() || slots.len() != config.seats.len() as usize {
+        return Err(ierr(
+            "state",
+            "the host or the slots do not fit the room".into(),
+        ));
+    }
     let settled = st.get("settled").and_then(Value::as_bool).unwrap_or(false);
     let mut game = None;
     let mut persisted = 0;
