@@ -754,6 +754,9 @@ export function createBoard(host, geo, opts = {}) {
     gOver.querySelectorAll('.hint-mark').forEach((x) => x.remove());
     pieces.forEach((pc) => pc.g.classList.remove('hinted'));
     if (!h) return;
+    // the hint's mark replaces a pointed-at or focused piece's landing ring (H pressed with a
+    // piece focused): two landing marks at once read as two advices
+    preview(null);
     const pc = find(h.seat, h.piece);
     if (pc) pc.g.classList.add('hinted');
     if (h.to !== undefined && h.to !== null) {
