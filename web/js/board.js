@@ -393,8 +393,12 @@ export function createBoard(host, geo, opts = {}) {
     // what hops while the piece may move (the shadow and the ring stay on the square)
     const hop = el('g', { class: 'hop' }, inner);
     // 飞行棋: the seat's shape (● ■ ▲ ◆, never colour alone) is a light badge outlined in the
-    // seat's colour, a plane in that colour on it heading along the track; Ludo: a token
-    el('path', { d: shapePath(s, fxq ? PR + 0.03 : PR), fill: fxq ? light[s] : col[s], stroke: fxq ? col[s] : undefined, class: 'body' }, hop);
+    // seat's colour, a plane in that colour on it heading along the track; Ludo: a token. A dark
+    // rim round it: the seat's colour alone faded into its own hangar and squares (yellow on the
+    // white hangar spot 1.8:1, on a yellow square 1:1)
+    const bodyR = fxq ? PR + 0.03 : PR;
+    el('path', { d: shapePath(s, bodyR), class: 'rim' }, hop);
+    el('path', { d: shapePath(s, bodyR), fill: fxq ? light[s] : col[s], stroke: fxq ? col[s] : undefined, class: 'body' }, hop);
     if (fxq) {
       const plane = el('g', { class: 'plane' }, hop);
       el('path', { d: PIECE_PLANE, fill: col[s], transform: `scale(${PR * 1.12})` }, plane);

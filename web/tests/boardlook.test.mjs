@@ -45,3 +45,77 @@ test('H with a piece focused: the hint\'s mark replaces its landing ring; focus 
     assert.deepEqual(B.errors, []);
   } finally { await B.close(); }
 });
+
+/** WCAG contrast of two [r, g, b] colours. @param {number[]} a @param {number[]} b */
+function contrast(a, b) {
+  const lum = (/** @type {number[]} */ c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+test('every seat\'s pieces stand out on their own hangar and on squares of their own colour', { timeout: 60000 }, async () => {
+  const B = await launch(PHONE);
+  try {
+    const page = await B.page();
+    await open(page, { lang: 'zh' });
+    await page.waitForSelector('#preview svg.board');
+    const seen = await page.evaluate(async () => {
+      const m = await import('./js/board.js');
+      /** @param {string} c @returns {number[]} */
+      const rgba = (c) => {
+        const x = document.createElement('canvas').getContext('2d');
+        if (!x) throw new Error('no canvas');
+        x.fillStyle = c;
+        x.fillRect(0, 0, 1, 1);
+        return [...x.getImageData(0, 0, 1, 1).data];
+      };
+      const out = [];
+      for (const rules of ['feixingqi', 'ludo']) {
+        const geo = m.normalizeGeo(await (await fetch(`api/board/${rules}`)).json());
+        const host = document.createElement('div');
+        host.style.width = '374px';
+        document.body.prepend(host);
+        const board = m.createBoard(host, geo, {});
+        board.setSpeed(0);
+        // each seat: piece 1 in its hangar, piece 2 on its lane (a square of its own colour)
+        board.setPieces([0, 1, 2, 3].map(() => [-1, 52, -1, -1]), [0, 1, 2, 3]);
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const px = host.getBoundingClientRect().width / (geo.size + 0.3);
+        for (let s = 0; s < 4; s++) {
+          // what lies under a seat's pieces: its hangar's colours (the seat's own, light, white)
+          const under = [...new Set([...host.querySelectorAll(`.base[data-seat="${s}"] [fill]`)].map((e) => /** @type {string} */ (e.getAttribute('fill'))))];
+          for (const k of [1, 2]) {
+            const g = /** @type {Element} */ (host.querySelector(`.piece[data-seat="${s}"][data-piece="${k}"]`));
+            // the outermost of the piece's outline: the shape drawn with the widest reach
+            const edges = [...g.querySelectorAll('.rim, .body')].map((e) => {
+              const cs = getComputedStyle(e);
+              const painted = cs.stroke !== 'none';
+              const r = /** @type {SVGGraphicsElement} */ (e).getBBox().width / 2;
+              return { reach: r + (painted ? parseFloat(cs.strokeWidth) / 2 : 0), colour: painted ? cs.stroke : cs.fill };
+            }).sort((a, b) => b.reach - a.reach);
+            const band = (edges[0].reach - (edges[1]?.reach ?? edges[0].reach - 0.045)) * px;
+            for (const bg of under) {
+              const [r, gg, b, a] = rgba(edges[0].colour);
+              const back = rgba(bg);
+              const over = [r, gg, b].map((v, i) => v * a / 255 + back[i] * (1 - a / 255));
+              out.push({ rules, seat: s, piece: k, bg, edge: edges[0].colour, over, back: back.slice(0, 3), band });
+            }
+          }
+        }
+        host.remove();
+      }
+      return out;
+    });
+    const worst = seen.map((x) => ({ ...x, ratio: contrast(x.over, x.back) })).sort((a, b) => a.ratio - b.ratio);
+    for (const rules of ['feixingqi', 'ludo']) {
+      const w = /** @type {any} */ (worst.find((x) => x.rules === rules));
+      console.log(`${rules}: lowest outline contrast ${w.ratio.toFixed(2)}:1 (seat ${w.seat}, ${w.edge} on ${w.bg}); edge band ${w.band.toFixed(2)} px`);
+    }
+    for (const x of worst) {
+      assert.ok(x.ratio >= 3, `${x.rules} seat ${x.seat} piece ${x.piece}: outline ${x.edge} on ${x.bg} is ${x.ratio.toFixed(2)}:1`);
+      assert.ok(x.band >= 1, `${x.rules} seat ${x.seat}: the outline shows ${x.band.toFixed(2)} px wide`);
+    }
+    assert.deepEqual(B.errors, []);
+  } finally { await B.close(); }
+});
