@@ -380,6 +380,22 @@ export function createBoard(host, geo, opts = {}) {
   let pieces = [];
   let seatsInPlay = [0, 1, 2, 3];
   const PR = fxq ? 0.36 : 0.36;
+  /**
+   * How much bigger than PR says the pieces are drawn (with their stack offsets, count and
+   * rings): on a phone a square is some 22 px and a piece was 17 px across, hard to see and to
+   * tap. They grow towards PIECE_PX wide, at most GROW_MAX (a piece then fills its square); on a
+   * big board they stay as they are.
+   */
+  let grow = 1;
+  const PIECE_PX = 24, GROW_MAX = 1.3;
+  new ResizeObserver(() => {
+    const unit = svg.getBoundingClientRect().width / (n + 0.3);
+    if (!unit) return;
+    const next = +Math.min(GROW_MAX, Math.max(1, PIECE_PX / (2 * PR * unit))).toFixed(2);
+    if (next === grow) return;
+    grow = next;
+    layout();
+  }).observe(svg);
 
   function makePiece(s, k) {
     // a button a screen reader hears as unavailable until it can move (or be aimed at)
@@ -451,7 +467,7 @@ export function createBoard(host, geo, opts = {}) {
     const m = /** @type {SVGSVGElement} */ (svg).getScreenCTM();
     if (!usable.length || !m || !m.a) return;
     const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
-    const reach = Math.max(PR + 0.06, 22 / m.a);
+    const reach = Math.max((PR + 0.06) * grow, 22 / m.a);
     let best = null, bestD = reach;
     // in drawing order, ties to the later one: the one drawn on top, as a direct tap would
     for (const g of gPieces.children) {
@@ -481,7 +497,7 @@ export function createBoard(host, geo, opts = {}) {
 
   function place(pc, x, y) {
     pc.x = x; pc.y = y;
-    pc.g.setAttribute('transform', `translate(${x.toFixed(3)} ${y.toFixed(3)})`);
+    pc.g.setAttribute('transform', `translate(${x.toFixed(3)} ${y.toFixed(3)})${grow === 1 ? '' : ` scale(${grow})`}`);
   }
 
   /** Lays out every piece at its square: stacks get a count badge; mixed squares spread out. */
@@ -502,11 +518,12 @@ export function createBoard(host, geo, opts = {}) {
           const j = seatsHere.indexOf(pc.seat);
           dx = (j % 2 ? 0.2 : -0.2); dy = (j > 1 ? 0.2 : -0.2) + (seatsHere.length === 2 ? 0.2 : 0);
         }
+        dx *= grow; dy *= grow;
         const same = list.filter((q) => q.seat === pc.seat);
         const idx = same.indexOf(pc);
         // drawn by the square's row, a stack bottom first: its top piece and count over the rest
         pc.order = y + dy + idx * 0.001;
-        dx += idx * 0.05; dy -= idx * 0.07;
+        dx += idx * 0.05 * grow; dy -= idx * 0.07 * grow;
         place(pc, x + dx, y + dy);
         turnTo(pc, headingOf(pc.seat, pc.p));
         pc.inner.setAttribute('transform', seatsHere.length > 1 ? 'scale(0.72)' : '');
@@ -717,8 +734,9 @@ export function createBoard(host, geo, opts = {}) {
     const [x, y] = pointOf(pc.seat, to, pc.piece);
     // a dark edge under the dashes: a ring in the seat's colour vanished on a square of that
     // colour, which is where takeoffs and jumps land
-    el('circle', { r: 0.46, class: 'preview-edge', cx: x, cy: y }, gOver);
-    el('circle', { r: 0.46, class: 'preview-mark', cx: x, cy: y, 'data-piece': pc.piece + 1, style: `--c:${col[pc.seat]}` }, gOver);
+    // (as big as a piece grown on a phone: it rings one standing there)
+    el('circle', { r: 0.46 * grow, class: 'preview-edge', cx: x, cy: y }, gOver);
+    el('circle', { r: 0.46 * grow, class: 'preview-mark', cx: x, cy: y, 'data-piece': pc.piece + 1, style: `--c:${col[pc.seat]}` }, gOver);
   }
   /** `aria-disabled` as the piece stands: usable when it can move or be aimed at. */
   function markUsable(pc) {
@@ -770,11 +788,11 @@ export function createBoard(host, geo, opts = {}) {
         const dx = x - pc.x, dy = y - pc.y, len = Math.hypot(dx, dy);
         if (len > 1.6) {
           const ux = dx / len, uy = dy / len;
-          el('line', { x1: pc.x + ux * 0.45, y1: pc.y + uy * 0.45, x2: x - ux * 0.55, y2: y - uy * 0.55, class: 'hint-mark hint-arrow' }, gOver);
+          el('line', { x1: pc.x + ux * 0.45 * grow, y1: pc.y + uy * 0.45 * grow, x2: x - ux * 0.55 * grow, y2: y - uy * 0.55 * grow, class: 'hint-mark hint-arrow' }, gOver);
         }
       }
       const g = el('g', { class: 'hint-mark', transform: `translate(${x} ${y})` }, gOver);
-      el('circle', { r: 0.48 }, g);
+      el('circle', { r: 0.48 * grow }, g);
       el('path', { d: 'M-0.22,0L-0.05,0.18L0.25,-0.2' }, g);
     }
   }

@@ -119,3 +119,81 @@ test('every seat\'s pieces stand out on their own hangar and on squares of their
     assert.deepEqual(B.errors, []);
   } finally { await B.close(); }
 });
+
+/**
+ * Starts a game of `rules` at this viewport and lays out on its board: red 1 movable (its landing
+ * ring shown), red 3 and 4 stacked, yellow 1 beside a green on one square; returns the on-screen
+ * sizes of what is drawn, in CSS px.
+ * @param {import('playwright-core').Page} page @param {string} rules
+ */
+async function sizes(page, rules) {
+  await setupGame(page, { rules, players: 4 });
+  await waitHumanOrEnd(page);
+  return page.evaluate(async () => {
+    const b = /** @type {any} */ (window).__fxq.current.board;
+    const fxq = b.geo.rules === 'feixingqi';
+    const G = fxq ? 3 : 1, Y = fxq ? 1 : 2;
+    const st = [[5, -1, 20, 20], [-1, -1, -1, -1], [-1, -1, -1, -1], [-1, -1, -1, -1]];
+    // yellow's and green's pieces on one loop square (13 squares a seat further on)
+    st[Y][0] = 30;
+    st[G][0] = ((30 + 13 * (Y - G)) % 52 + 52) % 52;
+    b.setPieces(st, [0, 1, 2, 3]);
+    b.setLegal(0, [0], { 0: 11 });
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    /** The box round what `sel` finds (all of it), on screen. @param {string} sel */
+    const box = (sel) => {
+      const rs = [...document.querySelectorAll(`#board ${sel}`)].map((e) => e.getBoundingClientRect());
+      const l = Math.min(...rs.map((r) => r.left)), t = Math.min(...rs.map((r) => r.top));
+      const w = Math.max(...rs.map((r) => r.right)) - l, h = Math.max(...rs.map((r) => r.bottom)) - t;
+      return { w, h, x: l + w / 2, y: t + h / 2 };
+    };
+    const piece = (/** @type {number} */ s, /** @type {number} */ k) => `.piece[data-seat="${s}"][data-piece="${k}"]`;
+    /** @type {any} */ (document.querySelector(`#board ${piece(0, 1)}`)).focus();
+    const board = box('svg.board');
+    const unit = board.w / (b.geo.size + 0.3);
+    // a piece as seen: its badge or token and its plane (not its rings or shadow); the hangar's
+    // planes point along an axis (a plane askew has a box too big)
+    const pieces = [0, 1, 2, 3].map((s) => box(`${piece(s, 2)} :is(.body, .plane)`));
+    const stackTop = [...document.querySelectorAll(`#board .piece[data-seat="0"] .badge`)].find((e) => getComputedStyle(e).display !== 'none');
+    const pill = stackTop ? stackTop.getBoundingClientRect() : null;
+    const mixed = [box(`${piece(Y, 1)} .body`), box(`${piece(G, 1)} .body`)];
+    return {
+      unit, pieces: pieces.map((p) => Math.max(p.w, p.h)), square: unit,
+      // the movable piece's ring (at rest, outside its body), its landing ring
+      body: box(`${piece(0, 1)} .body`).w, halo: box(`${piece(0, 1)} .halo-edge`).w, landing: box('.preview-mark').w,
+      pill: pill ? { w: pill.width, h: pill.height, text: stackTop?.textContent } : null,
+      mixed: mixed.map((p) => Math.max(p.w, p.h)), mixedApart: Math.hypot(mixed[0].x - mixed[1].x, mixed[0].y - mixed[1].y),
+    };
+  });
+}
+
+test('pieces are big enough to see and tap on a phone, and stay as they were on a desktop', { timeout: 90000 }, async () => {
+  for (const [vp, name] of [[PHONE, 'phone'], [DESKTOP, 'desktop']]) {
+    // (a browser each: the page would open the game going on, not the set-up)
+    for (const rules of ['feixingqi', 'ludo']) {
+      const B = await launch(/** @type {any} */ (vp), name === 'phone' ? { isMobile: true, hasTouch: true } : {});
+      try {
+        const page = await B.page();
+        await open(page, { lang: 'zh' });
+        const d = await sizes(page, rules);
+        await shot(page, `boardlook-size-${rules}-${name}.png`);
+        const small = Math.min(...d.pieces), round = d.pieces[0];
+        console.log(`${name} ${rules}: a square ${d.unit.toFixed(1)} px, pieces ${d.pieces.map((x) => x.toFixed(1)).join(' ')} px, ring ${d.halo.toFixed(1)}, landing ${d.landing.toFixed(1)}, pill ${d.pill?.h.toFixed(1)}, mixed ${d.mixed.map((x) => x.toFixed(1)).join(' ')} ${d.mixedApart.toFixed(1)} apart`);
+        // (a square piece is the smallest: its side is 0.88 of a round one's width)
+        if (name === 'phone') assert.ok(round >= 22 && small >= 20, `${rules}: a round piece ≥ 22 px, every piece ≥ 20 px on a 390 px phone: ${d.pieces}`);
+        // a round piece (red's) never wider than a square (it would cover its neighbours'), on
+        // a desktop as it was
+        assert.ok(round <= 1.05 * d.square, `${rules} ${name}: ${round} within a square of ${d.square}`);
+        if (name === 'desktop') assert.ok(round >= 0.6 * d.square && round <= 0.85 * d.square, `${rules}: desktop pieces as they were: ${d.pieces}`);
+        // the movable ring stands outside the piece, the landing ring would ring one there, the
+        // stack's count is a readable pill, two seats on one square each show
+        assert.ok(d.halo > d.body + 2, `${rules} ${name}: ring ${d.halo} round a piece of ${d.body}`);
+        assert.ok(d.landing >= d.body, `${rules} ${name}: landing ring ${d.landing} for a piece of ${d.body}`);
+        assert.equal(d.pill?.text, '×2');
+        assert.ok((d.pill?.h ?? 0) >= (name === 'phone' ? 9 : 12), `${rules} ${name}: the count pill is ${d.pill?.h} px tall`);
+        assert.ok(d.mixedApart >= 0.5 * Math.min(...d.mixed), `${rules} ${name}: two seats on a square apart: ${d.mixedApart}`);
+        assert.deepEqual(B.errors, []);
+      } finally { await B.close(); }
+    }
+  }
+});
