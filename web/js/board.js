@@ -451,8 +451,8 @@ export function createBoard(host, geo, opts = {}) {
     return piece;
   }
 
-  // A tap near a piece that can move (or be aimed at) counts as a tap on it: the plane is some
-  // 18 px wide on a phone (14 at 360) and a tap 10 px off its centre mostly missed. The tap goes
+  // A tap near a piece that can move (or be aimed at) counts as a tap on it: a plane is some 23 px
+  // wide on a phone (it was 18, and a tap 10 px off its centre mostly missed). The tap goes
   // to the nearest such piece within about 22 CSS px (a 44 px target, never less than the piece
   // itself), so of two close ones the nearer wins and neither steals the other's taps. A tap right
   // on a usable piece is its own (the listener above); the keyboard is untouched. Not while an

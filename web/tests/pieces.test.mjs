@@ -1,7 +1,8 @@
 // The pieces on the board: a piece that may move stands out (a thick ring in its seat's colour,
 // a hop; the chooser's other pieces dimmed; no motion when the system asks for less); 飞行棋's
 // pieces are planes heading along the track, Ludo's are tokens; a stack's count is in the seat's
-// colour.
+// colour. A movable piece pointed at or focused rings where it would land, till the hint's mark
+// takes its place.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, open, shot } from './helpers.mjs';
@@ -87,7 +88,7 @@ test('reduced motion: a movable piece keeps its ring and does not hop', { timeou
   } finally { await B.close(); }
 });
 
-test('a movable piece pointed at or focused shows where it would land; nothing for the others', { timeout: 60000 }, async () => {
+test('a movable piece pointed at or focused shows where it would land, not beside the hint; nothing for the others', { timeout: 60000 }, async () => {
   const B = await launch();
   try {
     const page = await B.page();
@@ -123,10 +124,19 @@ test('a movable piece pointed at or focused shows where it would land; nothing f
       // yellow's plane cannot move: no mark
       q(1, 1).dispatchEvent(new PointerEvent('pointerenter', { pointerType: 'mouse' }));
       out.other = mark();
+      // the hint's mark takes its place (dashes and edge); a piece focused again shows its own
+      const rings = () => host.querySelectorAll('.preview-mark, .preview-edge').length;
+      q(0, 1).focus();
+      out.focusedRings = rings();
+      board.setHint({ seat: 0, piece: 1, to: 0 });
+      out.hinted = [rings(), host.querySelectorAll('g.hint-mark').length];
+      q(0, 2).focus();
+      out.again = mark();
       // the next choice clears it
       q(0, 1).focus();
       board.setLegal(-1, []);
       out.cleared = mark();
+      out.clearedRings = rings();
       return out;
     });
     assert.equal(r.none, null);
@@ -135,7 +145,11 @@ test('a movable piece pointed at or focused shows where it would land; nothing f
     assert.equal(r.two, r.twoWant, 'pointed at: its landing square');
     assert.equal(r.left, null);
     assert.equal(r.other, null, 'a piece that cannot move shows nothing');
+    assert.equal(r.focusedRings, 2);
+    assert.deepEqual(r.hinted, [0, 1], 'with the hint drawn, no landing ring beside its mark');
+    assert.equal(r.again, r.twoWant, 'focused after the hint: its landing square again');
     assert.equal(r.cleared, null);
+    assert.equal(r.clearedRings, 0);
     assert.deepEqual(B.errors, []);
   } finally {
     await B.close();
