@@ -8,11 +8,11 @@ use feixingqi_ai::{
     ItemPlayer, Level, Opposition, RankedOption, Valuation,
 };
 use feixingqi_rules::{
-    items::{item_use_from_json, item_use_to_json, ItemState},
+    items::{distinct_mask, item_use_from_json, item_use_to_json, ItemState},
     json::{rules_from_json, rules_to_json, seats_to_json},
-    AnyEvent, BySeat, Controller, DiceStream, Game, GameError, IllegalReason, ItemError, ItemUse,
-    Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome, Rules,
-    Seat, SeatSet, Seed, Step, Timeline, UseError,
+    AnyEvent, BySeat, Controller, DiceStream, Die, Game, GameError, IllegalReason, Item, ItemError,
+    ItemUse, Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome,
+    Rules, Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
 use serde_json::{
     json,
@@ -1269,6 +1269,7 @@ impl Session {
         } else {
             (Vec::new(), Vec::new())
         };
+        let roll_decides = roll_decides(&self.game);
         let stats = self
             .config
             .seats
@@ -1301,6 +1302,7 @@ impl Session {
             forced: pos.forced(),
             legal,
             choices,
+            roll_decides,
             events,
             ranking,
             scores,
@@ -1568,6 +1570,41 @@ fn choices(board: &feixingqi_rules::Board, game: &Game) -> (Vec<u8>, Vec<ChoiceV
     (legal, out)
 }
 
+/// Whether the coming roll can give the seat to move a choice, judged from the position alone and
+/// never from the dice stream: some face leaves it two distinct options (with the items, in
+/// 道具模式), or it could use an item before rolling. `false` outside phase `roll`: an opening
+/// roll moves nothing. A client may roll for its player when this is `false` (docs/PROTOCOL.md §3).
+fn roll_decides(game: &Game) -> bool {
+    let pos = game.position();
+    if pos.phase() != Phase::Roll {
+        return false;
+    }
+    let items = pos.rules().options.items.then(|| game.items());
+    let seat = pos.turn();
+    if let Some(items) = items {
+        let usable = Item::ALL
+            .into_iter()
+            .flat_map(Item::uses)
+            .any(|u| items.check_use(pos, seat, u).is_ok());
+        if usable {
+            return true;
+        }
+    }
+    // The engine's own roll and option count for each face: the same rules as the real roll.
+    Die::ALL.into_iter().any(|die| {
+        let mut after = *pos;
+        after.roll_unchecked(die, &mut NoEvents);
+        if !matches!(after.phase(), Phase::Move(_)) {
+            return false;
+        }
+        let options = match items {
+            Some(items) => distinct_mask(&after, items).count_ones() as usize,
+            None => after.distinct_moves().len(),
+        };
+        options > 1
+    })
+}
+
 /// The `state` message (docs/PROTOCOL.md §3) as typed fields: written out directly, without a
 /// JSON tree of a hundred small maps per state.
 ///
@@ -1589,6 +1626,8 @@ pub struct StateView<'a> {
     forced: Option<u8>,
     legal: Vec<u8>,
     choices: Vec<ChoiceView>,
+    /// In phase `roll`: whether some face of the coming roll gives a choice ([`roll_decides`]).
+    roll_decides: bool,
     cause: &'a str,
     rules: &'static str,
     options: &'a Value,
@@ -1651,6 +1690,8 @@ impl StateView<'_> {
         t.uints(self.legal.iter().map(|&p| u64::from(p)));
         t.key("choices");
         t.array(&self.choices, |t, c| c.write(t));
+        t.key("rollDecides");
+        t.bool(self.roll_decides);
         t.key("cause");
         t.str(self.cause);
         t.key("rules");
@@ -2249,5 +2290,108 @@ mod tests {
             }
         }
         assert!(fixed_then_roll_phase > 0, "the case never came up");
+    }
+
+    /// Two people at one screen, in `rules`, from `seed`.
+    fn people(rules: Rules, seed: u64) -> Session {
+        let cfg = GameConfig {
+            rules,
+            seats: SeatSet::ALL,
+            control: BySeat([SeatControl::Human; 4]),
+        };
+        Session::new("t".into(), cfg, Seed::from_u64(seed)).expect("a session")
+    }
+
+    /// `rollDecides` (docs/PROTOCOL.md §3): all planes in the hangar, only a 6 takes off and
+    /// the four planes are one option, so no face gives a choice; one plane out, a 6 can take
+    /// another off or move it on, and the roll decides.
+    #[test]
+    fn roll_decides_says_whether_some_face_gives_a_choice() {
+        let mut s = people(Rules::feixingqi(), 3);
+        let st = s.state("t", Vec::new());
+        assert_eq!(
+            (st["phase"].as_str(), &st["rollDecides"]),
+            (Some("roll"), &json!(false))
+        );
+        let pos = *s.game.position();
+        assert!(
+            (0..4).all(|k| pos.piece(pos.turn(), k) == Some(Progress::Hangar)),
+            "all planes in the hangar"
+        );
+        // rolled until the seat to roll has one plane out and the others home
+        let mut decided = false;
+        for _ in 0..400 {
+            let pos = *s.game.position();
+            let out = (0..4)
+                .filter(|&k| pos.square(pos.turn(), k).is_some())
+                .count();
+            if pos.phase() == Phase::Roll
+                && out == 1
+                && pos.piece(pos.turn(), 3) == Some(Progress::Hangar)
+            {
+                let st = s.state("t", Vec::new());
+                assert_eq!(st["rollDecides"], json!(true), "{}", st["seats"]);
+                decided = true;
+                break;
+            }
+            let action = match pos.phase() {
+                Phase::Move(_) => Action::Move {
+                    piece: u64::from(pos.distinct_moves()[0].piece),
+                    seat: None,
+                },
+                _ => Action::Roll,
+            };
+            s.act(action, s.version()).expect("an action");
+        }
+        assert!(decided, "a roll with one plane out came");
+    }
+
+    /// `rollDecides` agrees with the game itself: before each roll of whole games (飞行棋, Ludo,
+    /// 道具模式), true exactly when some face, rolled on a copy of the game, asks for a choice or
+    /// an item could be used; written the same by hand as by serde.
+    #[test]
+    fn roll_decides_agrees_with_rolling_each_face() {
+        let items = Rules {
+            options: feixingqi_rules::Options {
+                items: true,
+                ..Rules::feixingqi().options
+            },
+            ..Rules::feixingqi()
+        };
+        let (mut yes, mut no) = (0, 0);
+        for (rules, seed) in [(Rules::feixingqi(), 1), (Rules::ludo(), 2), (items, 4)] {
+            let mut s = people(rules, seed);
+            while !s.is_over() {
+                let pos = *s.game.position();
+                let v = s.version();
+                if pos.phase() == Phase::Roll {
+                    let choice = Die::ALL.into_iter().any(|d| {
+                        let mut g = s.game.clone();
+                        let r = g.roll_die(d, &mut NoEvents).expect("a roll");
+                        r.outcome == RollOutcome::Choose
+                    });
+                    let usable = Item::ALL
+                        .into_iter()
+                        .flat_map(Item::uses)
+                        .any(|u| s.game.items().check_use(&pos, pos.turn(), u).is_ok());
+                    let st = s.state("t", Vec::new());
+                    assert_eq!(st["rollDecides"], json!(choice || usable), "version {v}");
+                    let text: Value =
+                        serde_json::from_str(&s.state_text("t", Vec::new()).expect("text"))
+                            .expect("json");
+                    assert_eq!(text["rollDecides"], st["rollDecides"]);
+                    if choice || usable {
+                        yes += 1
+                    } else {
+                        no += 1
+                    }
+                }
+                s.act(Action::Auto, v).expect("an action");
+            }
+        }
+        assert!(
+            yes > 20 && no > 20,
+            "{yes} rolls with a choice, {no} without"
+        );
     }
 }
