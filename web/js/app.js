@@ -124,9 +124,57 @@ function dieSvg(d) {
   return `<rect x="5" y="5" width="90" height="90" rx="18"/>${d ? pips : '<text x="50" y="62" text-anchor="middle" font-size="34" fill="#999">?</text>'}`;
 }
 /**
- * The die beside the turn: `d` (0 for none), drawn in the colour of the seat that rolled it (it sits
- * in the card of the seat to act, which is already the next seat's once a move is over: a grey
- * 4 under 绿方 read as green's 4); `stale` fades a roll that was used (the next roll is awaited).
+ * The one die: a button on the board in the middle of the roller's hangar (`placeDie`), as the
+ * commercial apps have it, where the player looks (in the side panel it was under the board on a
+ * phone). Its picture is its `svg`.
+ */
+const dieEl = /** @type {HTMLButtonElement} */ ($('die'));
+/** Draws face `d` (0: "?") on the die. @param {number} d */
+const setFace = (d) => { /** @type {SVGSVGElement} */ (dieEl.firstElementChild).innerHTML = dieSvg(d); };
+/**
+ * Puts the die in the middle of `seat`'s hangar / yard, between its four parking spots (-1, or
+ * no board: hidden). The button covers the hangar, a target as big as the hangar for a finger
+ * (it takes no pointer while it cannot roll: the hangar's planes take off under it); the die in
+ * it is as large as the gap between the spots allows, so it hides no parked plane. Computed
+ * from the board's geometry and the spots as drawn, for any seat, game and layout.
+ * @param {number} seat
+ */
+function placeDie(seat) {
+  const board = current.board;
+  const spots = board && seat >= 0 ? [...board.svg.querySelectorAll(`.base[data-seat="${seat}"] circle`)] : [];
+  dieEl.hidden = !board || !spots.length;
+  if (!board || !spots.length) return;
+  const geo = board.geo;
+  const [r, c] = geo.bases[seat];
+  const b = geo.baseSize;
+  // the board's box is its viewBox: from -0.15 to size + 0.15 (board.js createBoard)
+  const n = geo.size + 0.3;
+  const cx = c + b / 2, cy = r + b / 2;
+  const num = (/** @type {Element} */ e, /** @type {string} */ a) => Number(e.getAttribute(a));
+  const free = Math.min(...spots.map((e) => Math.hypot(num(e, 'cx') - cx, num(e, 'cy') - cy) - num(e, 'r')));
+  // the die's corner reaches 0.592 of its side from its centre (rx 18 + half its stroke, of
+  // 100): that much fits in the free circle, with a margin for its tumble's swell
+  const side = Math.min(b / 2, (0.92 * free) / 0.592);
+  const pct = (/** @type {number} */ u) => `${(u / n) * 100}%`;
+  Object.assign(dieEl.style, { left: pct(c + 0.15), top: pct(r + 0.15), width: pct(b), height: pct(b) });
+  dieEl.style.setProperty('--die-size', `${(side / b) * 100}%`);
+  // a room's name tag of that seat stands in the hangar's middle too: it moves to the hangar's
+  // outer edge, past its spots (style.css)
+  const host = $('board');
+  host.dataset.dieSeat = String(seat);
+  host.style.setProperty('--tag-dy', `${((r < geo.size / 2 ? -1 : 1) * (b / 2 - 0.05) / n) * 100}cqw`);
+}
+/** Whether the die and the 掷骰子 button roll: at this screen's turn to roll only. @param {boolean} on */
+function setRollable(on) {
+  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !on;
+  dieEl.disabled = !on;
+  // (its name stays the roll's value; what a press does is its description)
+  dieEl.title = on ? rollWord() : '';
+}
+/**
+ * The die: `d` (0 for none), drawn in the colour of the seat that rolled it (it moves on to the
+ * hangar of the seat to act once a move is over: a grey 4 at 绿方's hangar read as green's 4);
+ * `stale` fades a roll that was used (the next roll is awaited).
  * `rolling`: the faces tumble first (a while that scales with the speed; none at 瞬间 or with reduced
  * motion). Resolves when `d` is drawn: its colour, 6 and fade (and its name) come with it, not
  * before, so a six is not given away while the faces tumble.
@@ -134,7 +182,7 @@ function dieSvg(d) {
  * @returns {Promise<void>}
  */
 function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale = false } = {}) {
-  const el = $('die');
+  const el = dieEl;
   const by = d && seat >= 0 && COLOURS[rules] ? seat : -1;
   /** what is drawn with the value when it lands */
   const look = { d, by, colour: by >= 0 ? COLOURS[rules][by] : '', label: !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d), stale: !!d && stale };
@@ -155,8 +203,9 @@ const tumbleMs = () => reduceMotion.matches ? 0 : 400 * Math.min(SPEED[current.s
 /** @typedef {{d: number, by: number, colour: string, label: string, stale: boolean}} DieLook */
 /** @param {HTMLElement} el @param {DieLook} o */
 function drawDie(el, o) {
-  el.innerHTML = dieSvg(o.d);
-  el.setAttribute('aria-label', o.label);
+  setFace(o.d);
+  // (a button needs a name: with no roll to tell, it is named by what it does)
+  el.setAttribute('aria-label', o.label || t('roll'));
   if (o.by >= 0) el.style.setProperty('--die-c', o.colour); else el.style.removeProperty('--die-c');
   el.classList.toggle('six', o.d === 6);
   el.classList.toggle('stale', o.stale);
@@ -188,7 +237,7 @@ function tumble(el, look, TOTAL) {
     tumbling.start = performance.now();
     tumbling.total = TOTAL;
     tumbling.landed = new Promise((r) => { tumbling.land = r; });
-    el.style.animationDuration = `${TOTAL}ms`;
+    /** @type {SVGSVGElement} */ (el.firstElementChild).style.animationDuration = `${TOTAL}ms`;
     el.classList.remove('rolling'); void el.getBoundingClientRect(); el.classList.add('rolling');
     // the last roll's colour, 6, fade and name go; the new one's come when it lands
     el.style.removeProperty('--die-c');
@@ -202,11 +251,11 @@ function tumble(el, look, TOTAL) {
     const gone = performance.now() - tumbling.start;
     const total = tumbling.total;
     if (tumbling.to && gone >= total) { landTumble(el); return; }
-    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; el.innerHTML = dieSvg(0); tumbling.land(); return; }
+    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; setFace(0); tumbling.land(); return; }
     let f;
     do f = 1 + Math.floor(Math.random() * 6); while (f === tumbling.last || f === tumbling.to);
     tumbling.last = f;
-    el.innerHTML = dieSvg(f);
+    setFace(f);
     // 60 ms at first, slower towards the landing
     const wait = 60 + Math.min(1, gone / total) * 90;
     tumbling.timer = window.setTimeout(frame, tumbling.to ? Math.max(16, Math.min(wait, total - gone)) : wait);
@@ -496,6 +545,10 @@ const current = {
   /** @type {{item:string, index:number, targets:number[][]}|null} */ targeting: null,
   /** the seat whose roll the die shows (-1: not known, as after a reload between turns) */
   dieSeat: -1,
+  /** 没有选择时自动掷骰, remembered (off until the player turns it on) */
+  autoRoll: !!store.get('fxq.autoRoll', false),
+  /** the auto-roll waiting its pause (`scheduleAutoRoll`) */
+  autoTimer: 0,
 };
 
 // `?speed=instant` (tests, impatient people): no animation, computers at once; not remembered
@@ -646,6 +699,8 @@ async function ensureBoard(st) {
   current.board.svg.setAttribute('aria-label', t(st.rules));
   const bn = document.createElement('div'); bn.className = 'banner'; bn.id = 'banner'; bn.setAttribute('aria-hidden', 'true');
   $('board').appendChild(bn);
+  // (the board took the host's children: the one die goes back on it, tumble and all)
+  $('board').appendChild(dieEl);
   current.board.setSpeed(animFactor());
   current.board.setPieces(progressOf(st), seatsOf(st));
   document.documentElement.classList.toggle('ludo-colours', st.rules === 'ludo');
@@ -730,6 +785,8 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
       // it now overlaps, but at least 120 ms: the tumble added to the whole pause made a computer's
       // roll at 中 a second); the six's sound comes as it lands
       current.dieSeat = e.seat;
+      // the roll is made at its roller's hangar (a state can tell several seats' rolls)
+      placeDie(e.seat);
       const tumbled = tumbleMs();
       return showDie(e.die, { rolling: true, seat: e.seat, rules }).then(() => {
         if (e.die === 6) fx.six();
@@ -901,6 +958,8 @@ async function handleState(st) {
     return;
   }
   clearTimeout(current.stepTimer);
+  // an auto-roll was for the state before: this one decides again
+  clearTimeout(current.autoTimer);
   await ensureBoard(st);
   const board = /** @type {NonNullable<typeof current.board>} */ (current.board);
   const prev = current.st;
@@ -1021,7 +1080,7 @@ function setButtons(st) {
   const human = canAct(st);
   // while an item waits for its target the roll waits too (Tab from the targets, then Enter,
   // rolled and dropped the item)
-  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !(human && (st.phase === 'roll' || st.phase === 'opening')) || !!current.targeting;
+  setRollable(human && (st.phase === 'roll' || st.phase === 'opening') && !current.targeting);
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
   // the end screen, closed, opens again from here (its ranking, statistics and 复盘)
@@ -1050,6 +1109,8 @@ function renderSide(st) {
   $('turn-help').hidden = !choosingHere || !firstGame(st);
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
+  // the die goes to the hangar of the seat to act, with the turn (at the end, off the board)
+  placeDie(over ? -1 : seat);
   const choosing = canAct(st) && st.phase === 'move';
   board?.setLegal(choosing ? seat : -1, choosing ? st.legal : [], choosing ? landingsOf(st) : {});
   board?.relabel();
@@ -1076,7 +1137,7 @@ function renderSide(st) {
   // the speed stays, as 动画速度 there: it sets every animation's speed, not the computers' only
   const computersHere = !inRoom(st) && st.seats.some((/** @type {any} */ s) => s.controller === 'computer');
   $('btn-pause').hidden = !computersHere;
-  const speedLabel = /** @type {HTMLElement} */ ($('speed-row').querySelector('label'));
+  const speedLabel = /** @type {HTMLElement} */ ($('speed-row').querySelector('label[for=speed]'));
   speedLabel.dataset.t = computersHere ? 'speed' : 'animSpeed';
   speedLabel.textContent = t(speedLabel.dataset.t);
   if (inRoom(st)) rooms.renderGame(st); else rooms.stopTimer();
@@ -1102,6 +1163,7 @@ function showCommit(c) {
 
 function scheduleNext(st) {
   clearTimeout(current.stepTimer);
+  scheduleAutoRoll(st);
   if (inRoom(st)) {
     // the server plays computers, timeouts and 托管 on its own (§7); only say when it is my turn
     // (not while the server plays the seat in 托管: then it is not the person's turn to act)
@@ -1121,6 +1183,25 @@ function scheduleNext(st) {
     sfx.turn();
     buzz(40);
   }
+}
+
+/**
+ * 没有选择时自动掷骰: rolls for this screen's player, after the speed's usual pause (so it is
+ * seen), when the server says that no face of this roll could give a choice (`rollDecides`,
+ * docs/PROTOCOL.md §3, from the position alone, never the coming die), and at an opening roll.
+ * Never for a computer, another screen's seat or a seat in 托管; a new state, a roll by hand or
+ * the option turned off cancels it.
+ */
+function scheduleAutoRoll(st) {
+  clearTimeout(current.autoTimer);
+  if (!current.autoRoll || !canAct(st) || current.targeting) return;
+  if (!(st.phase === 'opening' || (st.phase === 'roll' && st.rollDecides === false))) return;
+  if (inRoom(st) && rooms.autoSeats(st).includes(st.turn)) return;
+  current.autoTimer = window.setTimeout(() => {
+    if (current.st !== st || current.view !== 'game' || !current.autoRoll) return;
+    logLine(t('autoRolled'), false, COLOURS[st.rules][st.turn]);
+    roll();
+  }, SPEED[current.speed].wait);
 }
 
 async function act(msg) {
@@ -1157,7 +1238,8 @@ function roll() {
   const st = current.st;
   if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
   cancelTarget(false);
-  /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true;
+  clearTimeout(current.autoTimer);
+  setRollable(false);
   showDie(0, { rolling: true });
   act({ type: 'roll' });
 }
@@ -1429,7 +1511,7 @@ async function sendItem(use) {
   if (!canUseItem(st)) return;
   // no second use while this one is on its way
   for (const [seat, bar] of current.items.bars) bar.set(st.items.bars?.[seat] || [], false);
-  if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = true; showDie(0, { rolling: true }); }
+  if (use.item === 'sixDie' || use.item === 'booster' || use.item === 'remoteDie') { setRollable(false); showDie(0, { rolling: true }); }
   try {
     await net.request({ type: 'useItem', version: st.version, use });
   } catch (e) {
@@ -1628,6 +1710,14 @@ function wire() {
   });
   $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
   $('btn-roll').addEventListener('click', roll);
+  dieEl.addEventListener('click', roll);
+  const auto = /** @type {HTMLInputElement} */ ($('auto-roll'));
+  auto.checked = current.autoRoll;
+  auto.addEventListener('change', () => {
+    current.autoRoll = auto.checked;
+    store.set('fxq.autoRoll', current.autoRoll);
+    if (current.st && current.view === 'game') scheduleAutoRoll(current.st); else clearTimeout(current.autoTimer);
+  });
   $('btn-hint').addEventListener('click', hint);
   $('btn-undo').addEventListener('click', undo);
   $('btn-download').addEventListener('click', downloadRecord);
@@ -1685,7 +1775,8 @@ function wire() {
       if ((e.key === ' ' || e.code === 'Space') && tag !== 'BUTTON') { e.preventDefault(); toast(t('itemTargetFirst')); return; }
     }
     if (e.key === ' ' || e.code === 'Space') {
-      if (tag === 'BUTTON' && e.target !== $('btn-roll')) return; // Space presses the focused button
+      // Space presses the focused button (the die and 掷骰子 roll as Space does anywhere)
+      if (tag === 'BUTTON' && e.target !== $('btn-roll') && e.target !== dieEl) return;
       e.preventDefault();
       roll();
     } else if (/^[1-4]$/.test(e.key)) {

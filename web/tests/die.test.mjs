@@ -2,10 +2,12 @@
 // (The tumble of random faces restarted at each new roll while the screen went on after 133 ms:
 // most rolls at 快 were never drawn, a person's own roll with no move among them; the 6's
 // colour came before the 6.) The choose prompt no longer says the roll: the die must.
+// And where it is: on the board at the roller's hangar, as the commercial apps have it (in the
+// side panel it was under the board on a phone), a button to tap, clear of every plane and square.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, setupGame, state, waitHumanOrEnd } from './helpers.mjs';
+import { launch, open, setupGame, shot, state, waitHumanOrEnd, DESKTOP, PHONE } from './helpers.mjs';
 
 /** A face counts as drawn when it stayed this long (a tumble's random faces at 快 last less). */
 const HELD_MS = 100;
@@ -63,6 +65,107 @@ test('快: every roll of a game against computers is drawn on the die', { timeou
     assert.ok(rolled.length >= 20, `only ${rolled.length} rolls`);
     assert.deepEqual(missed, [], `rolls never drawn on the die (${missed.length} of ${rolled.length}); rolled ${rolled.join(',')}, held faces ${held.join(',')}`);
     assert.deepEqual(sixEarly, [], 'the 6\'s look before the 6 was drawn');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
+
+/**
+ * Where the die is at this state, against the board as drawn (screen pixels): in the hangar of
+ * the seat to act, clear of its parking spots, of every piece and of every square and lane.
+ * @param {import('playwright-core').Page} page
+ */
+const dieAt = (page) => page.evaluate(() => {
+  const st = /** @type {any} */ (window).__fxq.current.st;
+  const die = /** @type {HTMLButtonElement} */ (document.getElementById('die'));
+  const f = /** @type {SVGSVGElement} */ (die.querySelector('svg')).getBoundingClientRect();
+  const c = { x: f.x + f.width / 2, y: f.y + f.height / 2 };
+  // the drawn die's corner is 0.592 of its side from its centre (rx 18 and half the stroke of 100)
+  const reach = 0.592 * f.width;
+  const away = (/** @type {DOMRect} */ r) => Math.hypot(r.x + r.width / 2 - c.x, r.y + r.height / 2 - c.y) - r.width / 2 - reach;
+  const base = /** @type {Element} */ (document.querySelector(`#board svg.board .base[data-seat="${st.turn}"]`)).getBoundingClientRect();
+  const inBase = c.x > base.left && c.x < base.right && c.y > base.top && c.y < base.bottom;
+  const spots = [...document.querySelectorAll(`#board svg.board .base[data-seat="${st.turn}"] circle`)].map((e) => away(e.getBoundingClientRect()));
+  const pieces = [...document.querySelectorAll('#board svg.board .piece .body')].map((e) => away(e.getBoundingClientRect()));
+  const squares = [...document.querySelectorAll('#board svg.board :is(.sq, .lane, .takeoff, .goal)')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return Math.min(r.right, f.right) - Math.max(r.left, f.left) > 0.5 && Math.min(r.bottom, f.bottom) - Math.max(r.top, f.top) > 0.5;
+  }).length;
+  const hit = document.elementFromPoint(c.x, c.y);
+  return { turn: st.turn, phase: st.phase, tag: die.tagName, disabled: die.disabled, hidden: die.hidden, label: die.getAttribute('aria-label'),
+    side: f.width, inBase, spotGap: Math.min(...spots), pieceGap: Math.min(...pieces), squares, takesTap: !!hit && die.contains(hit) };
+});
+
+for (const [name, vp] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+  test(`the die sits at the roller's hangar, clear of every plane and square, and a tap on it rolls (${name})`, { timeout: 240000 }, async () => {
+    const b = await launch(vp);
+    try {
+      const page = await b.page();
+      await open(page);
+      for (const rules of ['feixingqi', 'ludo']) {
+        for (const players of [2, 3, 4]) {
+          const what = `${rules}, ${players} players`;
+          if (await page.isVisible('#view-game')) await page.click('#btn-new');
+          // everyone a person at this screen: every seat's hangar in turn, each roll by a tap
+          const seats = Object.fromEntries((players === 2 ? [2] : players === 3 ? [1, 2] : [1, 2, 3]).map((s) => [s, 'human']));
+          await setupGame(page, { rules, players, pieces: 2, seats });
+          const seen = new Set();
+          for (let i = 0; i < 80 && seen.size < players; i++) {
+            if (await waitHumanOrEnd(page)) break;
+            const st = await state(page);
+            const at = await dieAt(page);
+            assert.equal(at.tag, 'BUTTON', 'the die is a button');
+            assert.ok(!at.hidden && at.inBase, `${what}: the die in the hangar of seat ${st.turn}: ${JSON.stringify(at)}`);
+            assert.ok(at.spotGap >= 0 && at.pieceGap >= 0, `${what}: the die clear of the spots (${at.spotGap}) and planes (${at.pieceGap})`);
+            assert.equal(at.squares, 0, `${what}: the die on no square`);
+            assert.ok(at.side >= 24, `${what}: the die ${at.side} px`);
+            if (st.phase === 'move') {
+              // the hangar's planes take their taps: the die takes none while it cannot roll
+              assert.ok(at.disabled && !at.takesTap, `${what}: the die lets a tap through while a plane is chosen`);
+              await page.locator(`svg.board .piece.legal[data-seat="${st.turn}"][data-piece="${st.legal[0] + 1}"]`).dispatchEvent('click');
+            } else {
+              assert.ok(!at.disabled && at.takesTap && (at.label ?? '').length > 0, `${what}: the die rolls, named (${at.label})`);
+              if (!seen.size) await shot(page, `die-${rules}-${players}-${name}.png`);
+              seen.add(st.turn);
+              // a real click (a tap) at the die, as a person does
+              await page.click('#die');
+            }
+            await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+          }
+          assert.equal(seen.size, players, `${what}: the die came to every seat's hangar`);
+        }
+      }
+      assert.deepEqual(b.errors, []);
+    } finally {
+      await b.close();
+    }
+  });
+}
+
+test('the die on the board rolls from the keyboard: Enter and Space on it, once each', { timeout: 60000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'human' } });
+    for (const key of ['Enter', 'Space', 'Enter', 'Space']) {
+      await waitHumanOrEnd(page);
+      let st = await state(page);
+      while (st.phase === 'move') {
+        await page.keyboard.press(String(st.legal[0] + 1));
+        await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+        await waitHumanOrEnd(page);
+        st = await state(page);
+      }
+      const rolls = () => page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.filter((/** @type {any} */ f) => f.cause === 'roll').length);
+      const before = await rolls();
+      await page.focus('#die');
+      await page.keyboard.press(key);
+      await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+      await page.waitForTimeout(150);
+      assert.equal(await rolls(), before + 1, `${key} on the die rolled once`);
+    }
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();

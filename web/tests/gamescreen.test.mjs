@@ -33,7 +33,7 @@ test('game screen: one-line choose prompt, folded commitment, the die lands on t
     await setupGame(page, { players: 2, seats: { 2: 'easy' }, opts: { takeoff: '56' } });
     // with a computer: its speed and pause are there; the log shows once it has a line
     assert.ok(await page.isVisible('#speed-row'), 'computer speed with a computer');
-    assert.equal((await page.locator('#speed-row label').innerText()).trim(), '电脑速度');
+    assert.equal((await page.locator('#speed-row label[for=speed]').innerText()).trim(), '电脑速度');
     const commitment = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.dice.commitment);
     assert.match(await page.locator('#commit summary').innerText(), new RegExp(commitment.slice(0, 8)));
     assert.ok(!(await page.locator('#commit summary').innerText()).includes(commitment), 'folded');
@@ -81,10 +81,10 @@ test('game screen: friends at one screen have no computer-only controls and are 
     await waitHumanOrEnd(page);
     // the speed sets every animation's: it stays, as 动画速度; 暂停电脑 has nothing to pause
     assert.ok(await page.isVisible('#speed'), 'the speed without computers too');
-    assert.equal((await page.locator('#speed-row label').innerText()).trim(), '动画速度');
+    assert.equal((await page.locator('#speed-row label[for=speed]').innerText()).trim(), '动画速度');
     assert.ok(!(await page.isVisible('#btn-pause')), 'no 暂停电脑 without computers');
     await page.click('#btn-lang');
-    assert.equal((await page.locator('#speed-row label').innerText()).trim(), 'Animation speed');
+    assert.equal((await page.locator('#speed-row label[for=speed]').innerText()).trim(), 'Animation speed');
     await page.click('#btn-lang');
     assert.ok(!(await page.isVisible('#log')), 'no empty log box');
     const players = await page.locator('#players').innerText();
