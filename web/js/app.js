@@ -159,10 +159,13 @@ function placeDie(seat) {
   Object.assign(dieEl.style, { left: pct(c + 0.15), top: pct(r + 0.15), width: pct(b), height: pct(b) });
   dieEl.style.setProperty('--die-size', `${(side / b) * 100}%`);
   // a room's name tag of that seat stands in the hangar's middle too: it moves to the hangar's
-  // outer edge, past its spots (style.css)
+  // outer edge, against the board's, between it and the planes (style.css)
   const host = $('board');
+  const mid = ((cy + 0.15) / n) * 100;
+  const top = r < geo.size / 2;
   host.dataset.dieSeat = String(seat);
-  host.style.setProperty('--tag-dy', `${((r < geo.size / 2 ? -1 : 1) * (b / 2 - 0.05) / n) * 100}cqw`);
+  host.style.setProperty('--tag-y0', top ? '0%' : '-100%');
+  host.style.setProperty('--tag-dy', top ? `calc(1px - ${mid}cqw)` : `calc(${100 - mid}cqw - 1px)`);
 }
 /** Whether the die and the 掷骰子 button roll: at this screen's turn to roll only. @param {boolean} on */
 function setRollable(on) {
