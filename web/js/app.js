@@ -188,7 +188,7 @@ function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale =
   const el = dieEl;
   const by = d && seat >= 0 && COLOURS[rules] ? seat : -1;
   /** what is drawn with the value when it lands */
-  const look = { d, by, colour: by >= 0 ? COLOURS[rules][by] : '', label: !d ? '' : by >= 0 ? t('rolled', { name: seatName(rules, by), d }) : String(d), stale: !!d && stale };
+  const look = { d, by, rules, colour: by >= 0 ? COLOURS[rules][by] : '', stale: !!d && stale };
   const total = tumbleMs();
   if (rolling && total > 0) return tumble(el, look, total);
   // a call for the value being tumbled to (the state's own die after its events) only restyles
@@ -203,12 +203,19 @@ function showDie(d, { rolling = false, seat = -1, rules = current.rules, stale =
 const reduceMotion = matchMedia('(prefers-reduced-motion: reduce)');
 /** How long the die tumbles: 0.4 s at 中 and slower, shorter at 快, none at 瞬间 or with reduced motion. */
 const tumbleMs = () => reduceMotion.matches ? 0 : 400 * Math.min(SPEED[current.speed].anim, 1);
-/** @typedef {{d: number, by: number, colour: string, label: string, stale: boolean}} DieLook */
+/** @typedef {{d: number, by: number, rules: string, colour: string, stale: boolean}} DieLook */
+/** The die as drawn last (its name is said again in another language). @type {DieLook|null} */
+let dieShown = null;
+/**
+ * The die's name: the roll and its roller; with no roll to tell, what a press does (a button
+ * needs a name). @param {DieLook} o
+ */
+const dieLabel = (o) => (!o.d ? t('roll') : o.by >= 0 ? t('rolled', { name: seatName(o.rules, o.by), d: o.d }) : String(o.d));
 /** @param {HTMLElement} el @param {DieLook} o */
 function drawDie(el, o) {
+  dieShown = o;
   setFace(o.d);
-  // (a button needs a name: with no roll to tell, it is named by what it does)
-  el.setAttribute('aria-label', o.label || t('roll'));
+  el.setAttribute('aria-label', dieLabel(o));
   if (o.by >= 0) el.style.setProperty('--die-c', o.colour); else el.style.removeProperty('--die-c');
   el.classList.toggle('six', o.d === 6);
   el.classList.toggle('stale', o.stale);
@@ -1703,6 +1710,8 @@ function wire() {
     if (current.st) {
       current.board?.svg.setAttribute('aria-label', t(current.st.rules));
       renderSide(current.st);
+      // (a tumbling die is named when it lands, in the new language)
+      if (dieShown && !tumbling.timer) dieEl.setAttribute('aria-label', dieLabel(dieShown));
       relogGame(current.st);
       if (current.targeting) renderTarget();
       if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint(true);

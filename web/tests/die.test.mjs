@@ -166,6 +166,12 @@ test('the die on the board rolls from the keyboard: Enter and Space on it, once 
       await page.waitForTimeout(150);
       assert.equal(await rolls(), before + 1, `${key} on the die rolled once`);
     }
+    // its name, in the other language at once (it said the roll in Chinese until the next one)
+    await page.waitForTimeout(500);
+    const die = (await state(page)).die;
+    assert.match(await page.getAttribute('#die', 'aria-label') ?? '', new RegExp(`掷出 ${die}$`));
+    await page.click('#btn-lang');
+    assert.match(await page.getAttribute('#die', 'aria-label') ?? '', new RegExp(`rolled ${die}$`));
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
