@@ -158,6 +158,8 @@ function placeDie(seat) {
   const pct = (/** @type {number} */ u) => `${(u / n) * 100}%`;
   Object.assign(dieEl.style, { left: pct(c + 0.15), top: pct(r + 0.15), width: pct(b), height: pct(b) });
   dieEl.style.setProperty('--die-size', `${(side / b) * 100}%`);
+  // (its glow asking for the roll is the hangar's seat's, not the colour of the last roll's seat)
+  dieEl.style.setProperty('--seat-c', COLOURS[geo.rules][seat]);
   // a room's name tag of that seat stands in the hangar's middle too: it moves to the hangar's
   // outer edge, against the board's, between it and the planes (style.css)
   const host = $('board');
@@ -230,8 +232,17 @@ function landTumble(el) {
   if (!tumbling.timer) return;
   clearTimeout(tumbling.timer);
   tumbling.timer = 0;
+  stopShake(el);
   if (tumbling.look) drawDie(el, tumbling.look);
   tumbling.land();
+}
+/**
+ * The shake ends with the tumble: left on, it shook again (and the "roll me" pulse took its
+ * length) when the die became rollable at the next turn. @param {HTMLElement} el
+ */
+function stopShake(el) {
+  el.classList.remove('rolling');
+  /** @type {SVGSVGElement} */ (el.firstElementChild).style.animationDuration = '';
 }
 /**
  * A few random faces, slowing down, then the real one; with `look.d` 0 (a roll sent, the server's
@@ -261,7 +272,7 @@ function tumble(el, look, TOTAL) {
     const gone = performance.now() - tumbling.start;
     const total = tumbling.total;
     if (tumbling.to && gone >= total) { landTumble(el); return; }
-    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; setFace(0); tumbling.land(); return; }
+    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; stopShake(el); setFace(0); tumbling.land(); return; }
     let f;
     do f = 1 + Math.floor(Math.random() * 6); while (f === tumbling.last || f === tumbling.to);
     tumbling.last = f;
