@@ -1739,7 +1739,9 @@ function wire() {
   auto.addEventListener('change', () => {
     current.autoRoll = auto.checked;
     store.set('fxq.autoRoll', current.autoRoll);
-    if (current.st && current.view === 'game') scheduleAutoRoll(current.st); else clearTimeout(current.autoTimer);
+    clearTimeout(current.autoTimer);
+    // (after the state being shown has played out: its roll is seen before one is made for it)
+    if (current.autoRoll) current.queue = current.queue.then(() => { if (current.st && current.view === 'game') scheduleAutoRoll(current.st); });
   });
   $('btn-hint').addEventListener('click', hint);
   $('btn-undo').addEventListener('click', undo);
