@@ -143,7 +143,7 @@ function placeDie(seat) {
   const board = current.board;
   const spots = board && seat >= 0 ? [...board.svg.querySelectorAll(`.base[data-seat="${seat}"] circle`)] : [];
   dieEl.hidden = !board || !spots.length;
-  if (!board || !spots.length) return;
+  if (!board || !spots.length) { delete $('board').dataset.dieSeat; return; }
   const geo = board.geo;
   const [r, c] = geo.bases[seat];
   const b = geo.baseSize;
@@ -160,14 +160,8 @@ function placeDie(seat) {
   dieEl.style.setProperty('--die-size', `${(side / b) * 100}%`);
   // (its glow asking for the roll is the hangar's seat's, not the colour of the last roll's seat)
   dieEl.style.setProperty('--seat-c', COLOURS[geo.rules][seat]);
-  // a room's name tag of that seat stands in the hangar's middle too: it moves to the hangar's
-  // outer edge, against the board's, between it and the planes (style.css)
-  const host = $('board');
-  const mid = ((cy + 0.15) / n) * 100;
-  const top = r < geo.size / 2;
-  host.dataset.dieSeat = String(seat);
-  host.style.setProperty('--tag-y0', top ? '0%' : '-100%');
-  host.style.setProperty('--tag-dy', top ? `calc(1px - ${mid}cqw)` : `calc(${100 - mid}cqw - 1px)`);
+  // a room's name tag of that seat stands in the hangar's middle too: it gives way (style.css)
+  $('board').dataset.dieSeat = String(seat);
 }
 /** Whether the die and the 掷骰子 button roll: at this screen's turn to roll only. @param {boolean} on */
 function setRollable(on) {

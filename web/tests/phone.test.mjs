@@ -188,7 +188,13 @@ test('phone room: 开始对局 in the first screen, no sideways scroll, the name
     assert.equal(r.scrollY, 0, 'the game opens at its top');
     assert.ok(r.sw <= r.cw, `no sideways scroll: ${r.sw} > ${r.cw}`);
     assert.equal(r.tags.length, 2);
-    for (const g of r.tags) {
+    // the tag of the seat whose hangar holds the die gives way to it (the turn bar names who
+    // rolls); the others are in sight, off their planes
+    const dieSeat = await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('board')).dataset.dieSeat);
+    const shown = await page.locator('#board .seat-tag').evaluateAll((els) => els.filter((e) => getComputedStyle(e).visibility === 'visible').map((e) => /** @type {HTMLElement} */ (e).dataset.seat));
+    assert.deepEqual(shown, r.tags.map((g) => g.seat).filter((s) => s !== dieSeat), `the die in seat ${dieSeat}'s hangar`);
+    assert.equal(shown.length, 1);
+    for (const g of r.tags.filter((x) => shown.includes(x.seat))) {
       assert.ok(g.l >= r.board.l - 0.5 && g.r <= r.board.r + 0.5 && g.t >= r.board.t - 0.5 && g.b <= r.board.b + 0.5, `tag inside the board: ${JSON.stringify(g)} ${JSON.stringify(r.board)}`);
       assert.ok(g.inHangar > 0, `seat ${g.seat} has planes in its hangar to cover`);
       assert.deepEqual(g.over, [], `seat ${g.seat}'s tag covers its hangar planes`);
