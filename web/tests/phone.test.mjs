@@ -166,7 +166,8 @@ test('phone room: 开始对局 in the first screen, no sideways scroll, the name
     assert.ok(start.bottom <= 844, `开始对局 in the first screen: bottom ${start.bottom}`);
     await page.tap('#btn-room-start');
     await page.waitForSelector('#view-game:not([hidden]) svg.board');
-    await page.waitForSelector('#board .seat-tag');
+    // (attached: the tag of the seat holding the die is hidden)
+    await page.waitForSelector('#board .seat-tag', { state: 'attached' });
     await page.waitForTimeout(300);
     await shot(page, 'phone-room-390.png');
     const r = await page.evaluate(() => {
