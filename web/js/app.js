@@ -1113,7 +1113,7 @@ function renderSide(st) {
   $('turn-chip').innerHTML = over ? '' : chipSvg(rules, seat, 28);
   const info = seatInfo(st, seat);
   $('turn-who').textContent = over ? t('gameOver') : `${seatName(rules, seat)} · ${controllerText(info)}`;
-  // the choice in one line (the die beside it says the roll); how to choose, under it in a
+  // the choice in one line (the die on the board says the roll); how to choose, under it in a
   // player's first game only, and always in the prompt's title and its description
   const choosingHere = canAct(st) && st.phase === 'move';
   const howTo = t(touchOnly.matches ? 'legalHelpTouch' : 'legalHelp', { unit: unitOf(st.rules) });
