@@ -151,10 +151,12 @@ function placeDie(seat) {
   const n = geo.size + 0.3;
   const cx = c + b / 2, cy = r + b / 2;
   const num = (/** @type {Element} */ e, /** @type {string} */ a) => Number(e.getAttribute(a));
-  const free = Math.min(...spots.map((e) => Math.hypot(num(e, 'cx') - cx, num(e, 'cy') - cy) - num(e, 'r')));
+  // (the spots' circles, or the planes parked on them where they reach further: grown on a phone)
+  const free = Math.min(...spots.map((e) => Math.hypot(num(e, 'cx') - cx, num(e, 'cy') - cy) - Math.max(num(e, 'r'), board.reach(seat))));
   // the die's corner reaches 0.592 of its side from its centre (rx 18 + half its stroke, of
-  // 100): that much fits in the free circle, with a margin for its tumble's swell
-  const side = Math.min(b / 2, (0.92 * free) / 0.592);
+  // 100): that much fits in the free circle, a hair inside (its tumble's swell, 6% for 0.4 s,
+  // may brush the planes: they are not to be tapped while it rolls)
+  const side = Math.min(b / 2, (0.98 * free) / 0.592);
   const pct = (/** @type {number} */ u) => `${(u / n) * 100}%`;
   Object.assign(dieEl.style, { left: pct(c + 0.15), top: pct(r + 0.15), width: pct(b), height: pct(b) });
   dieEl.style.setProperty('--die-size', `${(side / b) * 100}%`);
@@ -167,8 +169,8 @@ function placeDie(seat) {
 function setRollable(on) {
   /** @type {HTMLButtonElement} */ ($('btn-roll')).disabled = !on;
   dieEl.disabled = !on;
-  // (its name stays the roll's value; what a press does is its description)
   dieEl.title = on ? rollWord() : '';
+  labelDie();
 }
 /**
  * The die: `d` (0 for none), drawn in the colour of the seat that rolled it (it moves on to the
@@ -203,15 +205,21 @@ const tumbleMs = () => reduceMotion.matches ? 0 : 400 * Math.min(SPEED[current.s
 /** The die as drawn last (its name is said again in another language). @type {DieLook|null} */
 let dieShown = null;
 /**
- * The die's name: the roll and its roller; with no roll to tell, what a press does (a button
- * needs a name). @param {DieLook} o
+ * The die's name: the roll shown and its roller, after what a press does while it can be pressed
+ * (a button is named by its action: 掷骰子 · 红方 掷出 4); with no roll shown, the action alone.
+ * Not during a tumble (named as rolling; named anew when it lands).
  */
-const dieLabel = (o) => (!o.d ? t('roll') : o.by >= 0 ? t('rolled', { name: seatName(o.rules, o.by), d: o.d }) : String(o.d));
+function labelDie() {
+  if (tumbling.timer) return;
+  const o = dieShown;
+  const told = !o?.d ? '' : o.by >= 0 ? t('rolled', { name: seatName(o.rules, o.by), d: o.d }) : String(o.d);
+  dieEl.setAttribute('aria-label', !told ? t('roll') : dieEl.disabled ? told : `${t('roll')} · ${told}`);
+}
 /** @param {HTMLElement} el @param {DieLook} o */
 function drawDie(el, o) {
   dieShown = o;
   setFace(o.d);
-  el.setAttribute('aria-label', dieLabel(o));
+  labelDie();
   if (o.by >= 0) el.style.setProperty('--die-c', o.colour); else el.style.removeProperty('--die-c');
   el.classList.toggle('six', o.d === 6);
   el.classList.toggle('stale', o.stale);
@@ -266,7 +274,7 @@ function tumble(el, look, TOTAL) {
     const gone = performance.now() - tumbling.start;
     const total = tumbling.total;
     if (tumbling.to && gone >= total) { landTumble(el); return; }
-    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; stopShake(el); setFace(0); tumbling.land(); return; }
+    if (!tumbling.to && gone >= 3000) { tumbling.timer = 0; stopShake(el); dieShown = null; setFace(0); labelDie(); tumbling.land(); return; }
     let f;
     do f = 1 + Math.floor(Math.random() * 6); while (f === tumbling.last || f === tumbling.to);
     tumbling.last = f;
@@ -546,7 +554,9 @@ const current = {
   keyboard: false,
   /** @type {any} */ ff: null,
   watching: false,
-  busy: false,
+  /** the state a roll was sent for: one roll per state (a held Space repeats, the auto-roll's
+   * timer may fire beside a press); a sync brings a new state, and the roll may be sent again */
+  /** @type {any} */ rolledOn: null,
   /** the 大师提示 on show: the state it was asked for and the server's answer */
   /** @type {{st: any, h: any}|null} */ hint: null,
   /** @type {any} */ local: null,
@@ -710,6 +720,8 @@ async function ensureBoard(st) {
     itemName: (k) => itemName(k),
     onPick: (k) => pick(k),
     label: (seat, piece, p, all) => pieceLabel(st.rules, seat, piece, p, all),
+    // pieces grown or shrunk with the board: the die between the parked planes sized again
+    onGrow: () => { const s = Number($('board').dataset.dieSeat ?? -1); if (s >= 0) placeDie(s); },
   });
   current.board.svg.setAttribute('aria-label', t(st.rules));
   const bn = document.createElement('div'); bn.className = 'banner'; bn.id = 'banner'; bn.setAttribute('aria-hidden', 'true');
@@ -1211,9 +1223,13 @@ function scheduleAutoRoll(st) {
   clearTimeout(current.autoTimer);
   if (!current.autoRoll || !canAct(st) || current.targeting) return;
   if (!(st.phase === 'opening' || (st.phase === 'roll' && st.rollDecides === false))) return;
-  if (inRoom(st) && rooms.autoSeats(st).includes(st.turn)) return;
+  // in a room a roll is the person acting: it takes the seat back from 托管 and restarts its
+  // count of timeouts (PROTOCOL.md §7.5). So only for a page in view, and never for a seat in
+  // 托管 by the room's word or this state's (a timeout's state comes before the room saying so)
+  const away = () => inRoom(st) && (document.hidden || rooms.autoSeats(st).includes(st.turn) || (st.room?.auto ?? []).includes(st.turn));
+  if (away()) return;
   current.autoTimer = window.setTimeout(() => {
-    if (current.st !== st || current.view !== 'game' || !current.autoRoll) return;
+    if (current.st !== st || current.view !== 'game' || !current.autoRoll || away()) return;
     logLine(t('autoRolled'), false, COLOURS[st.rules][st.turn]);
     roll();
   }, SPEED[current.speed].wait);
@@ -1251,7 +1267,8 @@ function retryLater(again, st, ms = 600) {
 
 function roll() {
   const st = current.st;
-  if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.busy) return;
+  if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.rolledOn === st) return;
+  current.rolledOn = st;
   cancelTarget(false);
   clearTimeout(current.autoTimer);
   setRollable(false);
@@ -1716,7 +1733,7 @@ function wire() {
       current.board?.svg.setAttribute('aria-label', t(current.st.rules));
       renderSide(current.st);
       // (a tumbling die is named when it lands, in the new language)
-      if (dieShown && !tumbling.timer) dieEl.setAttribute('aria-label', dieLabel(dieShown));
+      labelDie();
       relogGame(current.st);
       if (current.targeting) renderTarget();
       if (current.hint?.st === current.st && !$('hint-panel').hidden) renderHint(true);
@@ -1730,13 +1747,16 @@ function wire() {
   dieEl.addEventListener('click', roll);
   const auto = /** @type {HTMLInputElement} */ ($('auto-roll'));
   auto.checked = current.autoRoll;
+  // (after the state being shown has played out: its roll is seen before one is made for it)
+  const autoAgain = () => { current.queue = current.queue.then(() => { if (current.st && current.view === 'game') scheduleAutoRoll(current.st); }).catch(console.error); };
   auto.addEventListener('change', () => {
     current.autoRoll = auto.checked;
     store.set('fxq.autoRoll', current.autoRoll);
     clearTimeout(current.autoTimer);
-    // (after the state being shown has played out: its roll is seen before one is made for it)
-    if (current.autoRoll) current.queue = current.queue.then(() => { if (current.st && current.view === 'game') scheduleAutoRoll(current.st); });
+    if (current.autoRoll) autoAgain();
   });
+  // a room's page back in view rolls as it would have (it does not for a page out of view)
+  document.addEventListener('visibilitychange', () => { if (!document.hidden && current.autoRoll && current.st && inRoom(current.st)) autoAgain(); });
   $('btn-hint').addEventListener('click', hint);
   $('btn-undo').addEventListener('click', undo);
   $('btn-download').addEventListener('click', downloadRecord);
@@ -1797,7 +1817,8 @@ function wire() {
       // Space presses the focused button (the die and 掷骰子 roll as Space does anywhere)
       if (tag === 'BUTTON' && e.target !== $('btn-roll') && e.target !== dieEl) return;
       e.preventDefault();
-      roll();
+      // a held Space rolls once, not again at each state it brings (a 6's second roll)
+      if (!e.repeat) roll();
     } else if (/^[1-4]$/.test(e.key)) {
       pick(Number(e.key) - 1);
     } else if (e.key === 'h' || e.key === 'H') {

@@ -228,7 +228,7 @@ export function createItemBar(host, opts = {}) {
  * @param {Geo} geo
  * `itemName`: the name of an item or a weather (道具模式), for its icon on the board.
  * `label`: a piece's name for a screen reader, told every piece on the board (`all`) too.
- * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number, all:{seat:number, piece:number, p:number}[])=>string, itemName?: (kind:string)=>string}} [opts]
+ * @param {{onPick?: (piece:number)=>void, label?: (seat:number, piece:number, progress:number, all:{seat:number, piece:number, p:number}[])=>string, itemName?: (kind:string)=>string, onGrow?: ()=>void}} [opts]
  */
 export function createBoard(host, geo, opts = {}) {
   const n = geo.size;
@@ -395,7 +395,18 @@ export function createBoard(host, geo, opts = {}) {
     if (next === grow) return;
     grow = next;
     layout();
+    opts.onGrow?.();
   }).observe(svg);
+  /** The farthest point of each seat's shape from its centre, per unit of its radius (shapePath). */
+  const SHAPE_REACH = [1, 0.88 * Math.SQRT2, 1.15 * Math.hypot(0.95, 0.7), 1.2];
+  /**
+   * How far a piece of `seat` reaches from its centre as drawn now, its rim and growth included:
+   * what a thing beside it (the die in a hangar) keeps clear of. @param {number} seat
+   */
+  function reach(seat) {
+    const rim = fxq ? 0.19 : 0.17; // style.css .piece .rim
+    return ((fxq ? PR + 0.03 : PR) * SHAPE_REACH[seat] + rim / 2) * grow;
+  }
 
   function makePiece(s, k) {
     // a button a screen reader hears as unavailable until it can move (or be aimed at)
@@ -793,7 +804,7 @@ export function createBoard(host, geo, opts = {}) {
       }
       const g = el('g', { class: 'hint-mark', transform: `translate(${x} ${y})` }, gOver);
       el('circle', { r: 0.48 * grow }, g);
-      el('path', { d: 'M-0.22,0L-0.05,0.18L0.25,-0.2' }, g);
+      el('path', { d: 'M-0.22,0L-0.05,0.18L0.25,-0.2', transform: `scale(${grow})` }, g);
     }
   }
   function focusLegal(dir = 1) {
@@ -867,7 +878,7 @@ export function createBoard(host, geo, opts = {}) {
 
   host.replaceChildren(svg);
   return {
-    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf, setItems, setTargets, focusTarget,
+    svg, setPieces, animate, setLegal, setTurn, setHint, focusLegal, pointOf, setItems, setTargets, focusTarget, reach,
     setSpeed(v) { speed = v; },
     skip() { skipAll = true; },
     state() { return pieces.map((pc) => ({ seat: pc.seat, piece: pc.piece, p: pc.p })); },

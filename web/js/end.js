@@ -204,8 +204,9 @@ function heroHtml(st, h, ranking, team) {
     if (mine.length > 1) sub = here();
     medal = medalSvg(1, COLOURS[rules][first]);
     // the winner's own colour, not the red of "you won": friends at one screen all "win", and
-    // a red headline for a yellow winner named the wrong seat at a glance
-    ink = TEXT_COLOURS[rules][first];
+    // a red headline for a yellow winner named the wrong seat at a glance (a team of two
+    // colours keeps the ink)
+    if (!team) ink = TEXT_COLOURS[rules][first];
   }
   const confetti = win ? `<div class="confetti" aria-hidden="true">${Array.from({ length: 18 }, (_, i) => `<i style="--i:${i};background:${COLOURS[rules][i % 4]}"></i>`).join('')}</div>` : '';
   return `<div class="end-hero${win ? ' win' : ''}">${confetti}${medal}

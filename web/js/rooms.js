@@ -775,7 +775,7 @@ export class Rooms {
       tag.style.top = `${p.y}%`;
       tag.style.maxWidth = `${((p.b - 0.2) / p.n) * 100}%`;
       tag.style.setProperty('--c', COLOURS[st.rules][s.seat]);
-      // a long name gives way (ellipsis); the 托管 badge and the countdown always show
+      // a long name gives way (ellipsis); the 托管 badge and the countdown show while the tag does
       tag.innerHTML = `<span class="nm">${esc(name)}</span>${auto.includes(s.seat) ? `<span class="tag auto">${t('auto')}</span>` : ''}<span class="tmr"></span>`;
       if (st.phase !== 'over' && st.turn === s.seat) tag.classList.add('turn');
       o.appendChild(tag);

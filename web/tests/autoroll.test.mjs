@@ -8,6 +8,12 @@ import { launch, open, setupGame, state, waitHumanOrEnd, DESKTOP } from './helpe
 
 /** The live state's `rollDecides`. @param {import('playwright-core').Page} page */
 const decides = (page) => page.evaluate(() => /** @type {any} */ (window).__fxq.current.st.rollDecides);
+/**
+ * The live state's phase, version and `rollDecides`, read at once (an auto-roll between two
+ * reads mixed one state's version with the next one's `rollDecides`).
+ * @param {import('playwright-core').Page} page
+ */
+const look = (page) => page.evaluate(() => { const s = /** @type {any} */ (window).__fxq.current.st; return { phase: s.phase, turn: s.turn, legal: s.legal, version: s.version, decides: s.rollDecides }; });
 /** Whether the state is still `v` after `ms`. @param {import('playwright-core').Page} page */
 async function stays(page, v, ms) {
   await page.waitForTimeout(ms);
@@ -18,8 +24,9 @@ test('auto-roll: on, a roll with no choice on any face is made by itself; one wi
   const b = await launch(DESKTOP);
   try {
     const page = await b.page();
-    // 快: the computers' pause (160 ms) is the auto-roll's too
-    await open(page, { speed: 'fast' });
+    // 中: the computers' pause (650 ms) is the auto-roll's too, long enough for the test to see
+    // each state before a roll is made for it
+    await open(page, { speed: 'mid' });
     await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 2, seats: { 2: 'easy' } });
     // off (the default): the first roll (both planes in the hangar, only a 6 takes off) waits
     assert.equal(await page.isChecked('#auto-roll'), false, 'off by default');
@@ -38,13 +45,13 @@ test('auto-roll: on, a roll with no choice on any face is made by itself; one wi
     let auto = 0, waited = false;
     for (let i = 0; i < 300 && !waited; i++) {
       if (await waitHumanOrEnd(page)) break;
-      st = await state(page);
+      st = await look(page);
       if (st.phase === 'move') {
         await page.locator(`svg.board .piece.legal[data-seat="${st.turn}"][data-piece="${st.legal[0] + 1}"]`).dispatchEvent('click');
         await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st.version !== v, st.version, { timeout: 15000 });
         continue;
       }
-      if (await decides(page)) {
+      if (st.decides) {
         assert.ok(await stays(page, st.version, 1500), 'a roll that can give a choice waits for the person');
         assert.equal(await page.isDisabled('#die'), false, 'and the die asks for it');
         waited = true;

