@@ -608,6 +608,8 @@ const rooms = new Rooms({
 const myPlanes = (seat) => mySeats(current.st).includes(seat);
 /** The seats played at this screen: its seats in a room, else every person's. */
 const mySeats = (st) => (inRoom(st) ? rooms.mySeats() : st.seats.filter((/** @type {any} */ s) => s.controller === 'human').map((/** @type {any} */ s) => s.seat));
+/** Whether this screen is to roll now (a person here, or its own seat in a room). */
+const rollHere = (st) => canAct(st) && (st.phase === 'roll' || st.phase === 'opening');
 /** A game of an online room (PROTOCOL.md §7): its states carry a `room` block. */
 const inRoom = (st) => !!(st && st.room);
 /** Whether this browser may roll or move now: a person at this screen, or (in a room) its own seat. */
@@ -848,7 +850,14 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
       // a void third six is no "cannot move": the turn just ends
       text = t(e.reason === 'void_third_six' ? 'skippedSix' : 'skipped', { name: nm(e.seat), reason });
       imp = true;
-      shout(t('skipBanner'), 900); break;
+      shout(t('skipBanner'), 900);
+      // a roll of this screen's with no move stays in sight, at its hangar, before the die goes
+      // on to the next person here (it was there 120 ms at 中)
+      if (!quiet && current.view === 'game' && anim > 0 && myPlanes(e.seat)) {
+        log(text, imp); said.push(text); loud?.push(e.reason !== 'void_third_six' ? t('skippedShort', { name: nm(e.seat) }) : text);
+        return new Promise((r) => setTimeout(r, 600 * anim));
+      }
+      break;
     }
     case 'stack':
       if (e.count > 1) { text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); if (!ludo) shout(t('stackBanner'), 700); }
@@ -1032,7 +1041,11 @@ async function handleState(st) {
   board.setItems(st.items ?? null);
   // the roll being played is the mover's; a used one stays, faded, in its roller's colour
   if (st.phase === 'move') current.dieSeat = st.turn;
-  if (st.die && st.cause !== 'undo') showDie(st.die, { seat: current.dieSeat, rules: st.rules, stale: st.phase !== 'move' });
+  if (!st.die || st.cause === 'undo') current.dieSeat = -1;
+  // this screen's seat to roll gets the die fresh (its "?" asks for the roll; the last roll,
+  // another seat's or a used one, is in the log and the prompt)
+  if (rollHere(st)) showDie(0);
+  else if (st.die && st.cause !== 'undo') showDie(st.die, { seat: current.dieSeat, rules: st.rules, stale: st.phase !== 'move' });
   else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
@@ -1136,8 +1149,10 @@ function renderSide(st) {
   $('turn-help').hidden = !choosingHere || !firstGame(st);
   const board = current.board;
   board?.setTurn(over ? -1 : seat);
-  // the die goes to the hangar of the seat to act, with the turn (at the end, off the board)
-  placeDie(over ? -1 : seat);
+  // the die stays in the hangar where it was rolled until the next roll, and comes to this
+  // screen's seat when it is to roll (at the end, off the board): moved on with the turn, a roll
+  // with no move left its roller's hangar at once and read as the next seat's roll
+  placeDie(over ? -1 : rollHere(st) || current.dieSeat < 0 ? seat : current.dieSeat);
   const choosing = canAct(st) && st.phase === 'move';
   board?.setLegal(choosing ? seat : -1, choosing ? st.legal : [], choosing ? landingsOf(st) : {});
   board?.relabel();

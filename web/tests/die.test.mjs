@@ -193,3 +193,46 @@ test('the die on the board rolls from the keyboard: Enter and Space on it, once 
     await b.close();
   }
 });
+
+test('a roll of mine with no move stays at my hangar, bright, until the next seat rolls', { timeout: 90000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page, { speed: 'mid' });
+    await setupGame(page, { rules: 'feixingqi', players: 2, pieces: 2, seats: { 2: 'easy' } });
+    // the computer paused while I roll: after a roll of mine with no move, the die is looked at
+    // once everything has played out, before the computer rolls
+    const paused = async (/** @type {boolean} */ on) => {
+      if ((await page.getAttribute('#btn-pause', 'aria-pressed')) !== String(on)) await page.click('#btn-pause');
+    };
+    let seen = null;
+    for (let i = 0; i < 80 && !seen; i++) {
+      await paused(false);
+      await waitHumanOrEnd(page);
+      await paused(true);
+      const st = await state(page);
+      // (a tap on the die: Space would press the focused 暂停电脑)
+      if (st.phase === 'move') await page.keyboard.press(String(st.legal[0] + 1)); else await page.click('#die');
+      const after = await page.waitForFunction((v) => {
+        const s = /** @type {any} */ (window).__fxq.current.st;
+        return s.version !== v && s;
+      }, st.version).then((h) => h.jsonValue());
+      const skipped = (after.events || []).some((/** @type {any} */ e) => e.kind === 'skip' && e.seat === st.turn);
+      if (st.phase === 'move' || !skipped || after.turn === st.turn) continue;
+      const rolled = after.events.find((/** @type {any} */ e) => e.kind === 'rolled').die;
+      await page.waitForTimeout(2500);
+      seen = await page.evaluate(() => {
+        const die = /** @type {HTMLButtonElement} */ (document.getElementById('die'));
+        return { dieSeat: /** @type {HTMLElement} */ (document.getElementById('board')).dataset.dieSeat, label: die.getAttribute('aria-label'),
+          opacity: Number(getComputedStyle(die).opacity) * Number(getComputedStyle(/** @type {Element} */ (die.querySelector('svg'))).opacity) };
+      });
+      assert.equal(seen.dieSeat, String(st.turn), 'the die stayed at my hangar (it went on to the computer’s)');
+      assert.match(seen.label ?? '', new RegExp(`掷出 ${rolled}$`));
+      assert.ok(seen.opacity >= 0.5, `my used roll faded once, not twice (${seen.opacity})`);
+    }
+    assert.ok(seen, 'a roll with no move came');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
