@@ -35,6 +35,13 @@ test('auto-roll: on, a roll with no choice on any face is made by itself; one wi
     assert.equal(st.phase, 'roll');
     assert.equal(await decides(page), false, 'no face gives a choice with every plane in the hangar');
     assert.ok(await stays(page, st.version, 1500), 'with the option off the roll waits');
+    // the log keeps its last 120 lines: each auto-roll's line is counted as it comes
+    await page.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      w.__autoLines = 0;
+      new MutationObserver((ms) => { for (const m of ms) for (const n of m.addedNodes) if ((n.textContent ?? '').startsWith('自动掷骰')) w.__autoLines++; })
+        .observe(/** @type {Element} */ (document.getElementById('log')), { childList: true });
+    });
     // on: that roll is made at once, and remembered for the next visit
     await page.check('#auto-roll');
     assert.equal(await page.evaluate(() => localStorage.getItem('fxq.autoRoll')), 'true');
@@ -62,7 +69,7 @@ test('auto-roll: on, a roll with no choice on any face is made by itself; one wi
       auto++;
     }
     assert.ok(waited, 'a roll with a choice came');
-    const said = (await page.locator('#log li').allInnerTexts()).filter((l) => l.startsWith('自动掷骰')).length;
+    const said = await page.evaluate(() => /** @type {any} */ (window).__autoLines);
     assert.equal(said, auto + 1, 'each auto-roll says why in the log');
     // the option off again: nothing is rolled for the person (a new game's first roll waits)
     await page.uncheck('#auto-roll');
