@@ -173,8 +173,8 @@ function setRollable(on) {
   labelDie();
 }
 /**
- * The die: `d` (0 for none), drawn in the colour of the seat that rolled it (it moves on to the
- * hangar of the seat to act once a move is over: a grey 4 at 绿方's hangar read as green's 4);
+ * The die: `d` (0 for none), drawn in the colour of the seat that rolled it (it stays in that
+ * seat's hangar until the next roll: a grey 4 at 绿方's hangar read as green's 4);
  * `stale` fades a roll that was used (the next roll is awaited).
  * `rolling`: the faces tumble first (a while that scales with the speed; none at 瞬间 or with reduced
  * motion). Resolves when `d` is drawn: its colour, 6 and fade (and its name) come with it, not
@@ -850,14 +850,7 @@ function describeEvent(e, rules, said, { log = logLine, quiet = false, loud, hel
       // a void third six is no "cannot move": the turn just ends
       text = t(e.reason === 'void_third_six' ? 'skippedSix' : 'skipped', { name: nm(e.seat), reason });
       imp = true;
-      shout(t('skipBanner'), 900);
-      // a roll of this screen's with no move stays in sight, at its hangar, before the die goes
-      // on to the next person here (it was there 120 ms at 中)
-      if (!quiet && current.view === 'game' && anim > 0 && myPlanes(e.seat)) {
-        log(text, imp); said.push(text); loud?.push(e.reason !== 'void_third_six' ? t('skippedShort', { name: nm(e.seat) }) : text);
-        return new Promise((r) => setTimeout(r, 600 * anim));
-      }
-      break;
+      shout(t('skipBanner'), 900); break;
     }
     case 'stack':
       if (e.count > 1) { text = t(ludo ? 'stackedLudo' : 'stacked', { name: nm(e.seat), piece: pc(e.piece), n: e.count }); if (!ludo) shout(t('stackBanner'), 700); }
@@ -1039,14 +1032,21 @@ async function handleState(st) {
   }
   board.setPieces(progressOf(st), seatsOf(st));
   board.setItems(st.items ?? null);
-  // the roll being played is the mover's; a used one stays, faded, in its roller's colour
+  // the roll being played is the mover's; a used one stays, faded, in its roller's colour and
+  // hangar until the next roll. A state that is no ply (a join, a sync) or of another game
+  // tells no roller: its used roll is drawn as no one's, at no one's hangar (a "?" instead)
   if (st.phase === 'move') current.dieSeat = st.turn;
-  if (!st.die || st.cause === 'undo') current.dieSeat = -1;
-  // this screen's seat to roll gets the die fresh (its "?" asks for the roll; the last roll,
-  // another seat's or a used one, is in the log and the prompt)
-  if (rollHere(st)) showDie(0);
-  else if (st.die && st.cause !== 'undo') showDie(st.die, { seat: current.dieSeat, rules: st.rules, stale: st.phase !== 'move' });
-  else if (st.cause === 'undo' || st.cause === 'create' || st.cause === 'start') showDie(0);
+  else if (!st.die || !PLY_CAUSES.has(st.cause) || prev?.gameId !== st.gameId) current.dieSeat = -1;
+  if (rollHere(st)) {
+    // this screen's seat to roll gets the die fresh (its "?" asks for the roll; the last roll
+    // is in the log). A roll this state told (mine with no move, a computer's, the last opening
+    // roll) stays in sight a moment first: it was replaced before it was seen
+    const anim = animFactor();
+    if (anim > 0 && (st.events || []).some((/** @type {any} */ e) => e.kind === 'rolled' || e.kind === 'openingRoll')) await new Promise((r) => setTimeout(r, 600 * anim));
+    if (current.st !== st) return;
+    showDie(0);
+  } else if (st.die && current.dieSeat >= 0) showDie(st.die, { seat: current.dieSeat, rules: st.rules, stale: st.phase !== 'move' });
+  else showDie(0);
   renderSide(st);
   const prompt = turnPrompt(st);
   // A computer's ply is told shorter: the reasons of three computers' skips (the same long
@@ -1120,7 +1120,8 @@ function setButtons(st) {
   const human = canAct(st);
   // while an item waits for its target the roll waits too (Tab from the targets, then Enter,
   // rolled and dropped the item)
-  setRollable(human && (st.phase === 'roll' || st.phase === 'opening') && !current.targeting);
+  // (not again while this state's roll is on its way: the button did nothing, and glowed)
+  setRollable(human && (st.phase === 'roll' || st.phase === 'opening') && !current.targeting && current.rolledOn !== st);
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
   // the end screen, closed, opens again from here (its ranking, statistics and 复盘)
@@ -1236,7 +1237,7 @@ function scheduleNext(st) {
  */
 function scheduleAutoRoll(st) {
   clearTimeout(current.autoTimer);
-  if (!current.autoRoll || !canAct(st) || current.targeting) return;
+  if (!current.autoRoll || !canAct(st) || current.targeting || current.rolledOn === st) return;
   if (!(st.phase === 'opening' || (st.phase === 'roll' && st.rollDecides === false))) return;
   // in a room a roll is the person acting: it takes the seat back from 托管 and restarts its
   // count of timeouts (PROTOCOL.md §7.5). So only for a page in view, and never for a seat in
@@ -1244,7 +1245,7 @@ function scheduleAutoRoll(st) {
   const away = () => inRoom(st) && (document.hidden || rooms.autoSeats(st).includes(st.turn) || (st.room?.auto ?? []).includes(st.turn));
   if (away()) return;
   current.autoTimer = window.setTimeout(() => {
-    if (current.st !== st || current.view !== 'game' || !current.autoRoll || away()) return;
+    if (current.st !== st || current.view !== 'game' || !current.autoRoll || away() || current.rolledOn === st) return;
     logLine(t('autoRolled'), false, COLOURS[st.rules][st.turn]);
     roll();
   }, SPEED[current.speed].wait);

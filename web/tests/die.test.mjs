@@ -196,7 +196,7 @@ test('the die on the board rolls from the keyboard: Enter and Space on it, once 
   }
 });
 
-test('a roll of mine with no move stays at my hangar, bright, until the next seat rolls', { timeout: 90000 }, async () => {
+test('a roll of mine with no move stays at my hangar, faded once, until the next seat rolls', { timeout: 90000 }, async () => {
   const b = await launch(DESKTOP);
   try {
     const page = await b.page();
@@ -233,6 +233,45 @@ test('a roll of mine with no move stays at my hangar, bright, until the next sea
       assert.ok(seen.opacity >= 0.5, `my used roll faded once, not twice (${seen.opacity})`);
     }
     assert.ok(seen, 'a roll with no move came');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});
+
+test('friends at one screen: each opening roll is drawn and held before the next person gets the die', { timeout: 60000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page, { speed: 'mid' });
+    await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'human' }, opts: { firstPlayer: 'roll' } });
+    // every face the die shows (its pips; 0 for the "?") and when
+    await page.evaluate(() => {
+      const el = /** @type {HTMLElement} */ (document.getElementById('die'));
+      const w = /** @type {any} */ (window);
+      w.__faces = /** @type {[number, number][]} */ ([]);
+      new MutationObserver(() => {
+        const f = el.querySelectorAll('circle').length;
+        const last = w.__faces[w.__faces.length - 1];
+        if (!last || last[0] !== f) w.__faces.push([f, performance.now()]);
+      }).observe(el, { childList: true, subtree: true });
+    });
+    await waitHumanOrEnd(page);
+    const st = await state(page);
+    assert.equal(st.phase, 'opening');
+    await page.keyboard.press(' ');
+    // the next person's opening roll: the die has come to them, fresh
+    await page.waitForFunction((v) => { const s = /** @type {any} */ (window).__fxq.current.st; return s.version !== v && s.phase === 'opening'; }, st.version, { timeout: 15000 });
+    await page.waitForTimeout(1500);
+    const { rolled, faces } = await page.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      const f = w.__fxq.current.local.frames.flatMap((/** @type {any} */ x) => x.events || []).find((/** @type {any} */ e) => e.kind === 'openingRoll');
+      /** @type {[number, number][]} */ const fs = w.__faces;
+      return { rolled: f?.die, faces: fs.map(([d, at], i) => [d, (fs[i + 1]?.[1] ?? performance.now()) - at]) };
+    });
+    const held = faces.filter(([d, ms]) => d === rolled && ms >= 300);
+    assert.ok(held.length > 0, `the opening roll ${rolled} held on the die: faces ${JSON.stringify(faces)}`);
+    assert.equal(faces[faces.length - 1][0], 0, 'then the die is fresh for the next person');
     assert.deepEqual(b.errors, []);
   } finally {
     await b.close();
