@@ -1610,6 +1610,8 @@ async function watch() {
     });
     current.board?.setPieces(progressOf(st), seatsOf(st));
     current.board?.setItems(st.items ?? null);
+    // the game is over: the die leaves the board, as at the end of a game played out
+    placeDie(-1);
     current.watching = false;
     current.ff = null;
     openEnd(st, false);
@@ -1761,6 +1763,9 @@ function wire() {
   $('btn-mute').addEventListener('click', () => { setMuted(!isMuted()); applyI18n(); });
   $('btn-roll').addEventListener('click', roll);
   dieEl.addEventListener('click', roll);
+  // a held Enter on the focused die or 掷骰子 rolls once (a button's Enter clicks again at each
+  // repeat, and rolled the next roll too): Space is held back the same way (the keydown below)
+  for (const b of [dieEl, $('btn-roll')]) b.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.repeat) e.preventDefault(); });
   const auto = /** @type {HTMLInputElement} */ ($('auto-roll'));
   auto.checked = current.autoRoll;
   // (after the state being shown has played out: its roll is seen before one is made for it)

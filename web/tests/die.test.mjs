@@ -277,3 +277,42 @@ test('friends at one screen: each opening roll is drawn and held before the next
     await b.close();
   }
 });
+
+test('a held Enter on the die or 掷骰子 rolls once, though the next roll is theirs again', { timeout: 60000 }, async () => {
+  const b = await launch(DESKTOP);
+  try {
+    const page = await b.page();
+    await open(page);
+    await setupGame(page, { rules: 'ludo', players: 2, pieces: 2, seats: { 2: 'human' } });
+    const rolls = () => page.evaluate(() => /** @type {any} */ (window).__fxq.current.local.frames.filter((/** @type {any} */ f) => f.cause === 'roll').length);
+    let tried = false;
+    for (let i = 0; i < 40 && !tried; i++) {
+      await waitHumanOrEnd(page);
+      const st = await state(page);
+      if (st.phase === 'move') {
+        await page.keyboard.press(String(st.legal[0] + 1));
+        await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+        continue;
+      }
+      const before = await rolls();
+      await page.focus('#die');
+      await page.keyboard.down('Enter');
+      await page.waitForFunction((v) => /** @type {any} */ (window).__fxq.current.st?.version !== v, st.version, { timeout: 15000 });
+      await waitHumanOrEnd(page);
+      const next = await state(page);
+      // held on: the key repeats (a keydown with repeat set) on the die, or on 掷骰子 where the
+      // focus went when the die could not be pressed, rollable again
+      const again = next.phase !== 'move' && await page.evaluate(() => ['die', 'btn-roll'].includes(document.activeElement?.id ?? '') && !(/** @type {HTMLButtonElement} */ (document.activeElement)).disabled);
+      await page.keyboard.down('Enter');
+      await page.waitForTimeout(600);
+      await page.keyboard.up('Enter');
+      if (!again) continue;
+      tried = true;
+      assert.equal(await rolls(), before + 1, 'the held key rolled once');
+    }
+    assert.ok(tried, 'a roll was followed by another, the key held on a roll button');
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+  }
+});

@@ -20,6 +20,8 @@ async function watchFastForward(page, rules) {
   assert.equal(await page.locator('#end .rank tbody').innerText(), ranking, 'same ranking after watching');
   const after = await page.evaluate(() => /** @type {any} */ (window).__fxq.current.board.state());
   assert.deepEqual(after, final, 'the watched play ends where the fast-forward did');
+  // and the die has left the finished board, as at the end of a game played out
+  assert.equal(await page.locator('#die').isHidden(), true, 'no die on the finished board');
   return true;
 }
 
