@@ -165,12 +165,13 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
     assert.notEqual(ra.mine[0], rb.mine[0], 'the two people hold different seats');
     assert.equal(await a.locator('#btn-hint').isVisible(), false, 'no hint in rooms');
     assert.equal(await a.locator('#btn-undo').isVisible(), false, 'no undo in rooms');
-    await a.waitForSelector('#board .seat-tag:has-text("Bob")');
+    // (attached: a seat's tag gives way while the die is in its hangar)
+    await a.waitForSelector('#board .seat-tag:has-text("Bob")', { state: 'attached' });
     for (const p of [a, b]) {
       assert.match(await p.locator('#players').innerText(), /Bob<u>x<\/u>/, 'the player list shows the nickname as text');
       assert.equal(await p.locator('#players u, #slots u, #board .seat-tag u, #end u').count(), 0, 'no markup from a nickname');
     }
-    await b.waitForSelector('#board .seat-tag:has-text("甲方")');
+    await b.waitForSelector('#board .seat-tag:has-text("甲方")', { state: 'attached' });
 
     // --- C watches through the same link: the same board, no controls
     const c = await C.page();
@@ -230,7 +231,7 @@ test('online room: two devices play a Ludo game, 托管 and take back, chat, a s
         b.once('dialog', (d) => d.accept());
         await b.click('#btn-room-leave');
         await b.waitForSelector('#online-form #btn-back-room', { timeout: 10000 });
-        await a.waitForSelector('#board .seat-tag .tag.auto', { timeout: 10000 });
+        await a.waitForSelector('#board .seat-tag .tag.auto', { timeout: 10000, state: 'attached' });
         // a long name gives way: the 托管 badge shows whole inside its tag (it was cut off)
         const cut = await a.evaluate(() => {
           const badge = /** @type {HTMLElement} */ (document.querySelector('#board .seat-tag .tag.auto'));
