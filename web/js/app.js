@@ -1121,7 +1121,7 @@ function setButtons(st) {
   // while an item waits for its target the roll waits too (Tab from the targets, then Enter,
   // rolled and dropped the item)
   // (not again while this state's roll is on its way: the button did nothing, and glowed)
-  setRollable(human && (st.phase === 'roll' || st.phase === 'opening') && !current.targeting && current.rolledOn !== st);
+  setRollable(rollHere(st) && !current.targeting && current.rolledOn !== st);
   /** @type {HTMLButtonElement} */ ($('btn-hint')).disabled = !(human && (st.phase === 'move' || (canUseItem(st) && ownBar(st).length > 0)));
   /** @type {HTMLButtonElement} */ ($('btn-undo')).disabled = !(st && st.canUndo);
   // the end screen, closed, opens again from here (its ranking, statistics and 复盘)
@@ -1210,7 +1210,7 @@ function scheduleNext(st) {
   if (inRoom(st)) {
     // the server plays computers, timeouts and 托管 on its own (§7); only say when it is my turn
     // (not while the server plays the seat in 托管: then it is not the person's turn to act)
-    if (canAct(st) && !rooms.autoSeats(st).includes(st.turn) && (st.phase === 'roll' || st.phase === 'opening')) { banner(t('yourTurnBanner'), 800); sfx.turn(); buzz(40); }
+    if (rollHere(st) && !rooms.autoSeats(st).includes(st.turn)) { banner(t('yourTurnBanner'), 800); sfx.turn(); buzz(40); }
     return;
   }
   if (st.canFastForward) {
@@ -1283,7 +1283,7 @@ function retryLater(again, st, ms = 600) {
 
 function roll() {
   const st = current.st;
-  if (!canAct(st) || !(st.phase === 'roll' || st.phase === 'opening') || current.rolledOn === st) return;
+  if (!rollHere(st) || current.rolledOn === st) return;
   current.rolledOn = st;
   cancelTarget(false);
   clearTimeout(current.autoTimer);

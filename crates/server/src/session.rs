@@ -10,7 +10,7 @@ use feixingqi_ai::{
 use feixingqi_rules::{
     items::{distinct_mask, item_use_from_json, item_use_to_json, ItemState},
     json::{rules_from_json, rules_to_json, seats_to_json},
-    AnyEvent, BySeat, Controller, DiceStream, Die, Game, GameError, IllegalReason, Item, ItemError,
+    AnyEvent, BySeat, Controller, DiceStream, Die, Game, GameError, IllegalReason, ItemError,
     ItemUse, Mark, Move, NoEvents, Phase, Ply, Position, Progress, Record, RollError, RollOutcome,
     Rules, Seat, SeatSet, Seed, Step, Timeline, UseError,
 };
@@ -1580,15 +1580,9 @@ fn roll_decides(game: &Game) -> bool {
         return false;
     }
     let items = pos.rules().options.items.then(|| game.items());
-    let seat = pos.turn();
-    if let Some(items) = items {
-        let usable = Item::ALL
-            .into_iter()
-            .flat_map(Item::uses)
-            .any(|u| items.check_use(pos, seat, u).is_ok());
-        if usable {
-            return true;
-        }
+    // an item to use before the roll: the uses the item players and the hint choose among
+    if items.is_some_and(|items| !feixingqi_ai::items::legal_uses(pos, items).is_empty()) {
+        return true;
     }
     // The engine's own roll and option count for each face: the same rules as the real roll.
     Die::ALL.into_iter().any(|die| {
@@ -2370,9 +2364,10 @@ mod tests {
                         let r = g.roll_die(d, &mut NoEvents).expect("a roll");
                         r.outcome == RollOutcome::Choose
                     });
-                    let usable = Item::ALL
+                    // (every use of every item, as the rules check them: not the ai's list)
+                    let usable = feixingqi_rules::Item::ALL
                         .into_iter()
-                        .flat_map(Item::uses)
+                        .flat_map(feixingqi_rules::Item::uses)
                         .any(|u| s.game.items().check_use(&pos, pos.turn(), u).is_ok());
                     let st = s.state("t", Vec::new());
                     assert_eq!(st["rollDecides"], json!(choice || usable), "version {v}");
